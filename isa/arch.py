@@ -1,0 +1,228 @@
+"""Architectures: one file of independent hardware knobs, one ``derive()`` into every width.
+
+An architecture is a TOML file (``isa/archs/NAME.toml``). Its ``[machine]`` table holds the
+independent knobs (clock, lanes, number format, memory sizes in words, extension sizes); the
+other tables (``[energy]``, ``[timing]``, ...) belong to the simulator and are passed through
+untouched in :attr:`Arch.extra`. Every field width and depth of the instruction encoding is
+derived from the knobs by :func:`derive` (VTA's way: nothing hard-codes a width a config can
+change).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import MISSING, dataclass, field, fields
+from difflib import get_close_matches
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .errors import ArchError
+
+__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "ARCH_DIR"]
+
+ARCH_DIR = Path(__file__).with_name("archs")
+FAMILIES = ("base", "ddpg", "marl", "sparse", "hdc")
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The independent knobs of the ``[machine]`` table (units in the comments)."""
+
+    clock_mhz: float                 # core clock
+    lanes: int                       # datapath lanes (tile width)
+    dtype: str                       # data number format, e.g. "q6.18" (fixes the data word width)
+    families: tuple[str, ...]        # ISA families the machine implements; "base" is always present
+    imem_bytes: int                  # instruction memory
+    synapse_words: int               # synapse (weight) memory, its own address space
+    neuron_words: int                # neuron registers (unified space, starts at 0)
+    buffer_words: int = 0            # data buffers (unified space, after the neuron memory)
+    loop_counters: int = 4           # controller loop counters
+    loop_limit_bits: int = 16        # width of a loop limit
+    pwl_segments: int = 16           # segments of the piecewise-linear activation tables
+    max_batch: int = 1               # ddpg: vectors in one batched FF/BP/WU
+    agents: int = 1                  # marl/hdc: agents on the ring / all-reduce
+    max_groups: int = 1              # sparse: grouping-matrix groups
+    sparse_row_words: int = 0        # sparse: sparse row memory (its own address space)
+    hv_dim: int = 0                  # hdc: hypervector dimension
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], origin: str) -> "Knobs":
+        known = {f.name: f for f in fields(cls)}
+        for key in table:
+            if key not in known:
+                hint = get_close_matches(key, known, n=1)
+                extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+                raise ArchError(f"{origin}: [machine] has unknown key '{key}'{extra}; "
+                                f"known keys: {', '.join(known)}")
+        missing = [n for n, f in known.items() if n not in table and f.default is MISSING]
+        if missing:
+            raise ArchError(f"{origin}: [machine] is missing {', '.join(missing)}")
+        values = dict(table)
+        values["families"] = tuple(values.get("families", ("base",)))
+        for name, f in known.items():
+            if name not in values:
+                continue
+            v = values[name]
+            want = {"clock_mhz": (int, float), "dtype": str, "families": tuple}.get(name, int)
+            if isinstance(v, bool) or not isinstance(v, want):
+                kind = "a string" if want is str else "a list" if want is tuple else "a number"
+                raise ArchError(f"{origin}: [machine] {name} must be {kind}, not {v!r}")
+        knobs = cls(**values)
+        knobs._check(origin)
+        return knobs
+
+    def _check(self, origin: str) -> None:
+        for name in ("lanes", "imem_bytes", "synapse_words", "neuron_words", "loop_counters",
+                     "loop_limit_bits", "pwl_segments", "max_batch", "agents", "max_groups"):
+            if getattr(self, name) < 1:
+                raise ArchError(f"{origin}: [machine] {name} must be at least 1, "
+                                f"not {getattr(self, name)}")
+        for name in ("buffer_words", "sparse_row_words", "hv_dim"):
+            if getattr(self, name) < 0:
+                raise ArchError(f"{origin}: [machine] {name} must not be negative")
+        if self.clock_mhz <= 0:
+            raise ArchError(f"{origin}: [machine] clock_mhz must be positive")
+        for fam in self.families:
+            if fam not in FAMILIES:
+                raise ArchError(f"{origin}: [machine] families: unknown family '{fam}'; "
+                                f"known: {', '.join(FAMILIES)}")
+        if "base" not in self.families:
+            raise ArchError(f"{origin}: [machine] families must include 'base'")
+        if "sparse" in self.families and self.sparse_row_words < 1:
+            raise ArchError(f"{origin}: family 'sparse' needs sparse_row_words >= 1")
+        if "hdc" in self.families and self.hv_dim < 1:
+            raise ArchError(f"{origin}: family 'hdc' needs hv_dim >= 1")
+
+
+def _bits(n: int) -> int:
+    """Bits needed to hold the values 0 .. n (at least 1)."""
+    return max(int(n).bit_length(), 1)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Every width and depth derived from the knobs. Field kinds of the ISA table index it."""
+
+    word_bits: int          # data word width (from the number format)
+    unified_words: int      # neuron memory + buffers
+    max_dim: int            # largest vector (rows, cols) an instruction may name
+    widths: Mapping[str, int]   # field kind -> bits
+    ranges: Mapping[str, tuple[int, int]]   # field kind -> (min, max) semantic value
+    biased: frozenset       # field kinds stored as value - 1 (counts that are never zero)
+
+
+def derive(k: Knobs) -> Geometry:
+    """Derive every field width of the encoding from the architecture knobs.
+
+    Rules (each the one place the width is defined):
+      * unified space = neuron memory followed by the buffers; ``uaddr`` addresses it;
+      * ``saddr`` addresses the synapse memory, ``srm`` the sparse row memory;
+      * a vector must fit the neuron memory, so ``dim`` (rows, cols, lengths) ranges over
+        1..neuron_words and is stored biased (value - 1); ``count`` (offsets) over 0..max_dim-1;
+      * ``pc`` holds an instruction index; an instruction is at least one byte, so
+        bits(imem_bytes - 1) always suffice;
+      * ``word`` (load-immediate) is one data word of at most 32 bits (a float64 machine's
+        immediate is a float32, :mod:`isa.immediate`); ``vlen`` (region lengths of Adam and soft
+        update) ranges over 1..synapse_words, biased.
+    """
+    from .dtypes import get_dtype  # numpy-only sibling; imported lazily to keep arch light
+
+    try:
+        dt = get_dtype(k.dtype)
+    except Exception as exc:  # DTypeError carries the list of valid names
+        raise ArchError(f"[machine] dtype: {exc}") from None
+    unified = k.neuron_words + k.buffer_words
+    imm_bits = min(dt.bits, 32)  # see isa.immediate: wider floats travel as float32
+    max_dim = k.neuron_words
+    ranges = {
+        "uaddr": (0, unified - 1),
+        "saddr": (0, k.synapse_words - 1),
+        "srm": (0, max(k.sparse_row_words, 1) - 1),
+        "dim": (1, max_dim),
+        "count": (0, max_dim - 1),
+        "pc": (0, k.imem_bytes - 1),
+        "word": (-(1 << (imm_bits - 1)), (1 << (imm_bits - 1)) - 1),
+        "ctr": (0, k.loop_counters - 1),
+        "limit": (0, (1 << k.loop_limit_bits) - 1),
+        "batch": (1, k.max_batch),
+        "vlen": (1, k.synapse_words),
+        "agent": (0, k.agents - 1),
+        "group": (1, k.max_groups),
+        "hvdim": (1, max(k.hv_dim, 1)),
+    }
+    biased = frozenset({"dim", "batch", "vlen", "group", "hvdim"})
+    widths = {}
+    for kind, (lo, hi) in ranges.items():
+        span = hi - lo if kind in biased else hi
+        widths[kind] = imm_bits if kind == "word" else _bits(span)
+    return Geometry(word_bits=dt.bits, unified_words=unified, max_dim=max_dim,
+                    widths=MappingProxyType(widths), ranges=MappingProxyType(ranges),
+                    biased=biased)
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A loaded architecture: name, knobs, derived geometry, and the simulator's tables."""
+
+    name: str
+    description: str
+    knobs: Knobs
+    geometry: Geometry
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    @property
+    def memories(self) -> dict[str, int]:
+        """Word sizes of the addressable memories."""
+        k = self.knobs
+        return {"synapse": k.synapse_words, "unified": self.geometry.unified_words,
+                "neuron": k.neuron_words, "buffer": k.buffer_words,
+                "sparse_row": k.sparse_row_words}
+
+
+def arch_names() -> list[str]:
+    """Names of the architectures shipped in ``isa/archs``."""
+    return sorted(p.stem for p in ARCH_DIR.glob("*.toml"))
+
+
+_CACHE: dict[str, Arch] = {}
+
+
+def load_arch(name_or_path: str | Path) -> Arch:
+    """Load an architecture by name (``adhdp``) or by path to a TOML file."""
+    key = str(name_or_path)
+    if key in _CACHE:
+        return _CACHE[key]
+    path = Path(key)
+    if path.suffix != ".toml":
+        path = ARCH_DIR / f"{key}.toml"
+        if not path.exists():
+            names = arch_names()
+            hint = get_close_matches(key, names, n=1)
+            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            raise ArchError(f"unknown architecture '{key}'{extra}; "
+                            f"known: {', '.join(names)}, or give a path to a .toml file")
+    origin = str(path)
+    try:
+        table = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ArchError(f"{origin}: architecture file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ArchError(f"{origin}: not valid TOML: {exc}") from None
+    for key_ in table:
+        if key_ not in ("name", "description", "machine") and not isinstance(table[key_], dict):
+            raise ArchError(f"{origin}: unknown top-level key '{key_}'; expected name, "
+                            f"description, [machine] and simulator tables")
+    if "machine" not in table:
+        raise ArchError(f"{origin}: missing the [machine] table")
+    knobs = Knobs.from_table(table["machine"], origin)
+    try:
+        geometry = derive(knobs)
+    except ArchError as exc:
+        raise ArchError(f"{origin}: {exc}") from None
+    extra = {k: v for k, v in table.items() if k not in ("name", "description", "machine")}
+    arch = Arch(name=table.get("name", path.stem), description=table.get("description", ""),
+                knobs=knobs, geometry=geometry, extra=MappingProxyType(extra), path=origin)
+    _CACHE[key] = arch
+    return arch

@@ -152,6 +152,7 @@ class _Assembler:
     def pass1(self) -> None:
         section = "text"
         counters = {"text": 0, "data": 0, "synapse": 0}
+        high = dict(counters)
         open_labels: list[_Sym] = []
         after_label = False
         self.instrs: list[InstrStmt] = []
@@ -199,6 +200,7 @@ class _Assembler:
                 n = self._data_words(d)
                 self.data.append(_DataItem(section, counters[section], d, n))
                 counters[section] += n
+                high[section] = max(high[section], counters[section])
                 for sym in open_labels:
                     sym.length += n
             else:
@@ -206,7 +208,7 @@ class _Assembler:
                 extra = f" (did you mean '.{hint[0]}'?)" if hint else ""
                 raise err(d.loc, f"unknown directive '.{name}'{extra}; directives are "
                                  f"{', '.join('.' + x for x in DIRECTIVES)}")
-        self.counters = counters
+        self.counters = high
 
     def _no_args(self, d: Directive) -> None:
         if d.args:

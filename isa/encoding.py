@@ -105,6 +105,13 @@ class Encoding:
                 if f.lsb + f.width > self.instr_bits:
                     raise EncodeError(f"format {fmt}: field {f.name} exceeds the word")
                 used |= f.mask
+        by_major: dict[str, dict] = {}
+        for d in self.ops.values():
+            where = {f.name: (f.lsb, f.width) for f in self.layouts[d.format] if f.name in d.fixed}
+            prev = by_major.setdefault(d.major, where)
+            if prev != where:
+                raise EncodeError(f"opcode {d.major}: the selector fields of {d.mnemonic} are "
+                                  f"not where the other {d.major} formats have them")
 
     def _hash(self) -> str:
         desc = {"bits": self.instr_bits,
@@ -219,8 +226,8 @@ class Encoding:
         if not cands:
             raise DecodeError(f"0x{word:0{(self.instr_bits + 3) // 4}x}: opcode {opcode} is "
                               f"not an instruction of '{self.arch.name}'")
-        layout = self.layouts[cands[0].format]
-        raw = {f.name: (word >> f.lsb) & ((1 << f.width) - 1) for f in layout}
+        sel_layout = self.layouts[cands[0].format]  # selectors sit alike in every format
+        raw = {f.name: (word >> f.lsb) & ((1 << f.width) - 1) for f in sel_layout}
         for d in cands:
             if all(raw[k] == v for k, v in d.fixed.items()):
                 break
@@ -228,6 +235,8 @@ class Encoding:
             sel = {k: raw[k] for k in cands[0].fixed}
             raise DecodeError(f"0x{word:x}: opcode {cands[0].major} has no instruction with "
                               f"{', '.join(f'{k}={v}' for k, v in sel.items())}")
+        layout = self.layouts[d.format]
+        raw = {f.name: (word >> f.lsb) & ((1 << f.width) - 1) for f in layout}
         used = sum(f.mask for f in layout if f.name == "op" or f.name in d.fixed
                    or f.name in d.operands)
         if word & ~used:

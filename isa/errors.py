@@ -66,8 +66,10 @@ class SourceError(RlaccelError):
         super().__init__(self._format())
 
     def _format(self) -> str:
+        if self.line <= 0:
+            return f"{self.file}: {self.message}"
         head = f"{self.file}:{self.line}:{self.col}: {self.message}"
-        if self.source_line is None or self.line <= 0:
+        if self.source_line is None:
             return head
         text = self.source_line.rstrip("\n").expandtabs(1)
         caret = " " * max(self.col - 1, 0) + "^"

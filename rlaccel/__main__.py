@@ -1,0 +1,5 @@
+import sys
+
+from rlaccel.cli import main
+
+sys.exit(main())

@@ -1,0 +1,237 @@
+"""Floating-point formats: ``float64`` (the exact reference) and ``fp16``.
+
+float64 is plain numpy float64: ``mul`` is ``a * b``, ``matvec(W, x)`` is ``W @ x``,
+``rmatvec(W, g)`` is ``W.T @ g``, ``outer`` is ``np.outer(g, x)``, ``dot(a, b)`` is ``a @ b``,
+``sumsq(a)`` is ``a @ a`` and ``quantize`` is ``np.asarray(x, float64)``, so a float64
+reference model written in plain numpy matches it bit for bit. Nothing saturates (inf and NaN
+propagate as in numpy) and ``saturations`` stays 0.
+
+fp16 stores IEEE binary16 values (raw arrays are ``float16``):
+
+* ``quantize``: float64 to float16, round to nearest even; a finite value beyond +-65504 that
+  becomes inf is an overflow, counted as a saturation (``strict=True`` raises instead).
+* ``add``/``sub``/``mul``/``outer``: computed in float32, then rounded to float16. (float32
+  has more than 2*11 + 2 significand bits, so this double rounding equals a correctly rounded
+  fp16 operation; an fp16 product is even exact in float32.)
+* ``matvec``/``rmatvec``/``dot``/``sumsq``: products exact in float32, accumulated in
+  float32 sequentially in index order (a MAC chain from a +0 accumulator, ``j = 0 .. K-1``,
+  not numpy's pairwise or BLAS order), then rounded once to float16.
+* activations: the float64 functions of the fp16 input, rounded once to float16;
+  derivatives: the float64 expressions (exact for fp16 inputs), rounded once to float16.
+
+Every float16 result that is inf from finite inputs counts as a saturation (an overflow).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from isa.dtypes.activations import activation_name, float_activate, float_derivative
+from isa.dtypes.base import DType
+from isa.errors import DTypeError
+
+__all__ = ["FloatType", "Float64Type", "Fp16Type"]
+
+
+class FloatType(DType):
+    """Common code of the float formats (``is_float``; ``frac_bits``/``int_bits`` are None;
+    ``lsb`` is the machine epsilon; ``min_raw``/``max_raw`` the largest finite values)."""
+
+    is_float = True
+
+    def __init__(self, name: str, storage, segments: int) -> None:
+        self.storage = np.dtype(storage)
+        self._word = np.dtype(f"u{self.storage.itemsize}")
+        info = np.finfo(self.storage)
+        super().__init__(name, self.storage.itemsize * 8, segments)
+        self.min_raw = self.storage.type(-info.max)
+        self.max_raw = self.storage.type(info.max)
+        self.lsb = float(info.eps)
+
+    @property
+    def range_text(self) -> str:
+        return f"[{float(self.min_raw)!r}, {float(self.max_raw)!r}]"
+
+    def _check_strict(self, v: np.ndarray, raw: np.ndarray) -> None:
+        bad = ~np.isfinite(raw)
+        if bad.any():
+            i = np.flatnonzero(bad.reshape(-1))[0]
+            val = float(v.reshape(-1)[i])
+            where = ""
+            if v.ndim:
+                idx = np.unravel_index(i, v.shape)
+                where = f" at index {idx[0] if v.ndim == 1 else tuple(map(int, idx))}"
+            why = "is not finite" if not np.isfinite(val) else "is out of range"
+            raise DTypeError(f"value {val!r}{where} {why} for {self.name} "
+                             f"(range {self.range_text})")
+
+    @staticmethod
+    def _shapes(name: str, W: np.ndarray, x: np.ndarray) -> None:
+        if W.ndim != 2 or x.ndim not in (1, 2) or W.shape[1] != x.shape[0]:
+            raise DTypeError(f"{name} matvec: shapes {W.shape} and {x.shape} do not match "
+                             f"(need (M, K) and (K,) or (K, B))")
+
+    def to_float(self, raw) -> np.ndarray:
+        """Raw to float64 values (exact)."""
+        return self._raw(raw).astype(np.float64)
+
+    def rmatvec(self, W, g, *, counter=None) -> np.ndarray:
+        """``W.T @ g`` (see the module rules)."""
+        W = self._raw(W)
+        if W.ndim != 2:
+            raise DTypeError(f"{self.name} rmatvec: W must be a matrix, not shape {W.shape}")
+        return self.matvec(W.T, g, counter=counter)
+
+    def sumsq(self, a, *, counter=None) -> np.ndarray:
+        """``sum a**2`` as ``dot(a, a)``."""
+        return self.dot(a, a, counter=counter)
+
+    def derivative(self, name, y_raw, *, counter=None) -> np.ndarray:
+        """Derivative from the activation output y (expressions in
+        :mod:`isa.dtypes.activations`)."""
+        y = self._raw(y_raw).astype(np.float64)
+        return self._round(float_derivative(activation_name(name), y), counter)
+
+    def activate(self, name, raw, *, segments: int | None = None, counter=None) -> np.ndarray:
+        """The exact activation (``segments`` is accepted and ignored: floats use no table)."""
+        v = self._raw(raw).astype(np.float64)
+        return self._round(float_activate(activation_name(name), v), counter)
+
+    def to_words(self, raw) -> np.ndarray:
+        """IEEE bit patterns as uint64."""
+        r = self._raw(raw)
+        return r.reshape(-1).view(self._word).astype(np.uint64).reshape(r.shape)
+
+    def from_words(self, words) -> np.ndarray:
+        """Inverse of :meth:`to_words`; a word wider than ``bits`` raises DTypeError."""
+        w = np.asarray(words)
+        if w.dtype.kind not in "iu":
+            raise DTypeError(f"{self.name} words must be integers, not {w.dtype}")
+        if w.size and (int(w.min()) < 0 or int(w.max()) >= 1 << self.bits):
+            bad = int(w.min()) if int(w.min()) < 0 else int(w.max())
+            raise DTypeError(f"word {bad:#x} does not fit the {self.bits} bits of {self.name}")
+        return w.astype(self._word).reshape(-1).view(self.storage).reshape(w.shape)
+
+
+class Float64Type(FloatType):
+    """IEEE binary64 with plain numpy semantics: the exact reference format."""
+
+    def __init__(self, name: str = "float64", segments: int = 16) -> None:
+        super().__init__(name, np.float64, segments)
+
+    def _raw(self, a) -> np.ndarray:
+        a = np.asarray(a)
+        if a.dtype.kind not in "fiu":
+            raise DTypeError(f"{self.name} operands must be real numbers, not {a.dtype}")
+        return a.astype(np.float64, copy=False)
+
+    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
+        return v
+
+    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
+        """``np.asarray(x, float64)``; ``strict=True`` rejects inf and NaN."""
+        v = np.asarray(x, dtype=np.float64)
+        if strict:
+            self._check_strict(v, v)
+        return v
+
+    def add(self, a, b, *, counter=None) -> np.ndarray:
+        """``a + b``."""
+        return np.asarray(self._raw(a) + self._raw(b))
+
+    def sub(self, a, b, *, counter=None) -> np.ndarray:
+        """``a - b``."""
+        return np.asarray(self._raw(a) - self._raw(b))
+
+    def mul(self, a, b, *, counter=None) -> np.ndarray:
+        """``a * b``."""
+        return np.asarray(self._raw(a) * self._raw(b))
+
+    def matvec(self, W, x, *, counter=None) -> np.ndarray:
+        """``W @ x``."""
+        W, x = self._raw(W), self._raw(x)
+        self._shapes(self.name, W, x)
+        return W @ x
+
+    def outer(self, g, x, *, counter=None) -> np.ndarray:
+        """``np.outer(g, x)``."""
+        return np.outer(self._raw(g), self._raw(x))
+
+    def dot(self, a, b, *, counter=None) -> np.ndarray:
+        """``a @ b``."""
+        return np.asarray(self._raw(a) @ self._raw(b))
+
+
+class Fp16Type(FloatType):
+    """IEEE binary16 storage with float32 arithmetic (module rules)."""
+
+    def __init__(self, name: str = "fp16", segments: int = 16) -> None:
+        super().__init__(name, np.float16, segments)
+
+    def _raw(self, a) -> np.ndarray:
+        a = np.asarray(a)
+        if a.dtype == np.float16:
+            return a
+        if a.dtype.kind not in "fiu":
+            raise DTypeError(f"{self.name} operands must be real numbers, not {a.dtype}")
+        h = a.astype(np.float16)
+        same = (h.astype(a.dtype) == a) | (np.isnan(h) & np.isnan(a.astype(np.float64)))
+        if not np.all(same):
+            bad = a.reshape(-1)[np.flatnonzero(~same.reshape(-1))[0]]
+            raise DTypeError(f"{float(bad)!r} is not an {self.name} value (quantize values "
+                             f"first)")
+        return h
+
+    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
+        """Round float32/float64 results to float16, counting finite -> inf overflows."""
+        with np.errstate(over="ignore"):
+            h = np.asarray(v).astype(np.float16)
+        n = int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(h)))
+        self._count(n, counter)
+        return h
+
+    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
+        """float64 to float16, round to nearest even; overflow to inf is counted (or, with
+        ``strict=True``, raised like inf and NaN)."""
+        v = np.asarray(x, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            h = v.astype(np.float16)
+        if strict:
+            self._check_strict(v, h)
+        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(h))), counter)
+        return h
+
+    def _f32(self, a) -> np.ndarray:
+        return self._raw(a).astype(np.float32)
+
+    def add(self, a, b, *, counter=None) -> np.ndarray:
+        """``a + b`` in float32, rounded to float16."""
+        return self._round(self._f32(a) + self._f32(b), counter)
+
+    def sub(self, a, b, *, counter=None) -> np.ndarray:
+        """``a - b`` in float32, rounded to float16."""
+        return self._round(self._f32(a) - self._f32(b), counter)
+
+    def mul(self, a, b, *, counter=None) -> np.ndarray:
+        """``a * b`` (exact in float32), rounded to float16."""
+        return self._round(self._f32(a) * self._f32(b), counter)
+
+    def outer(self, g, x, *, counter=None) -> np.ndarray:
+        """``out[i, j] = mul(g[i], x[j])``."""
+        return self._round(np.outer(self._f32(g), self._f32(x)), counter)
+
+    def matvec(self, W, x, *, counter=None) -> np.ndarray:
+        """``W @ x``: exact float32 products summed in float32 in order j = 0..K-1, then one
+        rounding to float16."""
+        W, x = self._f32(W), self._f32(x)
+        self._shapes(self.name, W, x)
+        if W.shape[1] == 0:
+            return np.zeros((W.shape[0],) + x.shape[1:], dtype=np.float16)
+        p = W * x[None, :] if x.ndim == 1 else W[:, :, None] * x[None, :, :]
+        acc = np.cumsum(p, axis=1, dtype=np.float32)[:, -1]    # sequential accumulation
+        # + 0.0: the accumulator starts cleared to +0, so an all -0 sum is +0, as in a MAC.
+        return self._round(acc + np.float32(0.0), counter)
+
+    def dot(self, a, b, *, counter=None) -> np.ndarray:
+        """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""
+        return self.matvec(self._raw(a).reshape(1, -1), b, counter=counter)[0]

@@ -229,11 +229,8 @@ class _Assembler:
         if len(d.args) != 1 or d.args[0].name is not None:
             raise err(d.loc, ".arch expects one architecture name")
         v = d.args[0].value
-        if isinstance(v, Name):
-            name = v.id
-        elif isinstance(v, str):
-            name = v
-        else:
+        name = v if isinstance(v, str) else _dashed_name(v)
+        if not name:
             raise err(d.args[0].loc, ".arch expects an architecture name")
         if self.arch_name and self.arch_name[0] != name:
             prev = self.arch_name[1]
@@ -463,6 +460,18 @@ class _Assembler:
             else:
                 out.append(Symbol(s.name, s.space, s.value, s.length, "data"))
         return tuple(sorted(out, key=lambda y: (y.space, y.address, y.name)))
+
+
+def _dashed_name(e) -> str | None:
+    """``adhdp-f64`` parses as a subtraction; read it back as the name it spells."""
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Num) and isinstance(e.value, int):
+        return str(e.value)
+    if isinstance(e, BinOp) and e.op == "-":
+        left, right = _dashed_name(e.left), _dashed_name(e.right)
+        return f"{left}-{right}" if left and right else None
+    return None
 
 
 def arch_memory(arch: Arch, space: str) -> int:

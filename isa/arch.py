@@ -32,10 +32,10 @@ class Knobs:
     clock_mhz: float                 # core clock
     lanes: int                       # datapath lanes (tile width)
     dtype: str                       # data number format, e.g. "q6.18" (fixes the data word width)
-    families: tuple[str, ...]        # ISA families the machine implements; "base" is always present
     imem_bytes: int                  # instruction memory
     synapse_words: int               # synapse (weight) memory, its own address space
     neuron_words: int                # neuron registers (unified space, starts at 0)
+    families: tuple[str, ...] = ("base",)  # ISA families implemented; "base" always
     buffer_words: int = 0            # data buffers (unified space, after the neuron memory)
     loop_counters: int = 4           # controller loop counters
     loop_limit_bits: int = 16        # width of a loop limit

@@ -30,7 +30,7 @@ from .errors import IsaError
 from .expr import compile_expr, names_in
 
 __all__ = ["OPCODES", "OPCODE_FAMILY", "FORMATS", "FIXED_WIDTHS", "KIND_DOC", "ENUMS",
-           "OpDef", "TABLE", "FAMILIES", "IMPLEMENTED", "VU_BLOCK"]
+           "OpDef", "TABLE", "FAMILIES", "IMPLEMENTED", "VU_BLOCK", "validate", "op"]
 
 FAMILIES = ("base", "ddpg", "marl", "sparse", "hdc")
 
@@ -158,7 +158,7 @@ class OpDef:
         return dict(self.fields)[operand]
 
 
-def _op(mnemonic: str, major: str, fmt: str, operands: str, semantics: str, *,
+def op(mnemonic: str, major: str, fmt: str, operands: str, semantics: str, *,
         fixed: Mapping[str, int] | None = None, reads: Mapping[str, str] | None = None,
         writes: Mapping[str, str] | None = None) -> OpDef:
     names, defaults = [], {}
@@ -177,187 +177,187 @@ WVU = f"rows*cols+{VU_BLOCK}"
 
 _ENTRIES = [
     # ---- base: matrix instructions (seed 001, Fig. 6; equations 5-13) ----
-    _op("ff", "FF", "M", "src syn dst rows cols off=0 act=none",
+    op("ff", "FF", "M", "src syn dst rows cols off=0 act=none",
         "Forward: dst[i] = act(sum_k W[i,off+k]*src[k]) for i < rows, k < cols-off; "
         "W at syn is rows x cols, row-major; act=none bypasses the activate stage.",
         fixed={"mode": 0}, reads={"src": "cols-off", "syn": W}, writes={"dst": "rows"}),
-    _op("bp", "BP", "M", "src syn dst rows cols off=0 act=none",
+    op("bp", "BP", "M", "src syn dst rows cols off=0 act=none",
         "Back-propagate: dst holds the layer input x on entry; dst[k] = act'(x[k]) * "
         "sum_i W[i,off+k]*src[i] on exit (act' from the activation output x; none gives 1).",
         fixed={"mode": 0}, reads={"src": "rows", "syn": W, "dst": "cols-off"},
         writes={"dst": "cols-off"}),
-    _op("wu", "WU", "M", "src syn dst rows cols off=0",
+    op("wu", "WU", "M", "src syn dst rows cols off=0",
         "Weight update: W[i,off+k] -= src[i]*dst[k] (src: error already scaled by the "
         "learning rate, dst: the layer input x, read only).",
         fixed={"mode": 0}, reads={"src": "rows", "dst": "cols-off", "syn": W}, writes={"syn": W}),
-    _op("wu.vu", "WU", "M", "src syn rows cols",
+    op("wu.vu", "WU", "M", "src syn rows cols",
         "Virtual update accumulate (eq. 23): E[i] -= src[i] in the VU block after W; "
         "W itself is not written.",
         fixed={"mode": 1}, reads={"src": "rows", "syn": WVU}, writes={"syn": WVU}),
-    _op("bp_wu", "BP_WU", "M", "src syn dst rows cols off=0 act=none",
+    op("bp_wu", "BP_WU", "M", "src syn dst rows cols off=0 act=none",
         "bp and wu in one pass, each W row read once (BP and WU on alternate cycles): "
         "x = dst on entry; dst[k] = act'(x[k])*sum_i W[i,off+k]*src[i]; W[i,off+k] -= src[i]*x[k].",
         fixed={"mode": 0}, reads={"src": "rows", "syn": W, "dst": "cols-off"},
         writes={"dst": "cols-off", "syn": W}),
-    _op("vu.init", "VU", "M", "src syn dst rows cols act=none",
+    op("vu.init", "VU", "M", "src syn dst rows cols act=none",
         "Virtual update start (eqs. 20, 22): o0 = W*src, Lambda = sum_j src[j]^2, E = 0; "
         "dst = act(o0).",
         fixed={"mode": 0}, reads={"src": "cols", "syn": W}, writes={"dst": "rows", "syn": WVU}),
-    _op("vu.step", "VU", "M", "syn dst rows cols act=none",
+    op("vu.step", "VU", "M", "syn dst rows cols act=none",
         "Virtual forward (eq. 21): dst[i] = act(o0[i] + E[i]*Lambda).",
         fixed={"mode": 1}, reads={"syn": WVU}, writes={"dst": "rows"}),
-    _op("vu.commit", "VU", "M", "src syn rows cols",
+    op("vu.commit", "VU", "M", "src syn rows cols",
         "Real update on loop exit (eq. 24): W[i,j] += E[i]*src[j]; the VU block is stale "
         "until the next vu.init.",
         fixed={"mode": 2}, reads={"src": "cols", "syn": WVU}, writes={"syn": W}),
     # ---- base: scalar unit ----
-    _op("sca.add", "SCA", "S", "dst a b", "dst = a + b (saturating).", fixed={"funct": 0},
+    op("sca.add", "SCA", "S", "dst a b", "dst = a + b (saturating).", fixed={"funct": 0},
         reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
-    _op("sca.sub", "SCA", "S", "dst a b", "dst = a - b (saturating).", fixed={"funct": 1},
+    op("sca.sub", "SCA", "S", "dst a b", "dst = a - b (saturating).", fixed={"funct": 1},
         reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
-    _op("sca.mul", "SCA", "S", "dst a b", "dst = a * b (rounded, saturating).",
+    op("sca.mul", "SCA", "S", "dst a b", "dst = a * b (rounded, saturating).",
         fixed={"funct": 2}, reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
-    _op("sca.mac", "SCA", "S", "dst a b c", "dst = c + a * b.", fixed={"funct": 3},
+    op("sca.mac", "SCA", "S", "dst a b c", "dst = c + a * b.", fixed={"funct": 3},
         reads={"a": "1", "b": "1", "c": "1"}, writes={"dst": "1"}),
-    _op("sca.sqh", "SCA", "S", "dst a", "dst = a * a / 2 (the cost e^2/2 of Fig. 2).",
+    op("sca.sqh", "SCA", "S", "dst a", "dst = a * a / 2 (the cost e^2/2 of Fig. 2).",
         fixed={"funct": 4}, reads={"a": "1"}, writes={"dst": "1"}),
-    _op("sca.cmp", "SCA", "S", "dst a b", "dst = 1 if a > b, 0 if a == b, -1 if a < b.",
+    op("sca.cmp", "SCA", "S", "dst a b", "dst = 1 if a > b, 0 if a == b, -1 if a < b.",
         fixed={"funct": 5}, reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
-    _op("sca.mov", "SCA", "S", "dst a", "dst = a.", fixed={"funct": 6},
+    op("sca.mov", "SCA", "S", "dst a", "dst = a.", fixed={"funct": 6},
         reads={"a": "1"}, writes={"dst": "1"}),
-    _op("sca.li", "SCA", "SI", "dst imm", "dst = imm (one data word).", fixed={"funct": 7},
+    op("sca.li", "SCA", "SI", "dst imm", "dst = imm (one data word).", fixed={"funct": 7},
         writes={"dst": "1"}),
-    _op("sca.td", "SCA", "S", "dst a b c d",
+    op("sca.td", "SCA", "S", "dst a b c d",
         "Temporal difference (eq. 4, in the Si & Wang form the reference learning rule uses): "
         "dst = d*a - b + c with a = J(t), b = J(t-1), c = r(t), d = gamma.",
         fixed={"funct": 8}, reads={"a": "1", "b": "1", "c": "1", "d": "1"}, writes={"dst": "1"}),
-    _op("sca.max", "SCA", "S", "dst a b", "dst = max(a, b).", fixed={"funct": 9},
+    op("sca.max", "SCA", "S", "dst a b", "dst = max(a, b).", fixed={"funct": 9},
         reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
-    _op("sca.min", "SCA", "S", "dst a b", "dst = min(a, b).", fixed={"funct": 10},
+    op("sca.min", "SCA", "S", "dst a b", "dst = min(a, b).", fixed={"funct": 10},
         reads={"a": "1", "b": "1"}, writes={"dst": "1"}),
     # ---- base: controller ----
-    _op("cc.jmp", "CC", "CB", "target", "Jump to target.", fixed={"funct": 0}),
-    _op("cc.halt", "CC", "CB", "", "Stop the machine.", fixed={"funct": 1}),
-    _op("cc.blt", "CC", "CB", "a b target", "Branch to target if a < b.", fixed={"funct": 2},
+    op("cc.jmp", "CC", "CB", "target", "Jump to target.", fixed={"funct": 0}),
+    op("cc.halt", "CC", "CB", "", "Stop the machine.", fixed={"funct": 1}),
+    op("cc.blt", "CC", "CB", "a b target", "Branch to target if a < b.", fixed={"funct": 2},
         reads={"a": "1", "b": "1"}),
-    _op("cc.bge", "CC", "CB", "a b target", "Branch to target if a >= b.", fixed={"funct": 3},
+    op("cc.bge", "CC", "CB", "a b target", "Branch to target if a >= b.", fixed={"funct": 3},
         reads={"a": "1", "b": "1"}),
-    _op("cc.bsqlt", "CC", "CB", "a b target",
+    op("cc.bsqlt", "CC", "CB", "a b target",
         "Check point (Fig. 2, lines 10 and 16): branch to target if a*a/2 < b.",
         fixed={"funct": 4}, reads={"a": "1", "b": "1"}),
-    _op("cc.bz", "CC", "CB", "a target", "Branch to target if a == 0.", fixed={"funct": 5},
+    op("cc.bz", "CC", "CB", "a target", "Branch to target if a == 0.", fixed={"funct": 5},
         reads={"a": "1"}),
-    _op("cc.bnz", "CC", "CB", "a target", "Branch to target if a != 0.", fixed={"funct": 6},
+    op("cc.bnz", "CC", "CB", "a target", "Branch to target if a != 0.", fixed={"funct": 6},
         reads={"a": "1"}),
-    _op("cc.lset", "CC", "CL", "ctr", "Loop counter ctr = 0.", fixed={"funct": 7}),
-    _op("cc.loop", "CC", "CL", "ctr limit target",
+    op("cc.lset", "CC", "CL", "ctr", "Loop counter ctr = 0.", fixed={"funct": 7}),
+    op("cc.loop", "CC", "CL", "ctr limit target",
         "ctr += 1; branch to target if ctr < limit.", fixed={"funct": 8}),
-    _op("cc.host", "CC", "CH", "out nout inp nin",
+    op("cc.host", "CC", "CH", "out nout inp nin",
         "Host exchange: hand out[0:nout] to the host link, wait for the environment's reply "
         "and write it to inp[0:nin].",
         fixed={"funct": 9}, reads={"out": "nout"}, writes={"inp": "nin"}),
-    _op("cc.mark", "CC", "CM", "id", "Profiling: region id begins.", fixed={"funct": 10}),
-    _op("cc.endmark", "CC", "CM", "id", "Profiling: region id ends.", fixed={"funct": 11}),
+    op("cc.mark", "CC", "CM", "id", "Profiling: region id begins.", fixed={"funct": 10}),
+    op("cc.endmark", "CC", "CM", "id", "Profiling: region id ends.", fixed={"funct": 11}),
     # ---- ddpg (FIXAR, seed 002) ----
-    _op("bff", "BMM", "MB", "src syn dst rows cols batch act=none",
+    op("bff", "BMM", "MB", "src syn dst rows cols batch act=none",
         "Batched forward over batch vectors stored back to back: "
         "dst[b,i] = act(sum_j W[i,j]*src[b,j]).",
         fixed={"funct": 0}, reads={"src": "batch*cols", "syn": W}, writes={"dst": "batch*rows"}),
-    _op("bbp", "BMM", "MB", "src syn dst rows cols batch act=none",
+    op("bbp", "BMM", "MB", "src syn dst rows cols batch act=none",
         "Batched back-propagation: dst[b,j] = act'(dst[b,j]) * sum_i W[i,j]*src[b,i].",
         fixed={"funct": 1}, reads={"src": "batch*rows", "syn": W, "dst": "batch*cols"},
         writes={"dst": "batch*cols"}),
-    _op("bwu", "BMM", "MB", "src syn dst rows cols batch",
+    op("bwu", "BMM", "MB", "src syn dst rows cols batch",
         "Batched weight gradient: G[i,j] = sum_b src[b,i]*dst[b,j], written over G at syn.",
         fixed={"funct": 2}, reads={"src": "batch*rows", "dst": "batch*cols"}, writes={"syn": W}),
-    _op("adam", "ADAM", "AD", "w g m v n hp",
+    op("adam", "ADAM", "AD", "w g m v n hp",
         "Adam update of n weights at w with gradients g and moments m, v; hyper-parameters "
         "(beta1, beta2, lr, eps, step) at hp.",
         reads={"w": "n", "g": "n", "m": "n", "v": "n", "hp": "5"},
         writes={"w": "n", "m": "n", "v": "n"}),
-    _op("noise", "RNG", "RN", "dst src n sigma stream",
+    op("noise", "RNG", "RN", "dst src n sigma stream",
         "dst[i] = src[i] + sigma * N(0,1) from PRNG stream.",
         reads={"src": "n", "sigma": "1"}, writes={"dst": "n"}),
-    _op("qat.prec", "QAT", "Q", "bits frac",
+    op("qat.prec", "QAT", "Q", "bits frac",
         "Activation precision control: following activations are rounded to a bits-wide "
         "format with frac fraction bits (quantisation-aware training).", fixed={"funct": 0}),
-    _op("qat.mon", "QAT", "Q", "src n dst",
+    op("qat.mon", "QAT", "Q", "src n dst",
         "Min/max monitor: dst[0] = min(src[0:n]), dst[1] = max(src[0:n]).", fixed={"funct": 1},
         reads={"src": "n"}, writes={"dst": "2"}),
-    _op("soft", "SOFT", "SF", "dst src n tau",
+    op("soft", "SOFT", "SF", "dst src n tau",
         "Soft target update: dst[i] = tau*src[i] + (1-tau)*dst[i] over n synapse words.",
         reads={"src": "n", "dst": "n", "tau": "1"}, writes={"dst": "n"}),
-    _op("vadd", "VEC", "VE", "dst a b n", "dst[i] = a[i] + b[i].", fixed={"funct": 0},
+    op("vadd", "VEC", "VE", "dst a b n", "dst[i] = a[i] + b[i].", fixed={"funct": 0},
         reads={"a": "n", "b": "n"}, writes={"dst": "n"}),
-    _op("vsub", "VEC", "VE", "dst a b n", "dst[i] = a[i] - b[i].", fixed={"funct": 1},
+    op("vsub", "VEC", "VE", "dst a b n", "dst[i] = a[i] - b[i].", fixed={"funct": 1},
         reads={"a": "n", "b": "n"}, writes={"dst": "n"}),
-    _op("vmul", "VEC", "VE", "dst a b n", "dst[i] = a[i] * b[i].", fixed={"funct": 2},
+    op("vmul", "VEC", "VE", "dst a b n", "dst[i] = a[i] * b[i].", fixed={"funct": 2},
         reads={"a": "n", "b": "n"}, writes={"dst": "n"}),
-    _op("vscale", "VEC", "VE", "dst a b n", "dst[i] = a[i] * b[0] (b is a scalar).",
+    op("vscale", "VEC", "VE", "dst a b n", "dst[i] = a[i] * b[0] (b is a scalar).",
         fixed={"funct": 3}, reads={"a": "n", "b": "1"}, writes={"dst": "n"}),
     # ---- marl (MADDPG on CPU-FPGA, seed 003) ----
-    _op("send", "COMM", "RC", "src n", "Send src[0:n] to the next agent on the ring.",
+    op("send", "COMM", "RC", "src n", "Send src[0:n] to the next agent on the ring.",
         fixed={"funct": 0}, reads={"src": "n"}),
-    _op("recv", "COMM", "RC", "dst n", "Receive n words from the previous agent into dst.",
+    op("recv", "COMM", "RC", "dst n", "Receive n words from the previous agent into dst.",
         fixed={"funct": 1}, writes={"dst": "n"}),
-    _op("allgather", "COMM", "RC", "src dst n",
+    op("allgather", "COMM", "RC", "src dst n",
         "All-gather: dst[a*n:(a+1)*n] = src[0:n] of agent a, for every agent.",
         fixed={"funct": 2}, reads={"src": "n"}),
-    _op("barrier", "COMM", "RC", "", "Wait until every agent reaches its barrier.",
+    op("barrier", "COMM", "RC", "", "Wait until every agent reaches its barrier.",
         fixed={"funct": 3}),
-    _op("sel", "COMM", "RC", "peer",
+    op("sel", "COMM", "RC", "peer",
         "Select agent peer's learner pipeline for the following instructions.",
         fixed={"funct": 4}),
     # ---- sparse (LearningGroup, seed 000) ----
-    _op("gmax.row", "SPG", "SG", "syn dst rows cols groups",
+    op("gmax.row", "SPG", "SG", "syn dst rows cols groups",
         "dst[i] = argmax_g G[i,g] over the rows x groups grouping matrix at syn (cols unused "
         "by the index, the matrix being grouped has cols columns).", fixed={"funct": 0},
         reads={"syn": "rows*groups"}, writes={"dst": "rows"}),
-    _op("gmax.col", "SPG", "SG", "syn dst rows cols groups",
+    op("gmax.col", "SPG", "SG", "syn dst rows cols groups",
         "dst[j] = argmax_g G[g,j] over the groups x cols grouping matrix at syn.",
         fixed={"funct": 1}, reads={"syn": "groups*cols"}, writes={"dst": "cols"}),
-    _op("gupd", "SPG", "SG", "syn src rows cols groups",
+    op("gupd", "SPG", "SG", "syn src rows cols groups",
         "Grouping-matrix update: G -= the gradient at src (rows x groups).",
         fixed={"funct": 2}, reads={"src": "rows*groups"}, writes={"syn": "rows*groups"}),
-    _op("osel", "OSEL", "OS", "syn idx srm rows cols groups",
+    op("osel", "OSEL", "OS", "syn idx srm rows cols groups",
         "OSEL encode: keep W[i,j] where the row group idx[i] equals the column group "
         "idx[rows+j]; pack the kept weights row by row into the sparse row memory at srm.",
         reads={"syn": W, "idx": "rows+cols"}),
-    _op("sff", "SMM", "SM", "src srm dst rows cols act=none",
+    op("sff", "SMM", "SM", "src srm dst rows cols act=none",
         "Sparse forward through the sparse row memory: dst[i] = act(sum over kept (i,j) of "
         "W[i,j]*src[j]).", fixed={"funct": 0}, reads={"src": "cols"}, writes={"dst": "rows"}),
-    _op("sbp", "SMM", "SM", "src srm dst rows cols act=none",
+    op("sbp", "SMM", "SM", "src srm dst rows cols act=none",
         "Sparse back-propagation: dst[j] = act'(dst[j]) * sum over kept (i,j) of W[i,j]*src[i].",
         fixed={"funct": 1}, reads={"src": "rows", "dst": "cols"}, writes={"dst": "cols"}),
-    _op("swu", "SMM", "SM", "src srm dst rows cols",
+    op("swu", "SMM", "SM", "src srm dst rows cols",
         "Sparse weight update: kept W[i,j] -= src[i]*dst[j].", fixed={"funct": 2},
         reads={"src": "rows", "dst": "cols"}),
     # ---- hdc (DARL, seed 004) ----
-    _op("henc", "HENC", "HE", "src syn dst n d",
+    op("henc", "HENC", "HE", "src syn dst n d",
         "Encode n state features into a d-wide hypervector: position matrix and cos/sin "
         "codebook at syn; dst[0:d] = cos(P*src) * sin(P*src) elementwise.",
         reads={"src": "n"}, writes={"dst": "d"}),
-    _op("hsim", "HSIM", "HS", "src syn dst n d chunk",
+    op("hsim", "HSIM", "HS", "src syn dst n d chunk",
         "Chunked similarity regression against Q: dst[a] = <Q[a], src> / d for n actions, "
         "chunk elements per pass.", fixed={"funct": 0}, reads={"src": "d", "syn": "n*d"},
         writes={"dst": "n"}),
-    _op("hsim.t", "HSIM", "HS", "src syn dst n d chunk",
+    op("hsim.t", "HSIM", "HS", "src syn dst n d chunk",
         "As hsim, against the target model Q'.", fixed={"funct": 1},
         reads={"src": "d", "syn": "n*d"}, writes={"dst": "n"}),
-    _op("hsel.argmax", "HSEL", "HL", "src dst n", "dst[0] = argmax_a src[a].",
+    op("hsel.argmax", "HSEL", "HL", "src dst n", "dst[0] = argmax_a src[a].",
         fixed={"funct": 0}, reads={"src": "n"}, writes={"dst": "1"}),
-    _op("hsel.mask", "HSEL", "HL", "src dst mask n",
+    op("hsel.mask", "HSEL", "HL", "src dst mask n",
         "dst[0] = sum_a mask[a]*src[a] (q_pred or q_true selected by the action mask).",
         fixed={"funct": 1}, reads={"src": "n", "mask": "n"}, writes={"dst": "1"}),
-    _op("hpush", "HCACHE", "HC", "src syn n d",
+    op("hpush", "HCACHE", "HC", "src syn n d",
         "Push an update (hypervector src scaled by the error at syn) into the delayed update "
         "cache.", fixed={"funct": 0}, reads={"src": "d"}),
-    _op("hcommit", "HCACHE", "HC", "syn n d",
+    op("hcommit", "HCACHE", "HC", "syn n d",
         "Commit the update cache into the model Q at syn.", fixed={"funct": 1},
         writes={"syn": "n*d"}),
-    _op("hsync", "HCACHE", "HC", "syn aux n d", "Q' (at aux) <- Q (at syn).",
+    op("hsync", "HCACHE", "HC", "syn aux n d", "Q' (at aux) <- Q (at syn).",
         fixed={"funct": 2}, reads={"syn": "n*d"}, writes={"aux": "n*d"}),
-    _op("hallreduce", "HRED", "HR", "src dst d",
+    op("hallreduce", "HRED", "HR", "src dst d",
         "Butterfly all-reduce: dst[0:d] = sum over agents of src[0:d].",
         reads={"src": "d"}, writes={"dst": "d"}),
 ]
@@ -368,14 +368,18 @@ TABLE: Mapping[str, OpDef] = MappingProxyType({e.mnemonic: e for e in _ENTRIES})
 IMPLEMENTED = frozenset({"base"})
 
 
-def _validate() -> None:
-    """Checks that need no architecture: names unique, selectors unique, operands exist."""
-    if len(TABLE) != len(_ENTRIES):
-        seen: set[str] = set()
-        dup = [e.mnemonic for e in _ENTRIES if e.mnemonic in seen or seen.add(e.mnemonic)]
+def validate(entries: list[OpDef]) -> None:
+    """Checks that need no architecture: names unique, selectors unique, operands exist.
+
+    (Per-architecture checks -- fields inside the word, no overlapping bits -- are made by
+    :class:`isa.encoding.Encoding` when it lays the formats out.)
+    """
+    seen: set[str] = set()
+    dup = [e.mnemonic for e in entries if e.mnemonic in seen or seen.add(e.mnemonic)]
+    if dup:
         raise IsaError(f"ISA table: duplicate mnemonic(s) {', '.join(dup)}")
     selectors: dict[tuple, str] = {}
-    for e in _ENTRIES:
+    for e in entries:
         if e.major not in OPCODES:
             raise IsaError(f"ISA table: {e.mnemonic}: unknown major opcode {e.major}")
         names = [n for n, _ in e.fields]
@@ -406,11 +410,11 @@ def _validate() -> None:
                            f"{e.major} with the same selectors {dict(e.fixed)}")
         selectors[key] = e.mnemonic
     by_major: dict[str, set] = {}
-    for e in _ENTRIES:
+    for e in entries:
         by_major.setdefault(e.major, set()).add(tuple(sorted(e.fixed)))
     for major, keysets in by_major.items():
         if len(keysets) > 1:
             raise IsaError(f"ISA table: entries of {major} select on different fields {keysets}")
 
 
-_validate()
+validate(_ENTRIES)

@@ -226,9 +226,14 @@ class _Assembler:
         return d.args
 
     def _arch(self, d: Directive) -> None:
-        if len(d.args) != 1 or d.args[0].name is not None:
+        args = d.args
+        if len(args) == 2 and isinstance(args[1].value, Unary) and args[1].value.op == "-":
+            # ".arch adhdp-f64" can parse as a name followed by the argument "-f64"
+            v = args[0].value
+            args = (Arg(None, BinOp("-", v, args[1].value.operand, args[0].loc), args[0].loc),)
+        if len(args) != 1 or args[0].name is not None:
             raise err(d.loc, ".arch expects one architecture name")
-        v = d.args[0].value
+        v = args[0].value
         name = v if isinstance(v, str) else _dashed_name(v)
         if not name:
             raise err(d.args[0].loc, ".arch expects an architecture name")

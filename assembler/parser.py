@@ -95,6 +95,12 @@ class _ToAst(Transformer):
         return Directive(str(tok)[1:].lower(), tuple(args), self._loc(tok))
 
     @v_args(meta=True)
+    def directive_head(self, meta, children):
+        tok, name, args = children
+        head = Arg(None, Name(str(name), self._loc(name)), self._loc(name))
+        return Directive(str(tok)[1:].lower(), (head, *args), self._loc(tok))
+
+    @v_args(meta=True)
     def instruction(self, meta, children):
         tok = children[0]
         args = children[1] if len(children) > 1 else ()

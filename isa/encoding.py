@@ -224,7 +224,7 @@ class Encoding:
         opcode = word & ((1 << self.op_bits) - 1)
         cands = self._by_opcode.get(opcode)
         if not cands:
-            raise DecodeError(f"0x{word:0{(self.instr_bits + 3) // 4}x}: opcode {opcode} is "
+            raise DecodeError(f"{self.hex(word)}: opcode {opcode} is "
                               f"not an instruction of '{self.arch.name}'")
         sel_layout = self.layouts[cands[0].format]  # selectors sit alike in every format
         raw = {f.name: (word >> f.lsb) & ((1 << f.width) - 1) for f in sel_layout}
@@ -233,14 +233,14 @@ class Encoding:
                 break
         else:
             sel = {k: raw[k] for k in cands[0].fixed}
-            raise DecodeError(f"0x{word:x}: opcode {cands[0].major} has no instruction with "
+            raise DecodeError(f"{self.hex(word)}: opcode {cands[0].major} has no instruction with "
                               f"{', '.join(f'{k}={v}' for k, v in sel.items())}")
         layout = self.layouts[d.format]
         raw = {f.name: (word >> f.lsb) & ((1 << f.width) - 1) for f in layout}
         used = sum(f.mask for f in layout if f.name == "op" or f.name in d.fixed
                    or f.name in d.operands)
         if word & ~used:
-            raise DecodeError(f"0x{word:x}: reserved bits of {d.mnemonic} are not zero "
+            raise DecodeError(f"{self.hex(word)}: reserved bits of {d.mnemonic} are not zero "
                               f"(mask 0x{word & ~used:x})")
         g = self.arch.geometry
         ops = {}
@@ -254,10 +254,14 @@ class Encoding:
                 v += 1
             lo, hi = self.field_range(f.kind)
             if not lo <= v <= hi:
-                raise DecodeError(f"0x{word:x}: {d.mnemonic} {f.name}={v} is outside "
+                raise DecodeError(f"{self.hex(word)}: {d.mnemonic} {f.name}={v} is outside "
                                   f"{lo}..{hi} on '{self.arch.name}'")
             ops[f.name] = v
         return Instruction(d.mnemonic, ops)
+
+    def hex(self, word: int) -> str:
+        """A word in hex, as wide as the instruction word."""
+        return f"0x{word:0{(self.instr_bits + 3) // 4}x}"
 
     # -- bytes --------------------------------------------------------------------------------
     def to_bytes(self, words: Iterable[int]) -> bytes:

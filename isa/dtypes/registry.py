@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from isa.dtypes.base import DType
 from isa.dtypes.fixed import FixedType
 from isa.dtypes.floating import Float64Type, Fp16Type
@@ -53,8 +55,9 @@ def get_dtype(name: str, **opts) -> DType:
                          f"are {', '.join(_OPTIONS)}")
     full = {**_OPTIONS, **{k: v for k, v in opts.items() if v is not None}}
     seg = full["segments"]
-    if isinstance(seg, bool) or not isinstance(seg, int) or seg < 1:
+    if isinstance(seg, bool) or not isinstance(seg, (int, np.integer)) or seg < 1:
         raise DTypeError(f"segments must be a positive integer, not {seg!r}")
+    seg = int(seg)
     if not isinstance(name, str):
         raise DTypeError(f"a number format name must be a string, not {name!r}; valid forms: "
                          f"{VALID_FORMS}")

@@ -296,6 +296,18 @@ def test_matvec_huge_cancelling_terms_fixed32():
         f.matvec(big[None, :], big)
 
 
+@pytest.mark.parametrize("name", ["q32.0", "q24.8", "q1.31", "fixed32", "q17.15"])
+def test_matvec_split_limbs_every_binary_point(name):
+    """Extreme operands whose int64 sum could overflow take the 16-bit-limb path; the result
+    still equals the exact rule, whatever the binary point (above, at or below bit 16)."""
+    dt = get_dtype(name)
+    lo, hi = dt.min_raw, dt.max_raw
+    W = [[lo, lo, hi, 1, lo], [hi, hi, hi, hi, -1], [lo, hi, lo, hi, 12345]]
+    x = [lo, hi, lo, -1, 7]
+    assert dt.matvec(np.array(W), x).tolist() == ref_matvec(W, x, dt)
+    assert dt.rmatvec(np.array(W).T, x).tolist() == ref_matvec(W, x, dt)
+
+
 def test_matvec_small_values_allow_many_terms():
     """When the values are small the exact int64 sum takes more than max_terms terms."""
     f = get_dtype("fixed32")

@@ -45,7 +45,8 @@ class _Expander:
         if text is None:
             text = self.read(path)
             self.files.append(path)
-        return self.statements(parse(text, name or str(path)), path, stack)
+        name = name or str(path)
+        return self.statements(parse(text, name), path, stack, name)
 
     def _resolve(self, target: str, here: Path, loc: Loc) -> Path:
         for base in (here.parent, *self.include_paths):
@@ -55,7 +56,8 @@ class _Expander:
         searched = ", ".join(str(p) for p in (here.parent, *self.include_paths))
         raise err(loc, f"cannot find include file \"{target}\" (searched {searched})")
 
-    def statements(self, stmts: list[Stmt], path: Path, stack: tuple[Path, ...]) -> list[Stmt]:
+    def statements(self, stmts: list[Stmt], path: Path, stack: tuple[Path, ...],
+                   name: str = "") -> list[Stmt]:
         out: list[Stmt] = []
         i = 0
         while i < len(stmts):
@@ -72,7 +74,10 @@ class _Expander:
                 except OSError as exc:
                     raise err(s.loc, f"cannot read include file {target}: {exc.strerror}")
                 self.files.append(target)
-                out.extend(self.file(target, (*stack, target), text, str(target)))
+                shown = str(target)
+                if target == (path.parent / s.args[0].value).resolve():
+                    shown = str(Path(name).parent / s.args[0].value)  # as the user would write it
+                out.extend(self.file(target, (*stack, target), text, shown))
             elif isinstance(s, Directive) and s.name == "macro":
                 i = self._define(stmts, i)
             elif isinstance(s, Directive) and s.name == "endm":

@@ -1,0 +1,84 @@
+"""The command line: verbs, exit statuses (0 ok, 1 user error, 2 usage), messages."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+import rlaccel
+from assembler.rlb import read
+from rlaccel.cli import build_parser, main
+
+ROOT = Path(__file__).parents[2]
+CARTPOLE = ROOT / "programs" / "adhdp" / "cartpole.s"
+
+
+def test_asm_dis_round_trip(tmp_path, capsys):
+    out = tmp_path / "c.rlb"
+    assert main(["asm", str(CARTPOLE), "-o", str(out), "--listing", str(tmp_path / "c.lst")]) == 0
+    said = capsys.readouterr().out
+    assert re.search(r"33 instructions x 51 bits = 211 of 240 instruction-memory bytes "
+                     r"\(33/37 slots\) on adhdp", said)
+    assert "cc.host" in (tmp_path / "c.lst").read_text()
+    assert main(["dis", str(out), "-o", str(tmp_path / "d.s")]) == 0
+    assert main(["asm", str(tmp_path / "d.s"), "-o", str(tmp_path / "d.rlb")]) == 0
+    a, b = read(out), read(tmp_path / "d.rlb")
+    assert (a.text, a.data, a.synapse, a.symbols) == (b.text, b.data, b.synapse, b.symbols)
+
+
+def test_define_flag(tmp_path):
+    assert main(["asm", str(CARTPOLE), "-o", str(tmp_path / "a.rlb"), "-D", "SEED=5"]) == 0
+    assert read(tmp_path / "a.rlb").source["defines"] == {"SEED": 5}
+
+
+def test_user_error_exit_1(tmp_path, capsys):
+    bad = tmp_path / "bad.s"
+    bad.write_text(".arch adhdp\n.text\nff src=0\n")
+    assert main(["asm", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"rlaccel asm: error: {bad}:3:1: ff needs operand 'syn'")
+    assert "Traceback" not in err
+    assert not (tmp_path / "bad.rlb").exists()
+
+
+def test_corrupt_binary_exit_1(tmp_path, capsys):
+    f = tmp_path / "x.rlb"
+    f.write_bytes(b"\x7fRLB garbage")
+    assert main(["dis", str(f)]) == 1
+    assert "rlaccel dis: error:" in capsys.readouterr().err
+
+
+def test_usage_error_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["asm"])
+    assert info.value.code == 2
+
+
+@pytest.mark.parametrize("verb", ["asm", "dis", "isa"])
+def test_help(verb, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([verb, "--help"])
+    assert info.value.code == 0 and "usage: rlaccel" in capsys.readouterr().out
+
+
+def test_isa_markdown_lists_every_mnemonic(capsys):
+    from isa.table import TABLE
+    assert main(["isa", "--markdown", "--arch", "fixar"]) == 0
+    text = capsys.readouterr().out
+    for mn in TABLE:
+        assert f"| `{mn}` |" in text
+    assert "- **MB**: `op` [3:0]" in text
+    assert "encoding only" in text
+
+
+def test_readme_lists_the_verbs():
+    """The README's table of CLI verbs is the parser's list of verbs."""
+    readme = (ROOT / "README.md").read_text()
+    table = re.findall(r"^\| `rlaccel (\w+)", readme, re.M)
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert sorted(table) == sorted(sub.choices)
+
+
+def test_public_facade():
+    for name in rlaccel.__all__:
+        assert hasattr(rlaccel, name)

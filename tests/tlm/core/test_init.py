@@ -1,0 +1,16 @@
+"""tlm.core: the public surface is the table in the package docstring, and only that."""
+
+from __future__ import annotations
+
+import re
+
+import tlm.core
+
+
+def test_all_equals_the_documented_table():
+    """__all__ lists exactly the names of the docstring's table, and each exists."""
+    documented = re.findall(r"^``(\w+)``", tlm.core.__doc__, flags=re.MULTILINE)
+    assert sorted(documented) == sorted(tlm.core.__all__)
+    assert len(set(tlm.core.__all__)) == len(tlm.core.__all__)
+    for name in tlm.core.__all__:
+        assert getattr(tlm.core, name) is not None

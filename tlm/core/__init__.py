@@ -1,0 +1,42 @@
+"""SystemC TLM-2.0 ideas on SimPy: the loosely-timed core of the rlaccel simulator.
+
+=====================  ==================================================================
+name                   what it is
+=====================  ==================================================================
+``Command``            READ, WRITE or IGNORE
+``Status``             INCOMPLETE, OK, ADDRESS_ERROR, COMMAND_ERROR, GENERIC_ERROR
+``GenericPayload``     one transaction: command, word address, length, data buffer, status
+``AccessTiming``       latency per access plus cycles per beat of ``width`` words
+``Target``             base class of targets: b_transport, get_direct_mem_ptr, transport_dbg
+``TargetSocket``       a target's port; sends DMI invalidations back to its initiators
+``InitiatorSocket``    an initiator's port; ``bind`` once, then calls go straight to the target
+``Router``             maps address ranges to targets, subtracting the base
+``DmiRegion``          direct access to a target's numpy storage, with its timing and counter
+``DmiCache``           the DMI regions of one initiator socket, dropped on invalidation
+``QuantumKeeper``      local time of an initiator; yields to SimPy once per quantum
+``DEFAULT_QUANTUM``    global quantum of a simulation that sets none (cycles)
+``set_global_quantum`` set the global quantum of a simulation (its environment)
+``global_quantum``     the global quantum of a simulation
+``Memory``             reference memory target: numpy array, timing, statistics, energy
+``MemoryStats``        access and word counters of a memory, energy in picojoules
+=====================  ==================================================================
+
+Time is counted in clock cycles of the accelerator (``env.now``, integers). A transaction is
+a plain Python call that returns its annotated delay; only the quantum keeper touches SimPy.
+"""
+
+from .dmi import DmiCache, DmiRegion
+from .memory import Memory, MemoryStats
+from .payload import Command, GenericPayload, Status
+from .quantum import DEFAULT_QUANTUM, QuantumKeeper, global_quantum, set_global_quantum
+from .router import Router
+from .sockets import InitiatorSocket, Target, TargetSocket
+from .timing import AccessTiming
+
+__all__ = [
+    "Command", "Status", "GenericPayload", "AccessTiming",
+    "Target", "TargetSocket", "InitiatorSocket", "Router",
+    "DmiRegion", "DmiCache",
+    "QuantumKeeper", "DEFAULT_QUANTUM", "set_global_quantum", "global_quantum",
+    "Memory", "MemoryStats",
+]

@@ -37,6 +37,7 @@ class Router(Target):
         self._ends: list[int] = []
         self._names: list[str] = []
         self._ports: list[InitiatorSocket] = []
+        self._forward: list = []        # the targets' b_transport, one lookup less per access
 
     def map(self, base: int, target_socket: TargetSocket, size: int | None = None,
             name: str | None = None) -> InitiatorSocket:
@@ -72,6 +73,7 @@ class Router(Target):
         self._ends.insert(i, end)
         self._names.insert(i, name)
         self._ports.insert(i, port)
+        self._forward.insert(i, port.b_transport)
         return port
 
     @property
@@ -87,7 +89,7 @@ class Router(Target):
             self._address_error(payload, i)
             return delay
         payload.address = address - self._bases[i]
-        delay = self._ports[i].b_transport(payload, delay + self.latency)
+        delay = self._forward[i](payload, delay + self.latency)
         payload.address = address
         return delay
 

@@ -80,6 +80,11 @@ class DType:
         self.saturations = 0
 
     # ------------------------------------------------------------------ counting
+    def trusted(self) -> "DType":
+        """A twin that skips re-checking operands the caller guarantees are in range (see
+        :meth:`isa.dtypes.FixedType.trusted`); formats without checks return themselves."""
+        return self
+
     def reset_counters(self) -> None:
         """Zero ``saturations`` (the process-wide total of this shared instance)."""
         self.saturations = 0

@@ -77,8 +77,27 @@ class FixedType(DType):
         """Check ``a`` is integer raw data inside the format; return it as int64."""
         return self._raw_abs(a)[0]
 
+    def trusted(self) -> "FixedType":
+        """The same format for callers whose int64 arrays are always inside it (a simulator's
+        memories, which every operation saturates): identical results, but operands are not
+        re-checked and ``max|a|`` is taken as the format's bound, which saves two reductions
+        per operand. Anything that is not an int64 array is still checked."""
+        t = self.__dict__.get("_trusted_twin")
+        if t is None:
+            import copy
+            t = copy.copy(self)
+            t._tables = {}
+            t._is_trusted = True
+            t.saturations = 0
+            self.__dict__["_trusted_twin"] = t
+        return t
+
+    _is_trusted = False
+
     def _raw_abs(self, a) -> tuple[np.ndarray, int]:
         """``_raw(a)`` and ``max|a|`` (a Python int; 0 for an empty array)."""
+        if self._is_trusted and type(a) is np.ndarray and a.dtype == np.int64:
+            return a, -self.min_raw
         a = np.asarray(a)
         if a.dtype.kind not in "iu":
             raise DTypeError(f"{self.name} operands must be raw integer arrays, not {a.dtype} "

@@ -71,6 +71,47 @@ def cmd_isa(args) -> int:
     return 0
 
 
+def cmd_run(args) -> int:
+    from programs.adhdp.run import run
+
+    quiet = args.quiet
+
+    def progress(line: str) -> None:
+        if not quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    r = run(args.manifest, args.set, arch=args.arch, seed=args.seed, trials=args.trials,
+            trace_path=args.trace, json_path=args.json, progress=progress)
+    print(summary(r))
+    return 0
+
+
+def summary(r: dict) -> str:
+    """The terminal summary of a run report."""
+    learn = r["learning"]
+    lines = [f"{r['program']} on {r['arch']} (seed {r['seed']}, "
+             f"{'virtual update' if r['virtual_update'] else 'regular update'}, "
+             f"{r['program_bytes']} instruction bytes)",
+             f"  learning: {learn['trials']} trials, "
+             + (f"success at trial {learn['trials_to_success']} "
+                f"({learn['max_steps']} steps balanced)" if learn["success"] else
+                f"no trial reached {learn['max_steps']} steps (best "
+                f"{max(learn['steps_per_trial'] or [0])})"),
+             f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.3f} ms at the clock, "
+             f"{r['instructions']:,} instructions, {r['energy_pj'] / 1e6:.3f} uJ, "
+             f"{r['power_mw']:.2f} mW",
+             f"            MAC-lane utilisation {r['utilization']['mac_lanes']:.1%}, "
+             f"stalls {r['stall_cycles']:,} cycles, host link {r['host_cycles']:,} cycles"]
+    for name, reg in r["per_iteration"].items():
+        cats = ", ".join(f"{k} {v['cycles']:.1f}" for k, v in reg["by_category"].items())
+        lines.append(f"  per {name} iteration ({reg['iterations']:,}): {reg['cycles']:.1f} "
+                     f"cycles ({cats}), {reg['energy_pj']:.0f} pJ")
+    sim = r["sim"]
+    lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {sim['instructions_per_s']:,.0f} "
+                 f"instructions/s, {sim['cycles_per_s']:,.0f} simulated cycles/s")
+    return "\n".join(lines)
+
+
 def _write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -106,6 +147,21 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("bin", metavar="BIN", help=".rlb binary")
     d.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     d.set_defaults(func=cmd_dis)
+
+    r = sub.add_parser("run", help="train on a plant: assemble and simulate a manifest",
+                       description="Assemble the manifest's program, run it on the simulator "
+                                   "against its environment, print a summary.")
+    r.add_argument("manifest", metavar="MANIFEST", help="run manifest (.toml)")
+    r.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                   help="override a manifest key, e.g. --set learning.Ic=80 "
+                        "--set virtual_update=true")
+    r.add_argument("--arch", metavar="NAME", help="architecture (default: the manifest's)")
+    r.add_argument("--seed", type=int, metavar="S", help="seed (weights and plant)")
+    r.add_argument("--trials", type=int, metavar="N", help="at most N trials")
+    r.add_argument("--json", metavar="FILE", help="write the full report as JSON")
+    r.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace")
+    r.add_argument("-q", "--quiet", action="store_true", help="no per-trial progress")
+    r.set_defaults(func=cmd_run)
 
     i = sub.add_parser("isa", help="print the instruction set reference",
                        description="Print the ISA, generated from the table, for an "

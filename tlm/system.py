@@ -35,7 +35,8 @@ class System:
     """The base-family machine of an architecture running one binary."""
 
     def __init__(self, arch: Arch, binary: Binary, host: Host, *, quantum: int = 10_000,
-                 max_instructions: int | None = None, trace=None, progress=None):
+                 max_instructions: int | None = None, trace=None, progress=None,
+                 datapath=None):
         self.arch = arch
         self.binary = binary
         self.enc = encoding_for(arch)
@@ -58,6 +59,8 @@ class System:
         self.saturations = SaturationCounter()
         self.ops = predecode(binary, arch, self.enc, self.unified.data, self.synapse.data,
                              self.dt, self.energy, self.saturations)
+        if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
+            datapath.attach(self)
         self.link = HostLink(host, **link_cfg)
         self.socket = InitiatorSocket("controller.unified")
         self.socket.bind(self.unified.socket)

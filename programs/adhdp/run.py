@@ -1,0 +1,163 @@
+"""Run an ADHDP manifest on the simulator: assemble, load, train against the plant, report.
+
+``run(manifest)`` returns the JSON-able report; ``rlaccel run MANIFEST`` prints its summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from assembler.assemble import assemble_file
+from isa.arch import load_arch
+from isa.dtypes import get_dtype
+from isa.errors import RlaccelError
+from programs.manifest import ManifestError, load_manifest
+from tlm.results import region_from_labels
+from tlm.system import System
+from tlm.trace import ChromeTrace
+
+from .host import AdhdpHost, LearningConfig, Trials
+
+__all__ = ["SCHEMA", "run", "configure"]
+
+SCHEMA = {
+    "family": "adhdp", "arch": "adhdp", "program": "", "program_vu": "",
+    "virtual_update": False, "environment": "", "environment_kwargs": {"__free__": True},
+    "trials": 100, "max_steps": 1000, "stop_on_success": True, "seed": 1,
+    "network": {"actor": [4, 6, 1], "critic": [5, 6, 1]},
+    "learning": {"gamma": 0.95, "Ic": 50, "Ia": 100, "Ec": 0.05, "Ea": 0.005,
+                 "lr_critic": 0.3, "lr_actor": 0.3, "lr_decay": 0.05, "lr_every": 5,
+                 "lr_threshold": 0.01, "lr_floor": 0.005, "init_weight": 1.0},
+    "regions": {"__free__": True},
+    "hostlink": {"__free__": True},
+}
+
+
+def configure(manifest: str | Path, overrides: list[str] | None = None, *,
+              arch: str | None = None, seed: int | None = None, trials: int | None = None
+              ) -> dict:
+    """The validated manifest with the command line's overrides applied."""
+    m = load_manifest(manifest, SCHEMA, overrides)
+    if m["family"] != "adhdp":
+        raise ManifestError(f"{m['__path__']}: family '{m['family']}' is not run by the ADHDP "
+                            f"runner")
+    if arch is not None:
+        m["arch"] = arch
+    if seed is not None:
+        m["seed"] = seed
+    if trials is not None:
+        m["trials"] = trials
+    for key in ("trials", "max_steps"):
+        if m[key] < 1:
+            raise ManifestError(f"{m['__path__']}: '{key}' must be at least 1")
+    return m
+
+
+def _defines(m: dict) -> dict:
+    lr = m["learning"]
+    return {"SEED": m["seed"], "IC": lr["Ic"], "IA": lr["Ia"], "GAMMA": lr["gamma"],
+            "EC_TH": lr["Ec"], "EA_TH": lr["Ea"], "W0": lr["init_weight"]}
+
+
+def _check_network(m: dict, binary) -> None:
+    sym = {s.name: s for s in binary.symbols}
+    nx, nha, nhc = sym["X"].length, sym["HA"].length, sym["HC"].length
+    got = {"actor": [nx, nha, 1], "critic": [nx + 1, nhc, 1]}
+    for net in ("actor", "critic"):
+        if list(m["network"][net]) != got[net]:
+            raise ManifestError(f"{m['__path__']}: network.{net} = {m['network'][net]} but the "
+                                f"program's {net} is {'-'.join(map(str, got[net]))}")
+
+
+def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str | None = None,
+        seed: int | None = None, trials: int | None = None, trace_path: str | None = None,
+        json_path: str | None = None, progress: Callable[[str], None] | None = None,
+        datapath=None) -> dict:
+    """Assemble and run a manifest; returns the report (and writes it to ``json_path``)."""
+    m = configure(manifest, overrides, arch=arch, seed=seed, trials=trials)
+    base = Path(m["__path__"]).parent
+    program = base / (m["program_vu"] if m["virtual_update"] else m["program"])
+    the_arch = load_arch(m["arch"])
+    asm = assemble_file(program, arch=the_arch, defines=_defines(m))
+    _check_network(m, asm.binary)
+    lr = m["learning"]
+    cfg = LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
+                         trials=m["trials"], max_steps=m["max_steps"],
+                         stop_on_success=m["stop_on_success"], lr_critic=lr["lr_critic"],
+                         lr_actor=lr["lr_actor"], lr_decay=lr["lr_decay"],
+                         lr_every=lr["lr_every"], lr_threshold=lr["lr_threshold"],
+                         lr_floor=lr["lr_floor"], seed=m["seed"])
+    trials_ = Trials(cfg)
+    dt = get_dtype(the_arch.knobs.dtype)
+    host = AdhdpHost(trials_, asm.binary, dt)
+    trace = ChromeTrace(the_arch.knobs.clock_mhz) if trace_path else None
+
+    reported = [0]
+
+    def tick():
+        if progress is None:
+            return
+        while reported[0] < len(trials_.steps):
+            i = reported[0]
+            n, failed = trials_.steps[i], trials_.failed[i]
+            progress(f"trial {i + 1:4d}: {n:5d} steps {'(failed)' if failed else '(success)'}")
+            reported[0] += 1
+
+    system = System(the_arch, asm.binary, host, trace=trace, progress=tick, datapath=datapath)
+    res = system.run()
+    tick()
+    regions = {}
+    for name, labels in m["regions"].items():
+        if not (isinstance(labels, list) and len(labels) in (2, 3)
+                and all(isinstance(x, str) for x in labels)):
+            raise ManifestError(f"{m['__path__']}: regions.{name} must be a list of two or "
+                                f"three labels")
+        start, end = labels[0], labels[1]
+        count = None
+        if len(labels) == 3:
+            count_sym = asm.binary.symbol(labels[2])
+            count = count_sym.address - 1
+        r = region_from_labels(asm.binary, name, start, end)
+        if count is not None:
+            r = type(r)(r.name, r.start, r.end, count)
+        regions[name] = res.region(r)
+    report = {
+        "manifest": m["__path__"], "arch": the_arch.name, "program": str(program),
+        "virtual_update": m["virtual_update"], "seed": m["seed"],
+        "program_bytes": (asm.binary.n_instructions * asm.encoding.instr_bits + 7) // 8,
+        **res.as_dict(),
+        "per_iteration": regions,
+        "learning": trials_.learning(),
+        "hostlink": {"exchanges": system.link.exchanges, "words_out": system.link.words_out,
+                     "words_in": system.link.words_in, "cycles": system.link.cycles},
+        "env_steps_per_s": (sum(trials_.steps) / res.time_s) if res.time_s else 0.0,
+    }
+    if trace is not None:
+        trace.write(trace_path)
+    if json_path:
+        _write_json(json_path, report)
+    return report
+
+
+def _write_json(path: str, report: dict) -> None:
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(report, indent=1, default=_jsonable))
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise RlaccelError(f"cannot write {p}: {exc.strerror}") from None
+
+
+def _jsonable(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    raise TypeError(type(o))

@@ -1,0 +1,108 @@
+"""Run manifests: one TOML file per experiment (architecture, program, environment, network
+sizes, hyper-parameters, trials), with ``--set KEY=VALUE`` overrides on dotted keys.
+
+Every family declares its schema (key -> default value; the default's type is the key's
+type); an unknown or mistyped key is an error naming the file, the key and what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from difflib import get_close_matches
+from pathlib import Path
+from typing import Any, Mapping
+
+from isa.errors import RlaccelError
+
+__all__ = ["ManifestError", "load_manifest", "parse_value", "apply_overrides"]
+
+
+class ManifestError(RlaccelError):
+    """A manifest or an override is malformed."""
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal (number, boolean, string, list) or a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _check(table: Mapping, schema: Mapping, origin: str, prefix: str = "") -> dict:
+    out = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if key not in schema:
+            hint = get_close_matches(key, list(schema), n=1)
+            extra = f" (did you mean '{prefix}{hint[0]}'?)" if hint else ""
+            raise ManifestError(f"{origin}: unknown key '{name}'{extra}; known keys here: "
+                                f"{', '.join(prefix + k for k in schema)}")
+        want = schema[key]
+        if isinstance(want, dict) and want.get("__free__"):
+            if not isinstance(value, dict):
+                raise ManifestError(f"{origin}: '{name}' must be a table")
+            out[key] = dict(value)
+        elif isinstance(want, dict):
+            if not isinstance(value, dict):
+                raise ManifestError(f"{origin}: '{name}' must be a table of "
+                                    f"{', '.join(want)}")
+            out[key] = _check(value, want, origin, f"{name}.")
+        else:
+            out[key] = _coerce(value, want, name, origin)
+    for key, want in schema.items():
+        if key not in out:
+            out[key] = ({} if isinstance(want, dict) and want.get("__free__") else
+                        _check({}, want, origin, f"{prefix}{key}.") if isinstance(want, dict)
+                        else copy.deepcopy(want))
+    return out
+
+
+def _coerce(value, want, name, origin):
+    kind = type(want)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is list and isinstance(value, list):
+        return value
+    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+        what = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
+                list: "a list"}.get(kind, kind.__name__)
+        raise ManifestError(f"{origin}: '{name}' must be {what}, not {value!r}")
+    return value
+
+
+def apply_overrides(table: dict, overrides: list[str], origin: str) -> dict:
+    """Apply ``KEY=VALUE`` strings (dotted keys) to a raw manifest table."""
+    table = copy.deepcopy(table)
+    for item in overrides or ():
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ManifestError(f"--set {item}: expected KEY=VALUE (for example "
+                                f"learning.Ic=80)")
+        parts = key.split(".")
+        node = table
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ManifestError(f"--set {item}: '{p}' is not a table in {origin}")
+        node[parts[-1]] = parse_value(text)
+    return table
+
+
+def load_manifest(path: str | Path, schema: Mapping, overrides: list[str] | None = None
+                  ) -> dict:
+    """Read, override and validate a manifest against ``schema``."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise ManifestError(f"{p}: no such manifest") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{p}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"{p}: cannot read: {exc}") from None
+    raw = apply_overrides(raw, overrides or [], str(p))
+    out = _check(raw, schema, str(p))
+    out["__path__"] = str(p)
+    return out

@@ -11,6 +11,9 @@ import numpy as np
 __all__ = ["round_shift"]
 
 
+_CONST = {s: (np.int64(1 << (s - 1)), np.int64(s)) for s in range(1, 64)}
+
+
 def round_shift(p, s: int):
     """Round ``p / 2**s`` half up: ``(p + 2**(s-1)) >> s``. Works on int64 arrays and Python ints.
 
@@ -19,5 +22,6 @@ def round_shift(p, s: int):
     if s == 0:
         return p
     if isinstance(p, (np.ndarray, np.generic)):
-        return (p + np.int64(1 << (s - 1))) >> np.int64(s)
+        half, shift = _CONST[s]
+        return (p + half) >> shift
     return (p + (1 << (s - 1))) >> s

@@ -41,6 +41,8 @@ def activation_name(name) -> str:
             f"activation index {int(name)} is out of range: valid indices are 0 to "
             f"{len(ACTIVATIONS) - 1} ({', '.join(ACTIVATIONS)})"
         )
+    if name in ACTIVATIONS:                 # the common case, a canonical name
+        return name
     if isinstance(name, str) and name.strip().lower() in ACTIVATIONS:
         return name.strip().lower()
     raise DTypeError(f"unknown activation {name!r}: valid names are {', '.join(ACTIVATIONS)}")

@@ -114,7 +114,11 @@ class FixedType(DType):
     def _saturate(self, y, counter=None) -> np.ndarray:
         """Clip int64 ``y`` to the format, counting the clipped elements."""
         y = np.asarray(y, dtype=np.int64)
-        if not y.size or (y.min() >= self.min_raw and y.max() <= self.max_raw):
+        if y.size <= 64:            # small vectors: Python's min/max beat two numpy reductions
+            values = y.ravel().tolist()
+            if not values or (min(values) >= self.min_raw and max(values) <= self.max_raw):
+                return y
+        elif y.min() >= self.min_raw and y.max() <= self.max_raw:
             return y
         n = int(np.count_nonzero(y > self.max_raw)) + int(np.count_nonzero(y < self.min_raw))
         self._count(n, counter)

@@ -1,0 +1,76 @@
+"""The simulator on adhdp-f64 equals the float64 golden model bit for bit, and the virtual
+update equals the regular update (seed 001, section IV: "does not reduce the precision")."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assembler.assemble import assemble_file
+from isa.arch import load_arch
+from isa.dtypes import get_dtype
+from programs.adhdp.host import AdhdpHost, LearningConfig, Trials
+from programs.adhdp.reference import AdhdpReference, Layout
+from tlm.system import System
+
+ROOT = Path(__file__).parents[3] / "programs" / "adhdp"
+F64 = load_arch("adhdp-f64")
+
+
+def _tlm(program, cfg):
+    a = assemble_file(ROOT / program, arch=F64)
+    trials = Trials(cfg)
+    host = AdhdpHost(trials, a.binary, get_dtype("float64"))
+    s = System(F64, a.binary, host)
+    j, u = [], []
+    exchange = host.exchange
+
+    def spy(out):
+        j.append(float(s.symbol_view("J")[0]))
+        u.append(float(out[0]))
+        return exchange(out)
+    host.exchange = spy
+    s.run()
+    return a, s, trials.learning(), j[1:], u[1:]
+
+
+def _reference(a, cfg, vu):
+    lay = Layout.from_binary(a.binary, F64.geometry.unified_words, F64.knobs.synapse_words)
+    ref = AdhdpReference(lay, np.frombuffer(a.binary.synapse, dtype="<f8"), virtual_update=vu)
+    return ref, ref.run(Trials(cfg))
+
+
+@pytest.mark.parametrize("program,vu", [("cartpole.s", False), ("cartpole_vu.s", True),
+                                        ("cartpole_large_vu.s", True)])
+def test_bit_exact_with_golden_model(program, vu):
+    """Weights, actions and J estimates of every step equal the golden model's bit for bit."""
+    cfg = LearningConfig(trials=6, seed=3)
+    a, s, learn, j, u = _tlm(program, cfg)
+    ref, rlearn = _reference(a, cfg, vu)
+    assert learn == rlearn
+    assert np.array_equal(s.synapse.data.view(np.int64), ref.S.view(np.int64))
+    assert j == ref.j_trace and len(j) > 100
+    assert u == ref.actions[:len(u)]
+
+
+def test_whole_run_to_success_bit_exact():
+    """A whole learning run (until a trial balances 1000 steps) stays bit-exact."""
+    cfg = LearningConfig(trials=100)
+    a, s, learn, j, u = _tlm("cartpole.s", cfg)
+    ref, rlearn = _reference(a, cfg, False)
+    assert learn["success"] and learn == rlearn
+    assert np.array_equal(s.synapse.data.view(np.int64), ref.S.view(np.int64))
+
+
+def test_virtual_update_equals_regular_update():
+    """Over a whole run in float64 the Fig. 7 program follows the Fig. 2 program to 1e-9."""
+    cfg = LearningConfig(trials=100)
+    base = assemble_file(ROOT / "cartpole.s", arch=F64)
+    vu = assemble_file(ROOT / "cartpole_vu.s", arch=F64)
+    r0, l0 = _reference(base, cfg, False)
+    r1, l1 = _reference(vu, cfg, True)
+    assert l0 == l1 and l0["success"]
+    for w in ("Wa1", "Wa2", "Wc1", "Wc2"):
+        np.testing.assert_allclose(getattr(r1, w), getattr(r0, w), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r1.actions, r0.actions, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r1.j_trace, r0.j_trace, rtol=0, atol=1e-9)

@@ -1,0 +1,45 @@
+"""rlaccel run on the ADHDP manifests: learning on Q6.18, reports, manifest errors."""
+
+from pathlib import Path
+
+import pytest
+
+from programs.adhdp.run import run
+from programs.manifest import ManifestError
+
+ROOT = Path(__file__).parents[3] / "programs" / "adhdp"
+
+
+def test_cartpole_learns_on_q6_18(tmp_path):
+    """On the 24-bit Q6.18 machine cart-pole balances 1000 steps within 100 trials (seed 1)."""
+    r = run(ROOT / "cartpole.toml", json_path=str(tmp_path / "r.json"))
+    assert r["learning"]["success"] and r["learning"]["trials_to_success"] <= 100
+    assert (tmp_path / "r.json").exists()
+    for key in ("cycles", "time_s", "energy_pj", "instructions", "by_opcode", "utilization",
+                "learning", "sim"):
+        assert key in r
+    crit, act = r["per_iteration"]["critic"], r["per_iteration"]["actor"]
+    assert crit["iterations"] > 0 and act["iterations"] > 0
+    assert crit["cycles"] == pytest.approx(sum(v["cycles"] for v in crit["by_category"].values()))
+    assert 15 < r["power_mw"] < 40
+
+
+def test_manifest_errors(tmp_path):
+    m = tmp_path / "m.toml"
+    m.write_text((ROOT / "cartpole.toml").read_text().replace("trials = 100", "trails = 100"))
+    with pytest.raises(ManifestError, match=r"unknown key 'trails' \(did you mean 'trials'\?\)"):
+        run(m)
+    with pytest.raises(ManifestError, match=r"'learning.Ic' must be an integer, not 'many'"):
+        run(ROOT / "cartpole.toml", ["learning.Ic=many"])
+    with pytest.raises(ManifestError, match=r"network.actor = \[4, 7, 1\] but the program's "
+                                            r"actor is 4-6-1"):
+        run(ROOT / "cartpole.toml", ["network.actor=[4, 7, 1]"])
+
+
+def test_overrides_and_progress(tmp_path):
+    lines = []
+    r = run(ROOT / "cartpole.toml", ["virtual_update=true"], arch="adhdp-f64", trials=3,
+            progress=lines.append)
+    assert r["virtual_update"] and r["program"].endswith("cartpole_vu.s")
+    assert r["learning"]["trials"] == 3 and len(lines) == 3
+    assert lines[0].startswith("trial    1:")

@@ -1,0 +1,31 @@
+"""Cycle formulas of seed 001 section III (tiles of L weights, six-stage pipeline)."""
+
+from tlm.timing import PIPELINE, control_timing, matrix_timing, tiles
+
+
+def test_tiles():
+    assert tiles(6, 4, 4) == 6 and tiles(6, 5, 4) == 12 and tiles(20, 9, 4) == 60
+
+
+def test_ff_row_wise_with_buffer_load():
+    assert matrix_timing("ff", 6, 5, 4, act=4) == (2 + 12, 6)
+    assert matrix_timing("ff", 1, 6, 4, act=0) == (2 + 2, 5)   # activate stage bypassed
+
+
+def test_backward_costs():
+    """BP_WU reads each weight row once, BP and WU on alternate cycles: 2 per tile."""
+    assert matrix_timing("bp", 6, 5, 4, act=4)[0] == 12 + 2
+    assert matrix_timing("wu", 6, 5, 4, act=0)[0] == 24
+    assert matrix_timing("bp_wu", 6, 5, 4, act=4)[0] == 24 + 2
+
+
+def test_vu_scales_linearly():
+    """A virtual step costs O(N_h), a regular update plus forward O(N_i N_h) (section IV)."""
+    step = matrix_timing("vu.step", 20, 9, 4, 4)[0] + matrix_timing("wu.vu", 20, 9, 4, 0)[0]
+    regular = matrix_timing("wu", 20, 9, 4, 0)[0] + matrix_timing("ff", 20, 9, 4, 4)[0]
+    assert step == 20 and regular == 120 + 63
+
+
+def test_pipeline_and_control():
+    assert len(PIPELINE) == 6
+    assert control_timing("cc.bsqlt") == 2 and control_timing("cc.jmp") == 1

@@ -1,0 +1,74 @@
+"""Learning across seeds: the ADHDP programs on the simulator against the float64 golden model.
+
+    python bench/adhdp_learning.py [--manifest programs/adhdp/cartpole.toml] [--seeds 10]
+                                   [--arch adhdp] [--trials 100] [--set KEY=VALUE ...]
+
+For each seed: trials to success (a trial balancing max_steps) on the simulator, and on the
+float64 reference (programs/adhdp/reference.py) with the same seed. Prints a table, the
+success rates and the median trials to success.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from assembler.assemble import assemble_file
+from isa.arch import load_arch
+from programs.adhdp.host import LearningConfig, Trials
+from programs.adhdp.reference import AdhdpReference, Layout
+from programs.adhdp.run import _defines, configure, run
+
+
+def reference(manifest: str, overrides, seed: int, trials: int) -> dict:
+    m = configure(manifest, overrides, arch="adhdp-f64", seed=seed, trials=trials)
+    from pathlib import Path
+    prog = Path(m["__path__"]).parent / (m["program_vu"] if m["virtual_update"] else m["program"])
+    arch = load_arch("adhdp-f64")
+    a = assemble_file(prog, arch=arch, defines=_defines(m))
+    lay = Layout.from_binary(a.binary, arch.geometry.unified_words, arch.knobs.synapse_words)
+    ref = AdhdpReference(lay, np.frombuffer(a.binary.synapse, dtype="<f8"),
+                         virtual_update=m["virtual_update"])
+    lr = m["learning"]
+    cfg = LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
+                         trials=m["trials"], max_steps=m["max_steps"],
+                         stop_on_success=m["stop_on_success"], lr_critic=lr["lr_critic"],
+                         lr_actor=lr["lr_actor"], lr_decay=lr["lr_decay"],
+                         lr_every=lr["lr_every"], lr_threshold=lr["lr_threshold"],
+                         lr_floor=lr["lr_floor"], seed=m["seed"])
+    return ref.run(Trials(cfg))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--manifest", default="programs/adhdp/cartpole.toml")
+    p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--first-seed", type=int, default=1)
+    p.add_argument("--arch", default="adhdp")
+    p.add_argument("--trials", type=int, default=100)
+    p.add_argument("--set", action="append", default=[])
+    a = p.parse_args(argv)
+    rows = []
+    print(f"{'seed':>4} {a.arch + ' trials':>14} {'float64 ref':>12} {'wall s':>7}", flush=True)
+    for seed in range(a.first_seed, a.first_seed + a.seeds):
+        t = time.perf_counter()
+        r = run(a.manifest, a.set, arch=a.arch, seed=seed, trials=a.trials)["learning"]
+        wall = time.perf_counter() - t
+        f = reference(a.manifest, a.set, seed, a.trials)
+        rows.append((seed, r["trials_to_success"], f["trials_to_success"]))
+        print(f"{seed:4d} {str(r['trials_to_success']):>14} {str(f['trials_to_success']):>12} "
+              f"{wall:7.1f}", flush=True)
+    for col, name in ((1, a.arch), (2, "float64 reference")):
+        ok = [r[col] for r in rows if r[col] is not None]
+        med = statistics.median(ok) if ok else None
+        print(f"{name}: {len(ok)}/{len(rows)} seeds succeed within {a.trials} trials; "
+              f"median trials to success {med}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

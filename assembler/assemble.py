@@ -540,7 +540,7 @@ def assemble_file(path: str | Path, arch: Arch | str | None = None,
     try:
         text = p.read_text()
     except FileNotFoundError:
-        raise AsmError(f"no such source file", str(p), 0, 0) from None
+        raise AsmError("no such source file", str(p), 0, 0) from None
     except UnicodeDecodeError as exc:
         raise AsmError(f"not a text file ({exc.reason} at byte {exc.start})", str(p), 0, 0) from None
     except OSError as exc:

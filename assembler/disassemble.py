@@ -15,7 +15,7 @@ import numpy as np
 from isa.arch import load_arch
 from isa.dtypes import get_dtype
 from isa.encoding import Instruction, encoding_for
-from isa.errors import ArchError, DecodeError
+from isa.errors import DecodeError
 from isa.immediate import value_from_imm
 from isa.table import ENUMS
 

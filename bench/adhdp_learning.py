@@ -19,28 +19,19 @@ import numpy as np
 
 from assembler.assemble import assemble_file
 from isa.arch import load_arch
-from programs.adhdp.host import LearningConfig, Trials
+from programs.adhdp.host import Trials
 from programs.adhdp.reference import AdhdpReference, Layout
-from programs.adhdp.run import _defines, configure, run
+from programs.adhdp.run import _defines, configure, learning_config, program_path, run
 
 
 def reference(manifest: str, overrides, seed: int, trials: int) -> dict:
     m = configure(manifest, overrides, arch="adhdp-f64", seed=seed, trials=trials)
-    from pathlib import Path
-    prog = Path(m["__path__"]).parent / (m["program_vu"] if m["virtual_update"] else m["program"])
     arch = load_arch("adhdp-f64")
-    a = assemble_file(prog, arch=arch, defines=_defines(m))
+    a = assemble_file(program_path(m), arch=arch, defines=_defines(m))
     lay = Layout.from_binary(a.binary, arch.geometry.unified_words, arch.knobs.synapse_words)
     ref = AdhdpReference(lay, np.frombuffer(a.binary.synapse, dtype="<f8"),
                          virtual_update=m["virtual_update"])
-    lr = m["learning"]
-    cfg = LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
-                         trials=m["trials"], max_steps=m["max_steps"],
-                         stop_on_success=m["stop_on_success"], lr_critic=lr["lr_critic"],
-                         lr_actor=lr["lr_actor"], lr_decay=lr["lr_decay"],
-                         lr_every=lr["lr_every"], lr_threshold=lr["lr_threshold"],
-                         lr_floor=lr["lr_floor"], seed=m["seed"])
-    return ref.run(Trials(cfg))
+    return ref.run(Trials(learning_config(m)))
 
 
 def main(argv=None) -> int:

@@ -1,7 +1,3 @@
-; Ball-and-beam balancing, actor 4-6-1, critic 5-6-1, Fig. 2 (regular update)
-.arch   adhdp
-.equ    NX, 4
-.equ    NHA, 6
-.equ    NHC, 6
-.include "layout.inc"
-.include "fig2.inc"
+; Ball-and-beam balancing: four states like the cart-pole, so the same networks (actor 4-6-1,
+; critic 5-6-1) and the same Fig. 2 program.
+.include "cartpole.s"

@@ -23,7 +23,7 @@ from tlm.trace import ChromeTrace
 
 from .host import AdhdpHost, LearningConfig, Trials
 
-__all__ = ["SCHEMA", "run", "configure"]
+__all__ = ["SCHEMA", "run", "configure", "program_path", "learning_config"]
 
 SCHEMA = {
     "family": "adhdp", "arch": "adhdp", "program": "", "program_vu": "",
@@ -74,25 +74,34 @@ def _check_network(m: dict, binary) -> None:
                                 f"program's {net} is {'-'.join(map(str, got[net]))}")
 
 
+def program_path(m: dict) -> Path:
+    """The program a manifest runs (Fig. 7 when virtual_update is on)."""
+    return Path(m["__path__"]).parent / (m["program_vu"] if m["virtual_update"] else
+                                         m["program"])
+
+
+def learning_config(m: dict) -> LearningConfig:
+    """The host-side knobs of a manifest."""
+    lr = m["learning"]
+    return LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
+                          trials=m["trials"], max_steps=m["max_steps"],
+                          stop_on_success=m["stop_on_success"], lr_critic=lr["lr_critic"],
+                          lr_actor=lr["lr_actor"], lr_decay=lr["lr_decay"],
+                          lr_every=lr["lr_every"], lr_threshold=lr["lr_threshold"],
+                          lr_floor=lr["lr_floor"], seed=m["seed"])
+
+
 def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str | None = None,
         seed: int | None = None, trials: int | None = None, trace_path: str | None = None,
         json_path: str | None = None, progress: Callable[[str], None] | None = None,
         datapath=None) -> dict:
     """Assemble and run a manifest; returns the report (and writes it to ``json_path``)."""
     m = configure(manifest, overrides, arch=arch, seed=seed, trials=trials)
-    base = Path(m["__path__"]).parent
-    program = base / (m["program_vu"] if m["virtual_update"] else m["program"])
+    program = program_path(m)
     the_arch = load_arch(m["arch"])
     asm = assemble_file(program, arch=the_arch, defines=_defines(m))
     _check_network(m, asm.binary)
-    lr = m["learning"]
-    cfg = LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
-                         trials=m["trials"], max_steps=m["max_steps"],
-                         stop_on_success=m["stop_on_success"], lr_critic=lr["lr_critic"],
-                         lr_actor=lr["lr_actor"], lr_decay=lr["lr_decay"],
-                         lr_every=lr["lr_every"], lr_threshold=lr["lr_threshold"],
-                         lr_floor=lr["lr_floor"], seed=m["seed"])
-    trials_ = Trials(cfg)
+    trials_ = Trials(learning_config(m))
     dt = get_dtype(the_arch.knobs.dtype)
     host = AdhdpHost(trials_, asm.binary, dt)
     trace = ChromeTrace(the_arch.knobs.clock_mhz) if trace_path else None

@@ -22,6 +22,8 @@ Conventions common to all plants:
   plant documents) and ``failure`` (``None`` or the name of the first state variable found
   outside its limit).
 * ``render_mode`` is ``None`` or ``"ansi"`` (one fixed-width text line of the state).
+* ``state_derivative(state, plant_input)`` is public (linearisation, model-based hosts,
+  tests) and ``state`` returns a copy of the current state.
 """
 
 from __future__ import annotations

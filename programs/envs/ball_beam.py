@@ -129,7 +129,8 @@ class BallBeamEnv(PlantEnv):
         """[r', r'', θ', θ''] of Hauser et al. (1992) for the torque ``plant_input`` (N m)."""
         r, rd, th, thd = state.tolist()
         M, g = self.ball_mass, self.gravity
-        rdd = self.B * (r * thd * thd - g * math.sin(th)) - self.ball_damping * rd / self._ball_mass_eff
+        rdd = (self.B * (r * thd * thd - g * math.sin(th))
+               - self.ball_damping * rd / self._ball_mass_eff)
         thdd = ((plant_input - M * (2.0 * r * rd * thd + g * r * math.cos(th))
                  - self.beam_damping * thd)
                 / (M * r * r + self.beam_inertia + self.ball_inertia))

@@ -3,8 +3,8 @@
 The plant of Barto, Sutton & Anderson (1983) as used by Si & Wang (2001) and restated by
 He, Ni & Fu (2012) §3.1 eqs. (24)-(27) (see ``shared/reference/benchmarks.md`` §1.1)::
 
-    θ'' = [ g sinθ + cosθ (−F − m l θ'² sinθ + μc sgn(x')) / (mc + m) − μp θ' / (m l) ]
-          / [ l (4/3 − m cos²θ / (mc + m)) ]
+    θ'' = [ g sinθ + cosθ (−F − m l θ'² sinθ + μc sgn(x')) / (mc + m)
+            − μp θ' / (m l) ]  /  [ l (4/3 − m cos²θ / (mc + m)) ]
     x'' = [ F + m l (θ'² sinθ − θ'' cosθ) − μc sgn(x') ] / (mc + m)
 
 θ is the pole angle from upright (positive = the direction of +x), x the cart position, F the

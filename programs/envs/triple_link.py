@@ -5,13 +5,19 @@ The model of Si & Wang (2001) and Eltohamy & Kuo (1998) as re-printed by He, Ni 
 
     F(q) q'' = −G(q, q') q' − H(q) + L(q, u),        q = [x, θ1, θ2, θ3]
 
-    F = [ A1     A2 c1    A3 c2    A4 c3  ]     G = [ A5  A6 s1 θ1'          A7 s2 θ2'          A8 s3 θ3'         ]
-        [ A9 c1  A10      A11 c12  A12 c13]         [ 0   A13                A14 s12 θ2' + A15  A16 s13 θ3'       ]
-        [ A18 c2 A19 c12  A20      A21 c23]         [ 0   A22 s12 θ1' + A23  A24                A25 s23 θ3' + A26 ]
-        [ A28 c3 A29 c13  A30 c23  A31    ]         [ 0   A33 s13 θ1'        A35 s23 θ2' + A36  A32               ]
+    F = [ A1      A2 c1     A3 c2     A4 c3   ]
+        [ A9 c1   A10       A11 c12   A12 c13 ]
+        [ A18 c2  A19 c12   A20       A21 c23 ]
+        [ A28 c3  A29 c13   A30 c23   A31     ]
+
+    G = [ A5  A6 s1 θ1'            A7 s2 θ2'            A8 s3 θ3'           ]
+        [ 0   A13                  A14 s12 θ2' + A15    A16 s13 θ3'         ]
+        [ 0   A22 s12 θ1' + A23    A24                  A25 s23 θ3' + A26   ]
+        [ 0   A33 s13 θ1'          A35 s23 θ2' + A36    A32                 ]
 
     H = [0, A17 s1, A27 s2, A34 s3]ᵀ
-    L = [Ks u − sgn(x') μx A37, −sgn(θ1') μ1 A38, −sgn(θ2') μ2 A39, −sgn(θ3') μ3 A40]ᵀ
+    L = [Ks u − sgn(x') μx A37, −sgn(θ1') μ1 A38, −sgn(θ2') μ2 A39,
+         −sgn(θ3') μ3 A40]ᵀ
 
 with ci = cos θi, cij = cos(θi − θj), si, sij likewise, sgn(0) = 0. θi is the absolute angle
 of link i from upright (the cos(θi − θj) couplings say so). The constants A1..A40 come from
@@ -30,11 +36,21 @@ and a few sub-steps do not change that.
 Two places where the printed paper is doubtful are switches:
 
 * ``a10_mass="m1"`` (default): A10 = I1 + m1 l1² + (m2 + m3) L1², the link-1 inertia about
-  its joint; ``"m2"`` uses the printed ``I1 + m2 l1² + ...``. F stays symmetric either way
-  (the Coriolis terms do not involve A10), so both conserve ``½ q'ᵀ F q' + V``, but only
-  "m1" is the physical inertia.
+  its joint; ``"m2"`` uses the printed ``I1 + m2 l1² + ...``. F stays symmetric and
+  positive definite either way (the Coriolis terms do not involve A10), so both conserve
+  ``½ q'ᵀ F q' + V``, but only "m1" is the kinetic energy of the links.
 * ``friction_sign="velocity"`` (default): Coulomb friction opposes the velocities x', θi';
   ``"position"`` uses sgn(x), sgn(θi) as printed.
+
+Kept as printed although doubtful: the Coulomb terms of joints 2 and 3 act on the absolute
+rates θ2', θ3', where the viscous terms (A15, A23, A26, A36) act on the relative rates
+θ2' − θ1', θ3' − θ2'; and A38..A40 = 0.506, 0.219, 0.568 resemble the link masses m1, m2,
+10 m3 (0.4506, 0.219, 0.0568), as if garbled.
+
+Linearised at the upright with every friction term zero, the plant has eigenvalues 0, 0
+(the cart) and ±4.87, ±9.08, ±11.75 s⁻¹; with the viscous terms kept (Coulomb terms off)
+the unstable ones are 4.45, 8.84, 11.11 s⁻¹, the figures quoted in benchmarks.md. A 1° tilt
+of all three links with u = 0 fails after 120 steps (0.6 s).
 
 State and observation: ``[x, θ1, θ2, θ3, x', θ1', θ2', θ3']`` (m, rad, m/s, rad/s).
 Action a in [-1, 1]: voltage u = 30 a V (He 2012: u in [-30 V, 30 V]); the cart force is
@@ -44,11 +60,13 @@ Initial state: x = x' = 0, θi ~ U[-1°, 1°], θi' ~ U[-0.5, 0.5] in °/s
 (``init_rate_units="deg"``, He 2012's notation) or rad/s (``"rad"``, as He & Zhong 2018
 print it).
 
-``state_scale`` = [1 m, 20°, 20°, 20°, 2 m/s, 200°/s, 200°/s, 200°/s]: the failure limits
-for the positions, and for the rates the limit times 10 s⁻¹ for the links (about the speed
-of the fastest unstable mode, λ ≈ 11 s⁻¹, at the failure angle; the Si-lab cart-pole uses
-the same ratio, 12° and 120°/s) and 2 m/s for the cart (it crosses its 1 m half-track in
-about 0.5 s when pushed).
+``state_scale`` = [1 m, 20°, 20°, 20°, 2 m/s, 200°/s, 200°/s, 200°/s]. Positions: the
+failure limits. Link rates: the limit times 10 s⁻¹, the ratio of the Si-lab cart-pole
+normalisation (12° and 120°/s) and about the rate of the fastest unstable mode (λ ≈ 11 s⁻¹)
+at the failure angle; open-loop falls from the initial distribution reach 1.5-2.9 rad/s
+(85-165°/s) when they fail. Cart rate: 2 m/s, the 1 m limit over 0.5 s. The actuator is
+strong: one full-scale 5 ms step changes x' by about 3.6 m/s and θ1' by about 9 rad/s, so a
+balancing controller uses a small fraction of the range.
 """
 
 from __future__ import annotations
@@ -139,7 +157,8 @@ class TripleLinkEnv(PlantEnv):
     "position"), ``init_rate_units`` ("deg" | "rad"), ``substeps`` (RK4 sub-steps per
     period, default 4), ``dt`` (default 0.005 s), ``voltage_max`` (30 V), ``ks`` (24.7125
     N/V), ``c_cart`` (Cc), ``c_joints`` (C1, C2, C3), ``mu_cart`` (μx), ``mu_joints``
-    (μ1, μ2, μ3), ``gravity``, ``render_mode`` (None | "ansi").
+    (μ1, μ2, μ3), ``gravity``, ``render_mode`` (None | "ansi"). ``A`` holds the constants
+    (``A[k]`` = Ak, see :func:`table3_constants`); :meth:`mass_matrix` gives F(q).
     """
 
     metadata = {**PlantEnv.metadata, "render_fps": 200}
@@ -169,6 +188,7 @@ class TripleLinkEnv(PlantEnv):
         self.A = table3_constants(a10_mass=a10_mass, c_cart=c_cart, c_joints=c_joints,
                                   gravity=_positive("gravity", gravity))
         A = self.A
+        self._A = A.tolist()  # plain floats: faster to index in the derivative
         # Coulomb friction magnitudes μx A37, μ1 A38, μ2 A39, μ3 A40.
         self._coulomb = (self.mu_cart * A[37], self.mu_joints[0] * A[38],
                          self.mu_joints[1] * A[39], self.mu_joints[2] * A[40])
@@ -176,8 +196,11 @@ class TripleLinkEnv(PlantEnv):
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """F(q) of He 2012 eq. (28) for q = [x, θ1, θ2, θ3]."""
-        A = self.A
         _x, t1, t2, t3 = (float(v) for v in q)
+        return self._mass_matrix(t1, t2, t3)
+
+    def _mass_matrix(self, t1: float, t2: float, t3: float) -> np.ndarray:
+        A = self._A
         c1, c2, c3 = math.cos(t1), math.cos(t2), math.cos(t3)
         c12, c13, c23 = math.cos(t1 - t2), math.cos(t1 - t3), math.cos(t2 - t3)
         return np.array((
@@ -188,8 +211,8 @@ class TripleLinkEnv(PlantEnv):
         ))
 
     def state_derivative(self, state: np.ndarray, plant_input: float) -> np.ndarray:
-        """[q', q''] with q'' = F⁻¹(−G q' − H + L) (He 2012 eq. 35) for voltage ``plant_input``."""
-        A = self.A
+        """[q', q''] with q'' = F⁻¹(−G q' − H + L) (He 2012 eq. 35); ``plant_input`` in V."""
+        A = self._A
         x, t1, t2, t3, xd, d1, d2, d3 = state.tolist()
         s1, s2, s3 = math.sin(t1), math.sin(t2), math.sin(t3)
         s12, s13, s23 = math.sin(t1 - t2), math.sin(t1 - t3), math.sin(t2 - t3)
@@ -209,8 +232,8 @@ class TripleLinkEnv(PlantEnv):
             -gq2 - A[27] * s2 - sg2 * f2,
             -gq3 - A[34] * s3 - sg3 * f3,
         ))
-        qdd = np.linalg.solve(self.mass_matrix((x, t1, t2, t3)), rhs)
-        return np.concatenate(((xd, d1, d2, d3), qdd))
+        qdd = np.linalg.solve(self._mass_matrix(t1, t2, t3), rhs).tolist()
+        return np.array((xd, d1, d2, d3, *qdd))
 
     def _plant_input(self, action: float) -> float:
         return self.voltage_max * action
@@ -237,4 +260,5 @@ def _triple(name: str, values: object) -> tuple[float, float, float]:
         raise ValueError(f"{name} must be three non-negative numbers, not {values!r}") from None
     if len(items) != 3:
         raise ValueError(f"{name} must be three non-negative numbers, not {values!r}")
-    return tuple(_nonnegative(f"{name}[{i}]", v) for i, v in enumerate(items))  # type: ignore[return-value]
+    a, b, c = (_nonnegative(f"{name}[{i}]", v) for i, v in enumerate(items))
+    return a, b, c

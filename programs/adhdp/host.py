@@ -87,6 +87,10 @@ class Trials:
             self.t = 0
             self.running = True
             return self._pack(r=0.0, term=0, first=1, done=0)
+        if not np.isfinite(u):
+            raise RlaccelError(f"the action is not finite ({u}) at step {self.t + 1} of trial "
+                               f"{len(self.steps) + 1}: the networks diverged (try smaller "
+                               f"learning rates or a fixed-point architecture, which saturates)")
         self.obs, r, term, _trunc, _ = self.env.step(np.array([u], dtype=np.float64))
         self.t += 1
         if term or self.t >= c.max_steps:

@@ -50,8 +50,8 @@ class Trials:
         self.cfg = cfg
         try:
             self.env = gym.make(cfg.env_id, **cfg.env_kwargs).unwrapped
-        except gym.error.Error as exc:
-            raise RlaccelError(f"environment {cfg.env_id!r}: {exc}") from None
+        except (gym.error.Error, ValueError, TypeError) as exc:
+            raise RlaccelError(f"environment {cfg.env_id!r} with {cfg.env_kwargs}: {exc}") from None
         self.scale = np.asarray(getattr(self.env, "state_scale",
                                         np.ones(self.env.observation_space.shape)), float)
         self.steps: list[int] = []        # steps balanced per finished trial

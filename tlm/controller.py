@@ -100,7 +100,8 @@ class Controller:
                                 if s2 == space and lo2 < hi and lo < hi2:
                                     start = ready
                                     break
-                pending = [p for p in pending if p[3] > start]
+                if len(pending) > 6:      # drop results that are ready (cheap, not per op)
+                    pending = [p for p in pending if p[3] > start]
             nxt = pc + 1
             busy = op.issue
             if kind == EXEC:

@@ -22,6 +22,7 @@ demo: venv
 	$(PY) -m rlaccel run programs/adhdp/cartpole.toml --json $(OUT)/cartpole.json --trace $(OUT)/cartpole.trace.json
 
 test: venv
+	bash rtl/tools/setup.sh $(PY)   # Icarus, Verilator, Yosys and MyHDL's VPI module for the RTL tests
 	$(PY) -m pytest
 
 clean:

@@ -170,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--arch", metavar="NAME", default="adhdp",
                    help="architecture name or .toml path (default: adhdp)")
     i.set_defaults(func=cmd_isa)
+    from programs.adhdp.report import add_parser as add_report_parser
+    add_report_parser(sub)
     return p
 
 

@@ -1,0 +1,359 @@
+"""The seed's Fig. 11-13 on the simulator: cycles, energy and power per update iteration.
+
+    rlaccel report adhdp [-o DIR] [--trials N] [--seed S] [--sizes NAME ...]
+
+For the three network sizes of seed 001, section V (the cart-pole manifests
+``cartpole.toml``, ``cartpole_large.toml`` and the triple link ``triple_link.toml``), runs
+the baseline program (Fig. 2) and the virtual-update program (Fig. 7) on the ``adhdp``
+architecture with the same workload -- ``N`` trials from seed ``S``, ``stop_on_success``
+off, each trial ending at ``max_steps`` or when the plant fails -- and writes to ``DIR``:
+
+* ``report.md`` and ``report.json``: per critic and per actor update iteration, cycles
+  (Fig. 11) and energy (Fig. 13) split FF / BP_WU / VU / SCA / CC, power split by unit
+  (Fig. 12: arithmetic, synapse SRAM, neuron registers and buffers, control with the clock
+  tree), and the VU speed-ups next to the seed's 1.47x (cycles) and 1.64x (energy);
+* ``fig11_cycles.svg``, ``fig12_power.svg``, ``fig13_energy.svg``.
+
+Two readings of "per iteration" are given. **Region** is the runner's (``[regions]`` of the
+manifest, docs/design.md): every cycle spent between the loop's first label and the end of
+the update phase -- the loop body, the exit checks, and for VU the commit of eq. 24 on
+every learning step -- divided by the loop's iterations. **Body** counts only the loop body
+(first label up to the loop-back instruction), so it leaves the once-per-step work out and
+does not depend on how many iterations a step takes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from isa.errors import RlaccelError
+
+__all__ = ["SIZES", "SEED_SPEEDUP", "Size", "measure", "speedups", "build", "markdown",
+           "add_parser"]
+
+HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Size:
+    """A network size of Fig. 11-13: its name, the seed's label and the manifest."""
+
+    name: str
+    label: str
+    manifest: Path
+
+
+#: the seed's three groups (labels as Fig. 11-13 print them)
+SIZES = (Size("cartpole", "4-6-1, 5-6-1", HERE / "cartpole.toml"),
+         Size("cartpole_large", "4-10-1, 5-12-1", HERE / "cartpole_large.toml"),
+         Size("triple_link", "8-20-1, 9-20-1", HERE / "triple_link.toml"))
+#: seed 001, section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
+SEED_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
+CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
+UNITS = ("arithmetic", "synapse", "neuron", "control")
+PHASES = ("critic", "actor")
+ARCH = "adhdp"
+
+
+class _Probe:
+    """Passed as the runner's ``datapath``: keeps a handle on the System so the report can
+    read per-PC execution counts; it replaces no operation."""
+
+    system = None
+
+    def attach(self, system) -> None:
+        self.system = system
+
+
+def _region_units(system, start: int, end: int) -> dict[str, float]:
+    """Energy (pJ) of PCs [start, end) by Fig. 12 unit, host exchanges left out."""
+    c, e = system.controller, system.energy
+    out = dict.fromkeys(UNITS, 0.0)
+    for op in system.ops[start:end]:
+        n = c.exec_count[op.pc]
+        if op.mnemonic == "cc.host" or not n:
+            continue
+        for unit, pj in e.by_unit(op.counts).items():
+            out[unit] += n * pj
+        out["control"] += e.clock * c.cycles_at[op.pc]
+    return out
+
+
+def _phase(reg: dict, units_pj: dict, clock_hz: float) -> dict:
+    """One region's figures per iteration, with power (mW) by unit."""
+    it = reg["iterations"]
+    cycles = reg["cycles"] * it
+    power = {u: (pj * 1e-12 / (cycles / clock_hz) * 1e3 if cycles else 0.0)
+             for u, pj in units_pj.items()}
+    return {"iterations": it, "cycles": reg["cycles"], "energy_pj": reg["energy_pj"],
+            "by_category": {k: {"cycles": float(v["cycles"]), "energy_pj": float(v["energy_pj"])}
+                            for k, v in reg["by_category"].items()},
+            "power_mw": sum(power.values()), "power_by_unit_mw": power}
+
+
+def measure(size: Size, vu: bool, *, trials: int, seed: int,
+            progress: Callable[[str], None] | None = None) -> dict:
+    """Run one configuration and return its per-iteration figures (see the module doc)."""
+    from programs.adhdp.run import configure, run
+
+    m = configure(size.manifest)
+    extra = []
+    for phase in PHASES:
+        labels = m["regions"].get(phase)
+        if not (isinstance(labels, list) and len(labels) == 3):
+            raise RlaccelError(f"{size.manifest}: regions.{phase} must name three labels "
+                               f"(first, end, after the loop-back) for the report")
+        extra.append(f'regions.{phase}_body=["{labels[0]}", "{labels[2]}", "{labels[2]}"]')
+    overrides = [f"virtual_update={'true' if vu else 'false'}", "stop_on_success=false",
+                 *extra]
+    probe = _Probe()
+    wall = time.perf_counter()
+    r = run(size.manifest, overrides, arch=ARCH, seed=seed, trials=trials, progress=progress,
+            datapath=probe)
+    wall = time.perf_counter() - wall
+    system = probe.system
+    clock = system.arch.knobs.clock_mhz * 1e6
+    sym = system.binary.symbol
+    m = configure(size.manifest, overrides)
+    region, body = {}, {}
+    for phase in PHASES:
+        first, end, after = m["regions"][phase]
+        s = sym(first).address
+        region[phase] = _phase(r["per_iteration"][phase],
+                               _region_units(system, s, sym(end).address), clock)
+        body[phase] = _phase(r["per_iteration"][f"{phase}_body"],
+                             _region_units(system, s, sym(after).address), clock)
+    learn = r["learning"]
+    return {"size": size.name, "label": size.label, "virtual_update": vu,
+            "manifest": str(size.manifest), "program": r["program"], "arch": r["arch"],
+            "seed": seed, "trials": learn["trials"],
+            "plant_steps": int(sum(learn["steps_per_trial"])),
+            "cycles": int(r["cycles"]), "host_cycles": int(r["host_cycles"]),
+            "energy_pj": float(r["energy_pj"]), "power_mw": float(r["power_mw"]),
+            "instructions": int(r["instructions"]), "wall_s": wall,
+            "region": region, "body": body}
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+def speedups(base: dict, vu: dict, view: str = "region") -> dict:
+    """Baseline / VU per iteration: critic, actor and combined (all iterations of both
+    loops together), for cycles and energy."""
+    out = {}
+    for key in ("cycles", "energy_pj"):
+        row = {}
+        tot = {}
+        for phase in PHASES:
+            b, v = base[view][phase], vu[view][phase]
+            row[phase] = _ratio(b[key], v[key])
+        for name, r in (("base", base), ("vu", vu)):
+            it = sum(r[view][p]["iterations"] for p in PHASES)
+            tot[name] = (sum(r[view][p][key] * r[view][p]["iterations"] for p in PHASES) / it
+                         if it else 0.0)
+        row["combined"] = _ratio(tot["base"], tot["vu"])
+        out["cycles" if key == "cycles" else "energy"] = row
+    return out
+
+
+def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
+          out_dir: str | Path = "out/adhdp-report",
+          progress: Callable[[str], None] | None = None) -> dict:
+    """Run every configuration, write report.md/.json and the three SVG charts; returns the
+    report."""
+    from programs.adhdp.svg import stacked_bars
+
+    chosen = _choose(sizes)
+    say = progress or (lambda s: None)
+    runs = []
+    for size in chosen:
+        for vu in (False, True):
+            tag = f"{size.name} {'VU' if vu else 'baseline'}"
+            say(f"report: {tag} ({size.label}): {trials} trials, seed {seed}, {ARCH}")
+            r = measure(size, vu, trials=trials, seed=seed,
+                        progress=lambda line, tag=tag: say(f"  {tag}: {line}"))
+            say(f"report: {tag}: {r['cycles']:,} cycles, {r['plant_steps']} plant steps, "
+                f"{r['wall_s']:.1f} s")
+            runs.append(r)
+    rep = {"arch": ARCH, "trials": trials, "seed": seed, "stop_on_success": False,
+           "seed_speedup_triple_link": SEED_SPEEDUP, "runs": runs, "speedups": {}}
+    for size in chosen:
+        b, v = _pair(runs, size.name)
+        rep["speedups"][size.name] = {"label": size.label, "region": speedups(b, v, "region"),
+                                      "body": speedups(b, v, "body")}
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RlaccelError(f"cannot create {out}: {exc.strerror}") from None
+    _write(out / "report.json", json.dumps(rep, indent=1))
+    _write(out / "report.md", markdown(rep))
+    for fname, title, ylabel, fn, series in (
+            ("fig11_cycles.svg", "Cycles per update iteration (Fig. 11)", "cycles",
+             lambda p: [p["by_category"][k]["cycles"] for k in CATEGORIES], CATEGORIES),
+            ("fig13_energy.svg", "Energy per update iteration (Fig. 13)", "energy (nJ)",
+             lambda p: [p["by_category"][k]["energy_pj"] / 1e3 for k in CATEGORIES],
+             CATEGORIES),
+            ("fig12_power.svg", "Power per update iteration by unit (Fig. 12)", "power (mW)",
+             lambda p: [p["power_by_unit_mw"][u] for u in UNITS], UNITS)):
+        values = {}
+        for r in runs:
+            for phase in PHASES:
+                bar = f"{phase} {'VU' if r['virtual_update'] else 'base'}"
+                values.setdefault(r["label"], {})[bar] = fn(r["region"][phase])
+        bars = [f"{p} {k}" for p in PHASES for k in ("base", "VU")]
+        _write(out / fname, stacked_bars(title, ylabel, [s.label for s in chosen], bars,
+                                         list(series), values))
+    say(f"report: wrote {out}/report.md, report.json, fig11_cycles.svg, fig12_power.svg, "
+        f"fig13_energy.svg")
+    return rep
+
+
+def _choose(sizes: list[str] | None) -> list[Size]:
+    if not sizes:
+        return list(SIZES)
+    known = {s.name: s for s in SIZES}
+    bad = [n for n in sizes if n not in known]
+    if bad:
+        raise RlaccelError(f"unknown size(s) {', '.join(bad)}; known: {', '.join(known)}")
+    return [known[n] for n in dict.fromkeys(sizes)]
+
+
+def _pair(runs: list[dict], name: str) -> tuple[dict, dict]:
+    b = next(r for r in runs if r["size"] == name and not r["virtual_update"])
+    v = next(r for r in runs if r["size"] == name and r["virtual_update"])
+    return b, v
+
+
+def _x(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}x"
+
+
+def markdown(rep: dict) -> str:
+    """The report as Markdown tables."""
+    runs = rep["runs"]
+    lines = ["# ADHDP accelerator: per-iteration cycles, energy and power (seed 001, "
+             "Fig. 11-13)", "",
+             f"Architecture `{rep['arch']}`; workload per configuration: {rep['trials']} trials "
+             f"from seed {rep['seed']} with `stop_on_success = false` (a trial ends at the "
+             f"manifest's `max_steps` or when the plant fails); baseline = Fig. 2, VU = Fig. 7. "
+             f"*Region*: all cycles of an update phase (loop body, exit checks, VU commit) per "
+             f"loop iteration, as `rlaccel run` reports them. *Body*: the loop body only. Host "
+             f"exchanges are excluded.", ""]
+    lines += ["## Cycles per update iteration (Fig. 11, region)", "",
+              "| network (actor, critic) | update | phase | iterations | cycles | "
+              + " | ".join(CATEGORIES) + " | body cycles |",
+              "|---|---|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|"]
+    for r in runs:
+        for phase in PHASES:
+            p, b = r["region"][phase], r["body"][phase]
+            lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
+                         f"{phase} | {p['iterations']:,} | {p['cycles']:.1f} | "
+                         + " | ".join(f"{p['by_category'][k]['cycles']:.1f}" for k in CATEGORIES)
+                         + f" | {b['cycles']:.1f} |")
+    lines += ["", "## Energy per update iteration, nJ (Fig. 13, region)", "",
+              "| network (actor, critic) | update | phase | energy | "
+              + " | ".join(CATEGORIES) + " | body energy |",
+              "|---|---|---|---:|" + "---:|" * len(CATEGORIES) + "---:|"]
+    for r in runs:
+        for phase in PHASES:
+            p, b = r["region"][phase], r["body"][phase]
+            lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
+                         f"{phase} | {p['energy_pj'] / 1e3:.2f} | "
+                         + " | ".join(f"{p['by_category'][k]['energy_pj'] / 1e3:.2f}"
+                                      for k in CATEGORIES)
+                         + f" | {b['energy_pj'] / 1e3:.2f} |")
+    lines += ["", "## Power by unit during the update phases, mW (Fig. 12, region)", "",
+              "| network (actor, critic) | update | phase | " + " | ".join(UNITS)
+              + " | total |", "|---|---|---|" + "---:|" * (len(UNITS) + 1)]
+    for r in runs:
+        for phase in PHASES:
+            p = r["region"][phase]
+            lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
+                         f"{phase} | " + " | ".join(f"{p['power_by_unit_mw'][u]:.2f}"
+                                                    for u in UNITS)
+                         + f" | {p['power_mw']:.2f} |")
+    shares = [r["region"][p]["power_by_unit_mw"]["control"] / r["region"][p]["power_mw"]
+              for r in runs for p in PHASES if r["region"][p]["power_mw"]]
+    if shares:
+        lines += ["", f"Control (decode, and the architecture's per-cycle `clock` energy for the "
+                      f"clock tree and leakage) is {min(shares):.0%}-{max(shares):.0%} of the "
+                      f"update-phase power here, so energy per iteration follows cycles per "
+                      f"iteration closely."]
+    lines += ["", "## Whole runs", "",
+              "| network (actor, critic) | update | trials | plant steps | cycles | host cycles "
+              "| energy (uJ) | power (mW) | instructions |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in runs:
+        lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
+                     f"{r['trials']} | {r['plant_steps']:,} | {r['cycles']:,} | "
+                     f"{r['host_cycles']:,} | {r['energy_pj'] / 1e6:.2f} | "
+                     f"{r['power_mw']:.2f} | {r['instructions']:,} |")
+    s = rep["seed_speedup_triple_link"]
+    lines += ["", "## Virtual-update speed-up (baseline / VU per iteration)", "",
+              f"The seed reports {s['cycles']}x fewer cycles (Fig. 11) and {s['energy']}x less "
+              f"energy (Fig. 13) per iteration on the triple link (8-20-1, 9-20-1). "
+              f"*Combined* weighs critic and actor by their iterations in the run.", "",
+              "| network (actor, critic) | view | cycles critic | cycles actor | cycles combined "
+              "| energy critic | energy actor | energy combined |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for name, sp in rep["speedups"].items():
+        for view in ("region", "body"):
+            c, e = sp[view]["cycles"], sp[view]["energy"]
+            lines.append(f"| {sp['label']} | {view} | {_x(c['critic'])} | {_x(c['actor'])} | "
+                         f"{_x(c['combined'])} | {_x(e['critic'])} | {_x(e['actor'])} | "
+                         f"{_x(e['combined'])} |")
+        if name == "triple_link":
+            lines.append(f"| {sp['label']} | seed | | | {s['cycles']:.2f}x | | | "
+                         f"{s['energy']:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise RlaccelError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def cmd_report(args) -> int:
+    """``rlaccel report adhdp``: run the configurations, write the files, print the table."""
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    rep = build(args.sizes, trials=args.trials, seed=args.seed, out_dir=args.output,
+                progress=progress)
+    lines = markdown(rep).splitlines()
+    start = lines.index("## Virtual-update speed-up (baseline / VU per iteration)")
+    print("\n".join(lines[start:]))
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add the ``report`` verb to the ``rlaccel`` command line's subparsers."""
+    p = sub.add_parser("report", help="reproduce a seed's figures on the simulator",
+                       description="Run the ADHDP programs (Fig. 2 and Fig. 7) for the seed's "
+                                   "network sizes and write Fig. 11-13 (cycles, power and "
+                                   "energy per update iteration) as Markdown, JSON and SVG.")
+    p.add_argument("family", choices=["adhdp"], help="accelerator family (adhdp)")
+    p.add_argument("-o", "--output", metavar="DIR", default="out/adhdp-report",
+                   help="output directory (default: out/adhdp-report)")
+    p.add_argument("--trials", type=int, default=10, metavar="N",
+                   help="trials per configuration, stop_on_success off (default: 10)")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of weights and plant, the same for baseline and VU (default: 1)")
+    p.add_argument("--sizes", nargs="+", metavar="NAME", choices=[s.name for s in SIZES],
+                   help=f"network sizes (default: all of {', '.join(s.name for s in SIZES)})")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,211 @@
+"""Test benches: one per block, each a driver, a monitor and a predictor around the checker.
+
+A bench is written once and runs on every level (STYLE.md item 9): :func:`rtl.cosim.run`
+puts it around the MyHDL block itself or around the block's converted Verilog running in
+Icarus (MyHDL co-simulation through the VPI module), with the same transactions and the same
+predictions.
+
+Predictors are the project's functional models, never a second copy of the arithmetic:
+``isa.dtypes`` for the lane and the activation unit, ``Encoding.decode`` for the decoder and
+``tlm.semantics`` with ``tlm.timing`` for the datapath.
+
+The driver applies inputs on the falling clock edge (cycle k's inputs are sampled by the
+rising edge that ends cycle k); the monitor reads outputs on the falling edge as well.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+from myhdl import Signal, StopSimulation, always, block, instance, intbv
+
+from isa.dtypes import SaturationCounter
+
+from .lane import LANE_OPS, lane, lane_signals
+from .params import Params
+from .scoreboard import Scoreboard, Txn
+
+__all__ = ["Bench", "BENCHES", "edge_words", "random_words"]
+
+
+# ---------------------------------------------------------------------------------- stimulus
+def edge_words(prm: Params) -> np.ndarray:
+    """The edge values of the word format: zero, +-1 LSB, +-one, +-half, extremes."""
+    one, half = 1 << prm.frac_bits, 1 << (prm.frac_bits - 1)
+    v = [0, 1, -1, one, -one, half, -half, prm.max_raw, prm.min_raw, prm.max_raw - 1,
+         prm.min_raw + 1, 3 * half, -3 * half]
+    return np.array([x for x in v if prm.min_raw <= x <= prm.max_raw], dtype=np.int64)
+
+
+def random_words(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
+    """Words drawn from a mix: edge values, small values (|v| < 4), the whole range."""
+    edges = edge_words(prm)
+    kind = rng.integers(0, 10, size)
+    small = 4 << prm.frac_bits
+    out = rng.integers(prm.min_raw, prm.max_raw + 1, size, dtype=np.int64)
+    sel = kind < 3
+    out[sel] = edges[rng.integers(0, len(edges), int(sel.sum()))]
+    sel = (kind >= 3) & (kind < 7)
+    out[sel] = rng.integers(-small, small + 1, int(sel.sum()))
+    return out
+
+
+@dataclass
+class Stats:
+    cycles: int = 0
+
+
+class Bench:
+    """One block's test bench. Subclasses define the ports, the block, the transactions with
+    their predictions, and the driver/monitor."""
+
+    name = ""
+    top = ""                   # the module name of the converted Verilog
+
+    def ports(self, prm: Params) -> dict:
+        raise NotImplementedError
+
+    #: the block under test, a MyHDL @block called as ``block(clk, rst, **ports, prm=prm)``
+    block = None
+
+    def transactions(self, rng: np.random.Generator, n: int, prm: Params) -> Iterable[Txn]:
+        raise NotImplementedError
+
+    #: the driver and monitor, a MyHDL @block called as
+    #: ``tb(clk, rst, ports, txns, board, prm, stats)``
+    tb = None
+
+
+@block
+def clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
+    """Clock of period 10 time units, synchronous reset for the first cycles, cycle count."""
+    @always(clk.posedge)
+    def count():
+        stats.cycles += 1
+        if stats.cycles == reset_cycles:
+            rst.next = 0
+
+    @instance
+    def clock():
+        rst.next = 1
+        while True:
+            yield _delay(5)
+            clk.next = not clk
+
+    return count, clock
+
+
+def _delay(t):
+    from myhdl import delay
+    return delay(t)
+
+
+# ---------------------------------------------------------------------------------- lane
+class LaneBench(Bench):
+    """Lane: random mul/muladd/mulsub operations and mac/mact dot products, one term per
+    cycle, predicted by ``isa.dtypes`` (mul, add, sub, dot) with saturation counters."""
+
+    name = "lane"
+    top = "lane"
+    LATENCY = 2
+
+    def ports(self, prm):
+        return lane_signals(prm)
+
+    block = staticmethod(lane)
+
+    def transactions(self, rng, n, prm):
+        dt = prm.dt
+        L = prm.lanes
+        for _ in range(n):
+            kind = LANE_OPS[1 + int(rng.integers(0, 5))] if rng.random() < 0.8 else \
+                ("mac", "mact")[int(rng.integers(0, 2))]
+            if kind in ("mul", "muladd", "mulsub"):
+                a, b, c = (int(v) for v in random_words(rng, prm, 3))
+                cm, ca = SaturationCounter(), SaturationCounter()
+                m = dt.mul(np.int64(a), np.int64(b), counter=cm)
+                if kind == "mul":
+                    y = m
+                elif kind == "muladd":
+                    y = dt.add(np.int64(c), m, counter=ca)
+                else:
+                    y = dt.sub(np.int64(c), m, counter=ca)
+                yield Txn(kind, {"a": a, "b": b, "c": c},
+                          {"y": int(y), "sat_mul": cm.saturations > 0,
+                           "sat_add": ca.saturations > 0})
+                continue
+            k = int(rng.integers(1, 9)) if rng.random() < 0.9 else \
+                int(rng.integers(1, prm.max_dim + 1))
+            cm = SaturationCounter()
+            if kind == "mac":
+                a, b = random_words(rng, prm, k), random_words(rng, prm, k)
+                y = dt.dot(a, b, counter=cm)
+                terms = [{"a": int(x), "b": int(z), "ext": 0} for x, z in zip(a, b)]
+            else:
+                a, b = random_words(rng, prm, k * L), random_words(rng, prm, k * L)
+                y = dt.dot(a, b, counter=cm)
+                ext = (a * b).reshape(k, L).sum(axis=1)
+                terms = [{"a": 0, "b": 0, "ext": int(e)} for e in ext]
+            ops = {"terms": k, "a": [int(v) for v in a], "b": [int(v) for v in b]}
+            yield Txn(kind, ops, {"y": int(y), "sat_mul": cm.saturations > 0,
+                                  "sat_add": False}, stimulus=terms)
+
+    tb = None   # set below
+
+
+@block
+def lane_tb(clk, rst, ports, txns, board, prm, stats):
+    """Lane driver (one term per cycle) and monitor (results LATENCY cycles later)."""
+    s = ports
+    code = {name: i for i, name in enumerate(LANE_OPS)}
+    latency = LaneBench.LATENCY
+    due: deque = deque()                 # cycles at which results come out, in order
+    pending_ext = [0]
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            terms = txn.stimulus or [{"a": txn.operands["a"], "b": txn.operands["b"], "ext": 0}]
+            for t, term in enumerate(terms):
+                yield clk.negedge
+                s["ext"].next = pending_ext[0]          # ext belongs to the add stage
+                s["op"].next = code[txn.opcode]
+                s["a"].next = term["a"]
+                s["b"].next = term["b"]
+                s["c"].next = txn.operands.get("c", 0)
+                s["first"].next = t == 0
+                s["last"].next = t == len(terms) - 1
+                pending_ext[0] = term["ext"]
+                if t == len(terms) - 1:
+                    txn.cycle = stats.cycles
+                    board.expect(txn)
+                    due.append(stats.cycles + latency)
+        yield clk.negedge
+        s["ext"].next = pending_ext[0]
+        s["op"].next = 0
+        for _ in range(latency + 1):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if due and due[0] == stats.cycles:
+                due.popleft()
+                board.observe({"y": int(s["y"].val), "sat_mul": bool(s["sat_mul"].val),
+                               "sat_add": bool(s["sat_add"].val)}, stats.cycles)
+
+    return drive, monitor
+
+
+LaneBench.tb = staticmethod(lane_tb)
+
+
+BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(),)}

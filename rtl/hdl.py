@@ -1,0 +1,161 @@
+"""The HDL tools around the MyHDL blocks: conversion, Icarus, Verilator, Yosys.
+
+Every tool is looked up when it is needed; a missing one raises :class:`ToolMissing` naming
+the setup script (``make test`` runs it), never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from myhdl import Cosimulation
+
+from .errors import RtlError, ToolMissing
+
+__all__ = ["ROOT", "SETUP", "tool", "vpi_module", "convert", "icarus_compile",
+           "icarus_cosimulation", "lint", "LINT_WAIVERS", "synth", "TARGETS"]
+
+ROOT = Path(__file__).resolve().parents[1]
+SETUP = "bash rtl/tools/setup.sh"
+
+
+def tool(name: str) -> str:
+    """Path of an HDL tool, or ToolMissing saying how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        raise ToolMissing(f"{name} is not installed: run `{SETUP}` from the repository "
+                          f"(make test runs it) to install Icarus Verilog, Verilator and Yosys")
+    return path
+
+
+def vpi_module() -> Path:
+    """MyHDL's VPI module for Icarus, built by the setup script into ``.hdl/``."""
+    cache = Path(os.environ.get("RLACCEL_HDL_CACHE", ROOT / ".hdl"))
+    vpi = cache / "myhdl.vpi"
+    if not vpi.exists():
+        raise ToolMissing(f"{vpi} is missing: run `{SETUP}` (make test runs it) to build "
+                          f"MyHDL's VPI module for Icarus Verilog")
+    return vpi
+
+
+def convert(inst, name: str, outdir: Path, *, testbench: bool = False) -> Path:
+    """Convert a MyHDL block instance to ``outdir/name.v`` (and ``tb_name.v``)."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # "driven but not read" notes on test ports
+        inst.convert(hdl="Verilog", path=str(outdir), name=name, testbench=testbench)
+    return outdir / f"{name}.v"
+
+
+def _run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if proc.returncode:
+        raise RtlError(f"{what} failed ({' '.join(cmd)}):\n{proc.stdout}{proc.stderr}".rstrip())
+    return proc
+
+
+def icarus_compile(name: str, outdir: Path) -> Path:
+    """Compile ``name.v`` with its MyHDL test-bench wrapper ``tb_name.v`` for vvp."""
+    out = outdir / f"{name}.vvp"
+    _run([tool("iverilog"), "-o", str(out), str(outdir / f"{name}.v"),
+          str(outdir / f"tb_{name}.v")], "iverilog")
+    return out
+
+
+def icarus_cosimulation(compiled: Path, **ports) -> Cosimulation:
+    """A MyHDL Cosimulation of a compiled design through the VPI module."""
+    vvp = tool("vvp")
+    return Cosimulation(f"{vvp} -m {vpi_module().with_suffix('')} {compiled}", **ports)
+
+
+#: Verilator -Wall warnings waived, each with its reason. Everything else must be clean.
+LINT_WAIVERS = {
+    "WIDTH": "MyHDL writes each expression at the width of its destination and relies on "
+             "Verilog's context-determined sizing to sign-extend narrower operands; Verilator "
+             "reports every such extension. Only extensions are waived: a warning where the "
+             "operand is WIDER than its context (a truncation) still fails lint, and the "
+             "values are checked against MyHDL by Icarus co-simulation.",
+    "DECLFILENAME": "the test-bench wrapper tb_<block>.v that MyHDL writes for co-simulation "
+                    "is not linted; the block's own file is named after its module.",
+}
+
+_WIDTH = re.compile(r"expects (\d+) bits.*generates (\d+) bits")
+
+
+def lint(vfile: Path, top: str) -> list[str]:
+    """``verilator --lint-only -Wall``: the warnings left after the waivers (empty = clean)."""
+    proc = subprocess.run([tool("verilator"), "--lint-only", "-Wall", "--top-module", top,
+                           str(vfile)], capture_output=True, text=True)
+    left = []
+    for line in proc.stderr.splitlines():
+        m = re.match(r"%(Warning|Error)-?([A-Z0-9_]*)?:?(.*)", line)
+        if not m:
+            continue
+        kind, rule, text = m.groups()
+        if kind == "Warning" and rule == "WIDTH":
+            w = _WIDTH.search(text)
+            if w and int(w.group(2)) <= int(w.group(1)):
+                continue                     # an extension: waived, see LINT_WAIVERS
+        elif kind == "Warning" and rule in LINT_WAIVERS:
+            continue
+        elif kind == "Error" and "Exiting due to" in text:
+            continue
+        left.append(line.strip())
+    return left
+
+
+#: Yosys synthesis targets: command and the cell groups reported
+TARGETS = ("generic", "xilinx", "ice40")
+
+
+def synth(vfile: Path, top: str, target: str = "generic") -> dict:
+    """Run Yosys; returns {'cells': total, 'groups': {name: count}, 'by_type': {...}}."""
+    if target not in TARGETS:
+        raise RtlError(f"unknown synthesis target '{target}': choose {', '.join(TARGETS)}")
+    cmd = {"generic": f"synth -top {top}", "xilinx": f"synth_xilinx -top {top}",
+           "ice40": f"synth_ice40 -top {top}"}[target]
+    proc = _run([tool("yosys"), "-q", "-p", f"read_verilog {vfile}; {cmd}; tee -o /dev/stdout stat"],
+                f"yosys {target}")
+    by_type: dict[str, int] = {}
+    total = 0
+    for line in proc.stdout.splitlines():
+        m = re.match(r"\s+Number of cells:\s+(\d+)", line)
+        if m:
+            total = int(m.group(1))
+            by_type = {}
+            continue
+        m = re.match(r"\s+(\$?[A-Za-z_][\w$]*)\s+(\d+)$", line)
+        if m:
+            by_type[m.group(1)] = int(m.group(2))
+    return {"target": target, "cells": total, "by_type": by_type,
+            "groups": _groups(target, by_type)}
+
+
+def _groups(target: str, by_type: dict[str, int]) -> dict[str, int]:
+    def count(pred) -> int:
+        return sum(n for t, n in by_type.items() if pred(t))
+
+    if target == "xilinx":
+        return {"LUTs": count(lambda t: t.startswith("LUT")),
+                "FFs": count(lambda t: t.startswith("FD")),
+                "DSP48s": count(lambda t: t.startswith("DSP48")),
+                "CARRY4s": count(lambda t: t.startswith("CARRY")),
+                "MUXFs": count(lambda t: t.startswith("MUXF")),
+                "IO buffers": count(lambda t: t in ("IBUF", "OBUF", "BUFG")),
+                "other": count(lambda t: not t.startswith(("LUT", "FD", "DSP48", "CARRY",
+                                                          "MUXF"))
+                               and t not in ("IBUF", "OBUF", "BUFG"))}
+    if target == "ice40":
+        return {"LUTs": count(lambda t: t == "SB_LUT4"),
+                "FFs": count(lambda t: t.startswith("SB_DFF")),
+                "carry": count(lambda t: t == "SB_CARRY"),
+                "MAC16s": count(lambda t: t == "SB_MAC16"),
+                "other": count(lambda t: t not in ("SB_LUT4", "SB_CARRY", "SB_MAC16")
+                               and not t.startswith("SB_DFF"))}
+    ffs = count(lambda t: "DFF" in t.upper() or "SDFF" in t.upper() or "DLATCH" in t.upper())
+    return {"gates": count(lambda t: True) - ffs, "flip-flops": ffs}

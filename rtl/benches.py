@@ -24,6 +24,7 @@ from myhdl import Signal, StopSimulation, always, block, instance, intbv
 
 from isa.dtypes import SaturationCounter
 
+from .activation import ACT, activation, activation_signals
 from .lane import LANE_OPS, lane, lane_signals
 from .params import Params
 from .scoreboard import Scoreboard, Txn
@@ -208,4 +209,83 @@ def lane_tb(clk, rst, ports, txns, board, prm, stats):
 LaneBench.tb = staticmethod(lane_tb)
 
 
-BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(),)}
+# ---------------------------------------------------------------------------------- activation
+def activation_inputs(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
+    """Inputs for the activation unit: random words, plus every table's breakpoints and
+    xmax with their neighbours and negatives (the segment edges)."""
+    special = [0]
+    for name in ("tanh", "sigmoid", "bsig"):
+        t = prm.dt.pwl(name)
+        for b in (*t.breaks.tolist(), t.xmax_raw):
+            special += [b - 1, b, b + 1]
+    special = np.array([v for s in special for v in (s, -s)
+                        if prm.min_raw <= v <= prm.max_raw], dtype=np.int64)
+    out = random_words(rng, prm, size)
+    pick = rng.random(size) < 0.25
+    out[pick] = special[rng.integers(0, len(special), int(pick.sum()))]
+    return out
+
+
+class ActivationBench(Bench):
+    """Activation unit: random (function, derivative?, x) per cycle, predicted by
+    ``isa.dtypes`` ``activate`` / ``derivative`` with a saturation counter."""
+
+    name = "activation"
+    top = "activation"
+    LATENCY = 1
+    block = staticmethod(activation)
+
+    def ports(self, prm):
+        return activation_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        dt = prm.dt
+        xs = activation_inputs(rng, prm, n)
+        funcs = rng.integers(0, len(ACT), n)
+        derivs = rng.random(n) < 0.4
+        for x, f, d in zip(xs.tolist(), funcs.tolist(), derivs.tolist()):
+            c = SaturationCounter()
+            fn = dt.derivative if d else dt.activate
+            y = fn(ACT[f], np.array([x], dtype=np.int64), counter=c)[0]
+            yield Txn(("d" if d else "") + ACT[f], {"x": x},
+                      {"y": int(y), "sat": c.saturations > 0},
+                      stimulus={"x": x, "act": f, "deriv": d})
+
+
+@block
+def activation_tb(clk, rst, ports, txns, board, prm, stats):
+    """Activation driver (one input per cycle) and monitor (the result a cycle later)."""
+    s = ports
+    due: deque = deque()
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            yield clk.negedge
+            for k, v in txn.stimulus.items():
+                s[k].next = v
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            due.append(stats.cycles + ActivationBench.LATENCY)
+        for _ in range(ActivationBench.LATENCY + 2):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if due and due[0] == stats.cycles:
+                due.popleft()
+                board.observe({"y": int(s["y"].val), "sat": bool(s["sat"].val)}, stats.cycles)
+
+    return drive, monitor
+
+
+ActivationBench.tb = staticmethod(activation_tb)
+
+
+BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(), ActivationBench())}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from isa.errors import RlaccelError
 
-from .energy import ACTIONS
+from .energy import ACTIONS, UNITS
 from .program import CATEGORY, category
 
 __all__ = ["Results", "Region"]
@@ -16,7 +16,7 @@ __all__ = ["Results", "Region"]
 @dataclass(frozen=True)
 class Region:
     """A program region by labels: PCs ``[start, end)``; iterations are counted as the
-    executions of the PC ``count_pc`` (the loop-back instruction)."""
+    executions of the PC ``count_pc`` (the first instruction of the loop body)."""
 
     name: str
     start: int
@@ -50,16 +50,17 @@ class Results:
         actions = dict.fromkeys(ACTIONS, 0)
         per_pc = []
         for op, n, cyc, stall in zip(system.ops, c.exec_count, c.cycles_at, c.stall_at):
-            energy = n * op.energy_pj + e.clock * cyc
+            units = {u: n * pj for u, pj in e.by_unit(op.counts).items()}
+            units["control"] = units.get("control", 0.0) + e.clock * cyc
             per_pc.append({"pc": op.pc, "mnemonic": op.mnemonic, "count": n, "cycles": cyc,
-                           "stall": stall, "energy_pj": energy, "category": category(op.mnemonic)
-                           if op.mnemonic else "CC"})
+                           "stall": stall, "energy_pj": sum(units.values()), "by_unit_pj": units,
+                           "category": category(op.mnemonic) if op.mnemonic else "CC"})
             if not n:
                 continue
             row = by_opcode[op.mnemonic]
             row["count"] += n
             row["cycles"] += cyc
-            row["energy_pj"] += energy
+            row["energy_pj"] += per_pc[-1]["energy_pj"]
             for a, k in op.counts.items():
                 actions[a] += n * k
         by_unit = e.by_unit(actions)
@@ -85,21 +86,28 @@ class Results:
         return self.energy_pj * 1e-12 / self.time_s if self.time_s else 0.0
 
     def region(self, r: Region, exclude_host: bool = True) -> dict:
-        """Cycles and energy per iteration of a region, split by Fig. 11 category."""
+        """Cycles and energy per iteration of a region, split by Fig. 11 category and by
+        Fig. 12 unit (with the power the region draws)."""
         iters = self.per_pc[r.count_pc]["count"] if r.count_pc < len(self.per_pc) else 0
         split = {k: {"cycles": 0, "energy_pj": 0.0} for k in CATEGORY}
+        units = dict.fromkeys(UNITS, 0.0)
         for p in self.per_pc[r.start:r.end]:
-            cyc = p["cycles"]
             if exclude_host and p["mnemonic"] == "cc.host":
                 continue
-            split[p["category"]]["cycles"] += cyc
+            split[p["category"]]["cycles"] += p["cycles"]
             split[p["category"]]["energy_pj"] += p["energy_pj"]
+            for u, pj in p["by_unit_pj"].items():
+                units[u] += pj
         tot_c = sum(v["cycles"] for v in split.values())
         tot_e = sum(v["energy_pj"] for v in split.values())
         per = (lambda x: x / iters) if iters else (lambda x: 0.0)
+        watts = (lambda pj: pj * 1e-12 * self.clock_hz / tot_c) if tot_c else (lambda pj: 0.0)
         return {"iterations": iters, "cycles": per(tot_c), "energy_pj": per(tot_e),
+                "power_mw": watts(tot_e) * 1e3,
                 "by_category": {k: {"cycles": per(v["cycles"]), "energy_pj": per(v["energy_pj"])}
-                                for k, v in split.items()}}
+                                for k, v in split.items()},
+                "by_unit_pj": {u: per(pj) for u, pj in units.items()},
+                "power_by_unit_mw": {u: watts(pj) * 1e3 for u, pj in units.items()}}
 
     def as_dict(self) -> dict:
         return {"cycles": self.cycles, "time_s": self.time_s, "energy_pj": self.energy_pj,
@@ -110,14 +118,15 @@ class Results:
                 "saturations": self.saturations, "sim": self.sim}
 
 
-def region_from_labels(binary, name: str, start: str, end: str, count: str | None = None
-                       ) -> Region:
-    """A region between two text labels; iterations counted at ``count`` (a label) or at the
-    last instruction before ``end``."""
+def region_from_labels(binary, name: str, start: str, end: str, count: str) -> Region:
+    """The PCs between two text labels; iterations are the executions of the instruction at
+    the label ``count``."""
     try:
-        s, e = binary.symbol(start).address, binary.symbol(end).address
-        cp = binary.symbol(count).address if count else e - 1
+        s, e, cp = (binary.symbol(x).address for x in (start, end, count))
     except RlaccelError as exc:
         raise RlaccelError(f"region '{name}': {exc}") from None
+    if not s <= cp < e:
+        raise RlaccelError(f"region '{name}': the counting label '{count}' is not inside "
+                           f"[{start}, {end})")
     return Region(name, s, e, cp)
 

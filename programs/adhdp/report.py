@@ -15,11 +15,10 @@ off, each trial ending at ``max_steps`` or when the plant fails -- and writes to
 * ``fig11_cycles.svg``, ``fig12_power.svg``, ``fig13_energy.svg``.
 
 Two readings of "per iteration" are given. **Region** is the runner's (``[regions]`` of the
-manifest, docs/design.md): every cycle spent between the loop's first label and the end of
-the update phase -- the loop body, the exit checks, and for VU the commit of eq. 24 on
-every learning step -- divided by the loop's iterations. **Body** counts only the loop body
-(first label up to the loop-back instruction), so it leaves the once-per-step work out and
-does not depend on how many iterations a step takes.
+manifest, docs/design.md): every cycle of the update phase -- the counter reset and first
+check, the loop body with its exit checks, and for VU the commit of eq. 24 after a loop that
+ran -- divided by the loop's iterations. **Body** starts at the loop body's first
+instruction, so it leaves the once-per-step reset and first check out.
 """
 
 from __future__ import annotations
@@ -56,45 +55,18 @@ SIZES = (Size("cartpole", "4-6-1, 5-6-1", HERE / "cartpole.toml"),
 #: seed 001, section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
 SEED_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
 CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
-UNITS = ("arithmetic", "synapse", "neuron", "control")
+from tlm.energy import UNITS  # noqa: E402 - the Fig. 12 units
 PHASES = ("critic", "actor")
 ARCH = "adhdp"
 
 
-class _Probe:
-    """Passed as the runner's ``datapath``: keeps a handle on the System so the report can
-    read per-PC execution counts; it replaces no operation."""
-
-    system = None
-
-    def attach(self, system) -> None:
-        self.system = system
-
-
-def _region_units(system, start: int, end: int) -> dict[str, float]:
-    """Energy (pJ) of PCs [start, end) by Fig. 12 unit, host exchanges left out."""
-    c, e = system.controller, system.energy
-    out = dict.fromkeys(UNITS, 0.0)
-    for op in system.ops[start:end]:
-        n = c.exec_count[op.pc]
-        if op.mnemonic == "cc.host" or not n:
-            continue
-        for unit, pj in e.by_unit(op.counts).items():
-            out[unit] += n * pj
-        out["control"] += e.clock * c.cycles_at[op.pc]
-    return out
-
-
-def _phase(reg: dict, units_pj: dict, clock_hz: float) -> dict:
-    """One region's figures per iteration, with power (mW) by unit."""
-    it = reg["iterations"]
-    cycles = reg["cycles"] * it
-    power = {u: (pj * 1e-12 / (cycles / clock_hz) * 1e3 if cycles else 0.0)
-             for u, pj in units_pj.items()}
-    return {"iterations": it, "cycles": reg["cycles"], "energy_pj": reg["energy_pj"],
+def _phase(reg: dict) -> dict:
+    """One region's figures per iteration (from the runner's per_iteration entry)."""
+    return {"iterations": reg["iterations"], "cycles": reg["cycles"],
+            "energy_pj": reg["energy_pj"],
             "by_category": {k: {"cycles": float(v["cycles"]), "energy_pj": float(v["energy_pj"])}
                             for k, v in reg["by_category"].items()},
-            "power_mw": sum(power.values()), "power_by_unit_mw": power}
+            "power_mw": reg["power_mw"], "power_by_unit_mw": reg["power_by_unit_mw"]}
 
 
 def measure(size: Size, vu: bool, *, trials: int, seed: int,
@@ -108,27 +80,16 @@ def measure(size: Size, vu: bool, *, trials: int, seed: int,
         labels = m["regions"].get(phase)
         if not (isinstance(labels, list) and len(labels) == 3):
             raise RlaccelError(f"{size.manifest}: regions.{phase} must name three labels "
-                               f"(first, end, after the loop-back) for the report")
-        extra.append(f'regions.{phase}_body=["{labels[0]}", "{labels[2]}", "{labels[2]}"]')
+                               f"(first, end, first instruction of the loop body)")
+        # the loop body alone: from its first instruction to the end of the region
+        extra.append(f'regions.{phase}_body=["{labels[2]}", "{labels[1]}", "{labels[2]}"]')
     overrides = [f"virtual_update={'true' if vu else 'false'}", "stop_on_success=false",
                  *extra]
-    probe = _Probe()
     wall = time.perf_counter()
-    r = run(size.manifest, overrides, arch=ARCH, seed=seed, trials=trials, progress=progress,
-            datapath=probe)
+    r = run(size.manifest, overrides, arch=ARCH, seed=seed, trials=trials, progress=progress)
     wall = time.perf_counter() - wall
-    system = probe.system
-    clock = system.arch.knobs.clock_mhz * 1e6
-    sym = system.binary.symbol
-    m = configure(size.manifest, overrides)
-    region, body = {}, {}
-    for phase in PHASES:
-        first, end, after = m["regions"][phase]
-        s = sym(first).address
-        region[phase] = _phase(r["per_iteration"][phase],
-                               _region_units(system, s, sym(end).address), clock)
-        body[phase] = _phase(r["per_iteration"][f"{phase}_body"],
-                             _region_units(system, s, sym(after).address), clock)
+    region = {phase: _phase(r["per_iteration"][phase]) for phase in PHASES}
+    body = {phase: _phase(r["per_iteration"][f"{phase}_body"]) for phase in PHASES}
     learn = r["learning"]
     return {"size": size.name, "label": size.label, "virtual_update": vu,
             "manifest": str(size.manifest), "program": r["program"], "arch": r["arch"],

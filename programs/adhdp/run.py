@@ -122,19 +122,11 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     tick()
     regions = {}
     for name, labels in m["regions"].items():
-        if not (isinstance(labels, list) and len(labels) in (2, 3)
+        if not (isinstance(labels, list) and len(labels) == 3
                 and all(isinstance(x, str) for x in labels)):
-            raise ManifestError(f"{m['__path__']}: regions.{name} must be a list of two or "
-                                f"three labels")
-        start, end = labels[0], labels[1]
-        count = None
-        if len(labels) == 3:
-            count_sym = asm.binary.symbol(labels[2])
-            count = count_sym.address - 1
-        r = region_from_labels(asm.binary, name, start, end)
-        if count is not None:
-            r = type(r)(r.name, r.start, r.end, count)
-        regions[name] = res.region(r)
+            raise ManifestError(f"{m['__path__']}: regions.{name} must be three labels: "
+                                f"first, end, and the first instruction of the loop body")
+        regions[name] = res.region(region_from_labels(asm.binary, name, *labels))
     report = {
         "manifest": m["__path__"], "arch": the_arch.name, "program": str(program),
         "virtual_update": m["virtual_update"], "seed": m["seed"],

@@ -17,8 +17,8 @@ def test_asm_dis_round_trip(tmp_path, capsys):
     out = tmp_path / "c.rlb"
     assert main(["asm", str(CARTPOLE), "-o", str(out), "--listing", str(tmp_path / "c.lst")]) == 0
     said = capsys.readouterr().out
-    assert re.search(r"33 instructions x 51 bits = 211 of 240 instruction-memory bytes "
-                     r"\(33/37 slots\) on adhdp", said)
+    assert re.search(r"35 instructions x 51 bits = 224 of 240 instruction-memory bytes "
+                     r"\(35/37 slots\) on adhdp", said)
     assert "cc.host" in (tmp_path / "c.lst").read_text()
     assert main(["dis", str(out), "-o", str(tmp_path / "d.s")]) == 0
     assert main(["asm", str(tmp_path / "d.s"), "-o", str(tmp_path / "d.rlb")]) == 0

@@ -23,10 +23,13 @@ import numpy as np
 from myhdl import Signal, StopSimulation, always, block, instance, intbv
 
 from isa.dtypes import SaturationCounter
+from isa.encoding import Instruction
+from isa.errors import DecodeError
 
 from .activation import ACT, activation, activation_signals
+from .decoder import DecodedFields, decoder, mnemonics
 from .lane import LANE_OPS, lane, lane_signals
-from .params import Params
+from .params import Params, sig_unsigned
 from .scoreboard import Scoreboard, Txn
 
 __all__ = ["Bench", "BENCHES", "edge_words", "random_words"]
@@ -70,7 +73,9 @@ class Bench:
         raise NotImplementedError
 
     #: the block under test, a MyHDL @block called as ``block(clk, rst, **ports, prm=prm)``
+    #: (``block(**ports, prm=prm)`` when it is combinational: ``clocked`` False)
     block = None
+    clocked = True
 
     def transactions(self, rng: np.random.Generator, n: int, prm: Params) -> Iterable[Txn]:
         raise NotImplementedError
@@ -288,4 +293,99 @@ def activation_tb(clk, rst, ports, txns, board, prm, stats):
 ActivationBench.tb = staticmethod(activation_tb)
 
 
-BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(), ActivationBench())}
+# ---------------------------------------------------------------------------------- decoder
+def random_instruction(rng: np.random.Generator, prm: Params, mnemonic: str | None = None
+                       ) -> Instruction:
+    """A random legal instruction: operands uniform in their kinds' ranges, with the range
+    ends over-represented."""
+    enc = prm.enc
+    names = mnemonics(prm)
+    m = mnemonic or names[int(rng.integers(0, len(names)))]
+    d = enc.opdef(m)
+    ops = {}
+    for name in d.operands:
+        lo, hi = enc.field_range(d.kind(name))
+        r = rng.random()
+        ops[name] = lo if r < 0.1 else hi if r < 0.2 else int(rng.integers(lo, hi + 1))
+    return Instruction(m, ops)
+
+
+class DecoderBench(Bench):
+    """Decoder: legal instructions of every mnemonic, the same with one bit flipped, and
+    random words; predicted by ``Encoding.decode``."""
+
+    name = "decoder"
+    top = "decoder"
+    block = staticmethod(decoder)
+    clocked = False
+
+    def ports(self, prm):
+        return {"word": sig_unsigned(prm.enc.instr_bits), "fields": DecodedFields(prm)}
+
+    def transactions(self, rng, n, prm):
+        enc = prm.enc
+        names = mnemonics(prm)
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.6:
+                word = enc.encode(random_instruction(rng, prm))
+            elif r < 0.85:
+                word = enc.encode(random_instruction(rng, prm))
+                word ^= 1 << int(rng.integers(0, enc.instr_bits))
+            else:
+                word = int(rng.integers(0, 1 << 62)) & ((1 << enc.instr_bits) - 1)
+            try:
+                ins = enc.decode(word)
+            except DecodeError:
+                yield Txn("illegal", {"word": enc.hex(word)}, {"legal": False},
+                          stimulus=word)
+                continue
+            yield Txn(ins.mnemonic, {"word": enc.hex(word)},
+                      {"legal": True, "mn": names.index(ins.mnemonic), **ins.operands},
+                      stimulus=word)
+
+
+@block
+def decoder_tb(clk, rst, ports, txns, board, prm, stats):
+    """Decoder driver (one word per cycle, on the falling edge) and monitor (the
+    combinational outputs on the next rising edge)."""
+    word, f = ports["word"], ports["fields"]
+    current = []
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            yield clk.negedge
+            word.next = txn.stimulus
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            current.append(txn)
+        yield clk.negedge
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.posedge
+            if current:
+                txn = current.pop()
+                got = {"legal": bool(f.legal.val)}
+                if got["legal"]:
+                    got["mn"] = int(f.mn.val)
+                    for k in txn.expected:
+                        if k not in ("legal", "mn"):
+                            got[k] = int(getattr(f, k).val)
+                board.observe(got, stats.cycles)
+
+    return drive, monitor
+
+
+DecoderBench.tb = staticmethod(decoder_tb)
+
+
+BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(), ActivationBench(),
+                                                 DecoderBench())}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
+from myhdl._Signal import _Signal
 
 from . import hdl
 from .benches import BENCHES, Stats
@@ -57,8 +58,24 @@ class CosimResult:
         return "\n".join(lines)
 
 
+def flat_ports(ports: dict) -> dict:
+    """Port signals by their Verilog names: an interface object's signals become
+    ``<port>_<attribute>``, as MyHDL's converter names them."""
+    flat = {}
+    for name, sig in ports.items():
+        if isinstance(sig, _Signal):
+            flat[name] = sig
+        else:
+            for attr, s in vars(sig).items():
+                if isinstance(s, _Signal):
+                    flat[f"{name}_{attr}"] = s
+    return flat
+
+
 def _dut(bench, clk, rst, ports, prm):
-    return bench.block(clk, rst, **ports, prm=prm)
+    if bench.clocked:
+        return bench.block(clk, rst, **ports, prm=prm)
+    return bench.block(**ports, prm=prm)
 
 
 def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl",
@@ -85,7 +102,8 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
         workdir = Path(workdir)
         hdl.convert(_dut(bench, clk, rst, ports, prm), bench.top, workdir, testbench=True)
         compiled = hdl.icarus_compile(bench.top, workdir)
-        dut = hdl.icarus_cosimulation(compiled, clk=clk, rst=rst, **ports)
+        clocks = {"clk": clk, "rst": rst} if bench.clocked else {}
+        dut = hdl.icarus_cosimulation(compiled, **clocks, **flat_ports(ports))
     else:
         dut = None
 
@@ -95,7 +113,10 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
         from .benches import clock_reset
         insts.append(clock_reset(clk, rst, stats))
         if dut is None:
-            insts.append(bench.block(clk, rst, **ports, prm=prm))
+            if bench.clocked:
+                insts.append(bench.block(clk, rst, **ports, prm=prm))
+            else:
+                insts.append(bench.block(**ports, prm=prm))
         return insts
 
     t = top()

@@ -246,8 +246,8 @@ def markdown(rep: dict) -> str:
     if shares:
         lines += ["", f"Control (decode, and the architecture's per-cycle `clock` energy for the "
                       f"clock tree and leakage) is {min(shares):.0%}-{max(shares):.0%} of the "
-                      f"update-phase power here, so energy per iteration follows cycles per "
-                      f"iteration closely."]
+                      f"update-phase power here; the rest (arithmetic, synapse SRAM, registers) "
+                      f"follows the work, which the virtual update removes."]
     lines += ["", "## Whole runs", "",
               "| network (actor, critic) | update | trials | plant steps | cycles | host cycles "
               "| energy (uJ) | power (mW) | instructions |",

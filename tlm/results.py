@@ -40,6 +40,7 @@ class Results:
     sim: dict
     per_pc: list = field(repr=False, default_factory=list)
     clock_hz: float = 0.0
+    marks: dict = field(default_factory=dict)
 
     @classmethod
     def collect(cls, system, wall_s: float) -> "Results":
@@ -79,7 +80,8 @@ class Results:
                    actions=actions, utilization=util,
                    stall_cycles=sum(p["stall"] for p in per_pc), host_cycles=c.host_cycles,
                    saturations=system.saturations.saturations, sim=sim, per_pc=per_pc,
-                   clock_hz=clock)
+                   clock_hz=clock,
+                   marks={str(k): {"count": v[1], "cycles": v[0]} for k, v in c.marks.items()})
 
     @property
     def power_w(self) -> float:
@@ -115,7 +117,7 @@ class Results:
                 "by_opcode": self.by_opcode, "by_unit_pj": self.by_unit,
                 "actions": self.actions, "utilization": self.utilization,
                 "stall_cycles": self.stall_cycles, "host_cycles": self.host_cycles,
-                "saturations": self.saturations, "sim": self.sim}
+                "saturations": self.saturations, "marks": self.marks, "sim": self.sim}
 
 
 def region_from_labels(binary, name: str, start: str, end: str, count: str) -> Region:

@@ -10,7 +10,11 @@ Seed 001 (Zheng & Mazumder), section III:
   operations are scheduled in alternate clock cycles in order to reuse the same row of
   synaptic weights", so BP_WU costs two cycles per tile and reads each weight once.
 * III-B: a six-stage pipeline (schedule, fetch, multiply, add, activate, write back); the
-  activate stage is bypassed when the instruction needs no activation (five stages).
+  activate stage is bypassed when the instruction needs no activation (five stages). The
+  add stage is configured per instruction: as an adder tree for FF (the L products of a
+  tile reduce into one row sum) and as parallel adders for BP and WU (L column accumulators
+  or L weight updates); either way it takes one tile per cycle, so the configuration does
+  not change the counts below.
   Consecutive instructions overlap in the pipeline; a consumer of a result waits for it
   (the scheduler forwards from the write-back buffer, saving the write-back stage).
 * IV-B: VU computes Lambda once per input vector (``N_i`` multiplies on L lanes) and o0 with

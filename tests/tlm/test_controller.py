@@ -149,3 +149,17 @@ def test_energy_and_stats_add_up(machine):
         2 * e.decode
     assert r.energy_pj == pytest.approx(static + e.clock * r.cycles)
     assert sum(r.by_unit.values()) == pytest.approx(r.energy_pj)
+
+
+def test_profiling_marks(machine):
+    """cc.mark / cc.endmark count a region's entries and the cycles between the marks."""
+    s, _ = machine(DATA + """cc.lset 0
+again: cc.mark 3
+       ff X, W, H1, 4, 4
+       cc.endmark 3
+       cc.loop 0, 4, again
+       cc.halt
+""")
+    r = s.run()
+    assert r.marks["3"]["count"] == 4
+    assert r.marks["3"]["cycles"] == 4 * (1 + 5)     # the mark's cycle and the ff's issue

@@ -27,7 +27,9 @@ from isa.encoding import Instruction
 from isa.errors import DecodeError
 
 from .activation import ACT, activation, activation_signals
+from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
 from .decoder import DecodedFields, decoder, mnemonics
+from .memory import memories
 from .lane import LANE_OPS, lane, lane_signals
 from .params import Params, sig_unsigned
 from .scoreboard import Scoreboard, Txn
@@ -387,5 +389,169 @@ def decoder_tb(clk, rst, ports, txns, board, prm, stats):
 DecoderBench.tb = staticmethod(decoder_tb)
 
 
+# ---------------------------------------------------------------------------------- datapath
+def random_matrix_instruction(rng: np.random.Generator, prm: Params, mnemonic: str,
+                              big: float = 0.05) -> Instruction:
+    """A random FF/BP/WU/BP_WU whose operands fit the memories: mostly small windows, some
+    up to the architecture's largest, offsets now and then, every activation."""
+    enc = prm.enc
+    d = enc.opdef(mnemonic)
+
+    def dim() -> int:
+        r = rng.random()
+        hi = prm.max_dim if r < big else 16 if r < 0.3 else 8
+        return int(rng.integers(1, hi + 1))
+
+    while True:
+        rows, cols = dim(), dim()
+        if rows * cols <= prm.synapse_words:
+            break
+    off = int(rng.integers(0, cols)) if rng.random() < 0.3 else 0
+    n = cols - off
+    ops = {"rows": rows, "cols": cols, "off": off,
+           "syn": int(rng.integers(0, prm.synapse_words - rows * cols + 1))}
+    src_len, dst_len = (n, rows) if mnemonic == "ff" else (rows, n)
+    ops["src"] = int(rng.integers(0, prm.unified_words - src_len + 1))
+    ops["dst"] = int(rng.integers(0, prm.unified_words - dst_len + 1))
+    if "act" in d.operands:
+        ops["act"] = int(rng.integers(0, len(ACT)))
+    return enc.complete(Instruction(mnemonic, ops))
+
+
+def fill_memory(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
+    """Memory contents: the random_words mix, or now and then one edge value everywhere
+    (all zero, all most negative, all most positive) or values small enough not to
+    saturate."""
+    r = rng.random()
+    if r < 0.1:
+        v = (0, prm.min_raw, prm.max_raw)[int(rng.integers(0, 3))]
+        return np.full(size, v, dtype=np.int64)
+    if r < 0.4:
+        lim = 1 << prm.frac_bits
+        return rng.integers(-lim, lim + 1, size, dtype=np.int64)
+    return random_words(rng, prm, size)
+
+
+class DatapathBench(Bench):
+    """Datapath: random FF, BP, WU and BP_WU (every activation and the bypass) over memory
+    contents with edge values, one instruction at a time, plus a few words that are not
+    datapath instructions. Predicted by ``tlm.semantics`` (memories and saturation count)
+    and ``tlm.timing`` (cycles, see :func:`rtl.datapath.rtl_cycles`)."""
+
+    name = "datapath"
+    top = "datapath"
+    block = staticmethod(datapath)
+
+    def ports(self, prm):
+        return datapath_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        from tlm.semantics import bind
+        dt, enc = prm.dt, prm.enc
+        U = fill_memory(rng, prm, prm.unified_words)
+        S = fill_memory(rng, prm, prm.synapse_words)
+        for k in range(n):
+            if k and rng.random() < 0.15:
+                U = fill_memory(rng, prm, prm.unified_words)
+                S = fill_memory(rng, prm, prm.synapse_words)
+            before = (U.copy(), S.copy())
+            if rng.random() < 0.02:                       # not a datapath instruction
+                ins = random_instruction(rng, prm, "sca.add")
+                yield Txn(ins.mnemonic, dict(ins.operands),
+                          {"fault": True, "sats": 0, "memory": "unchanged"},
+                          stimulus={"word": enc.encode(ins), "before": before, "after": before})
+                continue
+            mn = DATAPATH_MNEMONICS[k % len(DATAPATH_MNEMONICS)]
+            ins = random_matrix_instruction(rng, prm, mn)
+            o = ins.operands
+            c = SaturationCounter()
+            bind(ins, U, S, dt, c)()
+            n_ = o["cols"] - o["off"]
+            yield Txn(mn, dict(o), {"fault": False, "sats": c.saturations,
+                                    "cycles": rtl_cycles(mn, o["rows"], n_, prm.lanes,
+                                                         o.get("act", 0)),
+                                    "memory": "as predicted"},
+                      stimulus={"word": enc.encode(ins), "before": before,
+                                "after": (U.copy(), S.copy())})
+
+
+def _memory_diff(prm, actual, expected) -> str:
+    out = []
+    for name, a, e in zip(("unified", "synapse"), actual, expected):
+        for addr in np.flatnonzero(a != e)[:4].tolist():
+            out.append(f"{name}[{addr}]={int(a[addr])} (predicted {int(e[addr])})")
+    return "; ".join(out)
+
+
+def _coverage(prm, txn, coverage: dict) -> None:
+    """Record what an instruction exercised: mnemonic with and without activation, edge
+    values among the words it read, saturation."""
+    if txn.expected.get("fault"):
+        coverage["fault"] = coverage.get("fault", 0) + 1
+        return
+    o = txn.operands
+    mn = txn.opcode
+    key = f"{mn}/{'act' if o.get('act', 0) else 'bypass'}" if mn != "wu" else "wu"
+    coverage[key] = coverage.get(key, 0) + 1
+    U, S = txn.stimulus["before"]
+    n = o["cols"] - o["off"]
+    W = S[o["syn"]:o["syn"] + o["rows"] * o["cols"]]
+    vec = U[o["src"]:o["src"] + (n if mn == "ff" else o["rows"])]
+    read = np.concatenate([W, vec])
+    for name, v in (("zero", 0), ("most negative", prm.min_raw), ("most positive", prm.max_raw)):
+        if (read == v).any():
+            coverage[f"{mn} reads {name}"] = coverage.get(f"{mn} reads {name}", 0) + 1
+    if txn.expected["sats"]:
+        coverage[f"{mn} saturates"] = coverage.get(f"{mn} saturates", 0) + 1
+
+
+@block
+def datapath_tb(clk, rst, ports, txns, board, prm, stats):
+    """Datapath driver (an instruction when ready, over the predicted memory state) and
+    monitor (at done: cycles, saturations, both memories against the prediction)."""
+    p = ports
+    U = np.zeros(prm.unified_words, dtype=np.int64)
+    S = np.zeros(prm.synapse_words, dtype=np.int64)
+    mem = memories(clk, p, U, S, prm=prm)
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            while not p["ready"]:
+                yield clk.negedge
+            U[:], S[:] = txn.stimulus["before"]
+            p["instr"].next = txn.stimulus["word"]
+            p["start"].next = True
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _coverage(prm, txn, coverage)
+            yield clk.negedge
+            p["start"].next = False
+            limit = txn.cycle + txn.expected.get("cycles", 2) + 64
+            while not p["done"] and stats.cycles < limit:
+                yield clk.negedge
+            if not p["done"]:
+                board.observe({"fault": None, "sats": None, "cycles": None,
+                               "memory": "done never came"}, stats.cycles)
+                break
+            got = {"fault": bool(p["fault"]), "sats": int(p["sats"]),
+                   "cycles": stats.cycles - txn.cycle}
+            diff = _memory_diff(prm, (U, S), txn.stimulus["after"])
+            got["memory"] = diff or txn.expected["memory"]
+            board.observe(got, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return mem, drive
+
+
+DatapathBench.tb = staticmethod(datapath_tb)
+
+
 BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(), ActivationBench(),
-                                                 DecoderBench())}
+                                                 DecoderBench(), DatapathBench())}

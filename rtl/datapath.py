@@ -48,8 +48,6 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, enum, intbv
 
-from isa.errors import SimError
-
 from .activation import ACT_BITS, activation
 from .decoder import DecodedFields, decoder, mnemonic_code
 from .lane import LANE_OPS, LANE_OP_BITS, lane
@@ -215,7 +213,7 @@ def _slice(clk, rst, t, s_word, n_word, gdata, ext, p, swd, nwd, cnt, mask_m, dm
 
     @always_comb
     def writeback():
-        n = intbv(0, min=0, max=8)
+        n = intbv(0, min=0, max=4)                # at most 3 in a cycle: lane + activation
         if t.w_ht:
             swd.next = yd
         else:
@@ -312,7 +310,7 @@ def datapath(clk, rst, start, instr, ready, done, fault, sats,
     FF, BP, WU, BPWU = MN["ff"], MN["bp"], MN["wu"], MN["bp_wu"]
     State = enum("IDLE", "LOAD", "TILE", "STALL", "FIN", "DRAIN", "FAULT")
 
-    fields = DecodedFields(prm)
+    fields = DecodedFields(prm, names=prm.enc.opdef("ff").operands)
     dec = decoder(instr, fields, prm=prm)
     t = _Tags(prm)
 
@@ -536,8 +534,8 @@ def datapath(clk, rst, start, instr, ready, done, fault, sats,
         elif state == State.DRAIN:
             if wb_end:
                 state.next = State.IDLE
-        else:
-            raise SimError(f"datapath: unknown scheduler state {state}")
+        else:                                        # unreachable: raises in simulation
+            assert False, "datapath: unknown scheduler state"
         if state != State.IDLE and state != State.FAULT:
             count.next = count + cycle_sats
         if wb_end:

@@ -57,14 +57,18 @@ def _field_specs(prm: Params) -> dict[str, dict]:
 class DecodedFields:
     """The decoder's outputs: ``legal``, ``mn`` and one signal per operand field name.
 
-    Converted to Verilog as ports ``<instance>_<name>``.
+    Converted to Verilog as ports ``<instance>_<name>``. ``names`` limits the field outputs
+    to those a user needs (the datapath wants the matrix format's operands only); the
+    mnemonic and legality are always decoded in full.
     """
 
-    def __init__(self, prm: Params):
+    def __init__(self, prm: Params, names=None):
         self.legal = Signal(bool(0))
         self.mn = sig_unsigned(bits_for(len(mnemonics(prm)) - 1))
         self.names = []
         for name, s in sorted(_field_specs(prm).items()):
+            if names is not None and name not in names:
+                continue
             setattr(self, name, sig_signed(s["bits"]) if s["signed"] else
                     sig_unsigned(s["bits"]))
             self.names.append(name)
@@ -224,7 +228,8 @@ def decoder(word, fields, *, prm: Params):
         mn_acc = out
 
     fmt_sel = {}
-    for fmt in enc.layouts:
+    wanted = {fmt for name in fields.names for fmt in specs[name]["places"]}
+    for fmt in sorted(wanted):
         members = [ok_by_mn[m] for m, d in enc.ops.items() if d.format == fmt]
         acc = members[0]
         for ok in members[1:]:
@@ -234,6 +239,8 @@ def decoder(word, fields, *, prm: Params):
         fmt_sel[fmt] = acc
 
     for name, s in sorted(specs.items()):
+        if name not in fields.names:
+            continue
         target = getattr(fields, name)
         places = sorted(s["places"].items())
         acc = None

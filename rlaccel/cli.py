@@ -80,9 +80,12 @@ def cmd_run(args) -> int:
         if not quiet:
             print(line, file=sys.stderr, flush=True)
 
+    from rtl.cli import after_run, run_datapath
+    datapath = run_datapath(args)                 # --rtl datapath: the MyHDL transactor
     r = run(args.manifest, args.set, arch=args.arch, seed=args.seed, trials=args.trials,
-            trace_path=args.trace, json_path=args.json, progress=progress)
+            trace_path=args.trace, json_path=args.json, progress=progress, datapath=datapath)
     print(summary(r))
+    after_run(datapath)
     return 0
 
 
@@ -162,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-trial progress")
     r.set_defaults(func=cmd_run)
+    from rtl.cli import add_parsers, add_run_option
+    add_run_option(r)
 
     i = sub.add_parser("isa", help="print the instruction set reference",
                        description="Print the ISA, generated from the table, for an "
@@ -172,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.set_defaults(func=cmd_isa)
     from programs.adhdp.report import add_parser as add_report_parser
     add_report_parser(sub)
+    add_parsers(sub)                              # cosim, rtl (rtl/cli.py)
     return p
 
 

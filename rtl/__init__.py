@@ -4,7 +4,3 @@ Blocks: :mod:`rtl.lane`, :mod:`rtl.activation`, :mod:`rtl.decoder`, :mod:`rtl.da
 Benches and co-simulation: :mod:`rtl.benches`, :mod:`rtl.scoreboard`, :mod:`rtl.cosim`;
 Verilog tools: :mod:`rtl.hdl`; the TLM transactor: :mod:`rtl.transactor`. See docs/rtl.md.
 """
-
-from . import _speed
-
-_speed.install()

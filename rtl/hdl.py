@@ -159,3 +159,23 @@ def _groups(target: str, by_type: dict[str, int]) -> dict[str, int]:
                                and not t.startswith("SB_DFF"))}
     ffs = count(lambda t: "DFF" in t.upper() or "SDFF" in t.upper() or "DLATCH" in t.upper())
     return {"gates": count(lambda t: True) - ffs, "flip-flops": ffs}
+
+
+def convert_block(block: str, outdir: Path, arch: str = "adhdp", *,
+                  testbench: bool = False) -> Path:
+    """Convert one of the blocks (rtl.benches.BENCHES) to ``outdir/<block>.v``."""
+    from myhdl import ResetSignal, Signal
+
+    from .benches import BENCHES
+    from .params import params
+    if block not in BENCHES:
+        raise RtlError(f"unknown block '{block}': blocks are {', '.join(BENCHES)}")
+    bench = BENCHES[block]
+    prm = params(arch)
+    ports = bench.ports(prm)
+    if bench.clocked:
+        inst = bench.block(Signal(bool(0)), ResetSignal(1, active=1, isasync=False), **ports,
+                           prm=prm)
+    else:
+        inst = bench.block(**ports, prm=prm)
+    return convert(inst, bench.top, Path(outdir), testbench=testbench)

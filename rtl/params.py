@@ -18,6 +18,10 @@ from isa.dtypes import FixedType, get_dtype
 from isa.encoding import Encoding, encoding_for
 from isa.errors import ArchError
 
+from . import _speed
+
+_speed.install()             # MyHDL's intbv width helper, 2x faster (see rtl/_speed.py)
+
 __all__ = ["Params", "params", "sig_signed", "sig_unsigned", "bits_for"]
 
 

@@ -1,0 +1,154 @@
+"""The RTL verbs of the command line: ``rlaccel cosim``, ``rlaccel rtl``, ``run --rtl``.
+
+``rlaccel/cli.py`` calls :func:`add_parsers` and :func:`add_run_option` while it builds its
+parser, and :func:`run_datapath` / :func:`after_run` around ``rlaccel run``. Nothing heavy is
+imported until a verb runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["BLOCKS", "add_parsers", "add_run_option", "run_datapath", "after_run"]
+
+#: the blocks, in dependency order
+BLOCKS = ("lane", "activation", "decoder", "datapath")
+#: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
+DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
+
+
+def add_parsers(sub) -> None:
+    """Add ``cosim`` and ``rtl`` to the top-level subparsers."""
+    c = sub.add_parser("cosim", help="check an RTL block against its functional model",
+                       description="Drive an RTL block and its functional model (isa.dtypes, "
+                                   "the encoding, tlm.semantics and tlm.timing) with the same "
+                                   "random transactions and compare every result bit for bit.")
+    c.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    c.add_argument("--n", type=int, metavar="N",
+                   help="transactions (default: 10000, datapath 300 instructions)")
+    c.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    c.add_argument("--vcd", metavar="FILE", help="write a VCD waveform of the block's ports")
+    c.add_argument("--backend", choices=("myhdl", "icarus"), default="myhdl",
+                   help="simulate the MyHDL block, or its converted Verilog in Icarus through "
+                        "MyHDL co-simulation (default myhdl)")
+    c.add_argument("--arch", metavar="NAME", default="adhdp",
+                   help="architecture (default adhdp)")
+    c.set_defaults(func=cmd_cosim)
+
+    r = sub.add_parser("rtl", help="RTL blocks as Verilog: convert, lint, synthesize, speed",
+                       description="Convert an RTL block to Verilog, lint it with Verilator, "
+                                   "synthesize it with Yosys, or measure simulation speeds.")
+    acts = r.add_subparsers(dest="rtl_command", metavar="ACTION", required=True)
+    v = acts.add_parser("verilog", help="convert a block to Verilog (MyHDL conversion)")
+    v.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    v.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    v.add_argument("--arch", metavar="NAME", default="adhdp")
+    lt = acts.add_parser("lint", help="verilator --lint-only -Wall on the converted block")
+    lt.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    lt.add_argument("--arch", metavar="NAME", default="adhdp")
+    s = acts.add_parser("synth", help="synthesize the converted block with Yosys, count cells")
+    s.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    s.add_argument("--target", choices=("generic", "xilinx", "ice40"), default="generic",
+                   help="generic gates and flip-flops (synth), Xilinx 7-series LUTs, FFs, "
+                        "DSP48s and carry chains (synth_xilinx), iCE40 (synth_ice40)")
+    s.add_argument("--arch", metavar="NAME", default="adhdp")
+    sp = acts.add_parser("speed", help="RTL simulation speeds on the cart-pole instruction "
+                                       "stream, beside the TLM's")
+    sp.add_argument("--instructions", type=int, default=200, metavar="N",
+                    help="matrix instructions of the stream to replay (default 200)")
+    sp.add_argument("--manifest", default="programs/adhdp/cartpole.toml", metavar="MANIFEST")
+    sp.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    r.set_defaults(func=cmd_rtl)
+
+
+def add_run_option(run_parser: argparse.ArgumentParser) -> None:
+    """``rlaccel run --rtl BLOCK``."""
+    run_parser.add_argument("--rtl", metavar="BLOCK", choices=("datapath",),
+                            help="execute every FF, BP, WU and BP_WU on the MyHDL datapath "
+                                 "(slow: about 1k RTL cycles/s); results equal the TLM's")
+
+
+def run_datapath(args):
+    """The datapath ``rlaccel run`` passes to the simulator (None without --rtl)."""
+    if getattr(args, "rtl", None) != "datapath":
+        return None
+    from .transactor import RtlDatapath
+    return RtlDatapath()
+
+
+def after_run(datapath) -> None:
+    """Print the transactor's summary and end its simulation."""
+    if datapath is None:
+        return
+    datapath.close()
+    print(datapath.summary())
+
+
+# -------------------------------------------------------------------------------------------
+def cmd_cosim(args) -> int:
+    from .cosim import run
+    n = args.n if args.n is not None else DEFAULT_N[args.block]
+    r = run(args.block, n=n, seed=args.seed, backend=args.backend, vcd=args.vcd,
+            arch=args.arch)
+    print(f"{args.block} ({args.backend}, seed {args.seed}): {r.transactions:,} transactions "
+          f"checked, {r.mismatch_count} mismatches, {r.cycles:,} cycles, "
+          f"{r.cycles_per_s:,.0f} RTL cycles/s ({r.wall_s:.1f} s)")
+    cov = r.extra.get("coverage")
+    if cov:
+        print("  coverage: " + ", ".join(f"{k} {v}" for k, v in sorted(cov.items())))
+    for m in r.mismatches:
+        print(f"  mismatch: {m}")
+    if args.vcd:
+        print(f"  waveform: {args.vcd}")
+    return 0 if r.ok else 1
+
+
+def cmd_rtl(args) -> int:
+    from . import hdl
+    if args.rtl_command == "verilog":
+        path = _convert(args.block, Path(args.output), args.arch)
+        print(f"{args.block} -> {path}")
+        return 0
+    if args.rtl_command == "lint":
+        with tempfile.TemporaryDirectory() as d:
+            path = _convert(args.block, Path(d), args.arch)
+            left = hdl.lint(path, args.block)
+        if left:
+            print(f"{args.block}: verilator --lint-only -Wall: {len(left)} warning(s)")
+            for w in left:
+                print(f"  {w}")
+            return 1
+        waived = ", ".join(hdl.LINT_WAIVERS)
+        print(f"{args.block}: verilator --lint-only -Wall clean (waived: {waived}; see "
+              f"rtl/hdl.py LINT_WAIVERS)")
+        return 0
+    if args.rtl_command == "synth":
+        with tempfile.TemporaryDirectory() as d:
+            path = _convert(args.block, Path(d), args.arch)
+            rep = hdl.synth(path, args.block, args.target)
+        print(f"{args.block} on {args.target} (yosys): {rep['cells']:,} cells")
+        for k, v in rep["groups"].items():
+            print(f"  {k:12s} {v:8,}")
+        print("  by type: " + ", ".join(f"{k} {v}" for k, v in sorted(rep["by_type"].items())))
+        return 0
+    if args.rtl_command == "speed":
+        from .speed import measure, report
+        res = measure(args.manifest, args.instructions)
+        print(report(res))
+        if args.json:
+            import json
+            Path(args.json).write_text(json.dumps(res, indent=1))
+        return 0
+    raise AssertionError(args.rtl_command)  # pragma: no cover - argparse restricts it
+
+
+def _convert(block: str, outdir: Path, arch: str) -> Path:
+    from .hdl import convert_block
+    return convert_block(block, outdir, arch)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: rlaccel cosim ... / rlaccel rtl ...")

@@ -59,6 +59,14 @@ def random_words(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray
     return out
 
 
+def _count(coverage: dict, txn: Txn) -> None:
+    """Coverage: transactions per opcode, and per opcode those predicted to saturate."""
+    coverage[txn.opcode] = coverage.get(txn.opcode, 0) + 1
+    if any(v is True for k, v in txn.expected.items() if k.startswith("sat")):
+        key = f"{txn.opcode} saturates"
+        coverage[key] = coverage.get(key, 0) + 1
+
+
 @dataclass
 class Stats:
     cycles: int = 0
@@ -172,6 +180,8 @@ def lane_tb(clk, rst, ports, txns, board, prm, stats):
     latency = LaneBench.LATENCY
     due: deque = deque()                 # cycles at which results come out, in order
     pending_ext = [0]
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
 
     @instance
     def drive():
@@ -192,6 +202,7 @@ def lane_tb(clk, rst, ports, txns, board, prm, stats):
                 if t == len(terms) - 1:
                     txn.cycle = stats.cycles
                     board.expect(txn)
+                    _count(coverage, txn)
                     due.append(stats.cycles + latency)
         yield clk.negedge
         s["ext"].next = pending_ext[0]
@@ -264,6 +275,8 @@ def activation_tb(clk, rst, ports, txns, board, prm, stats):
     """Activation driver (one input per cycle) and monitor (the result a cycle later)."""
     s = ports
     due: deque = deque()
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
 
     @instance
     def drive():
@@ -275,6 +288,7 @@ def activation_tb(clk, rst, ports, txns, board, prm, stats):
                 s[k].next = v
             txn.cycle = stats.cycles
             board.expect(txn)
+            _count(coverage, txn)
             due.append(stats.cycles + ActivationBench.LATENCY)
         for _ in range(ActivationBench.LATENCY + 2):
             yield clk.negedge
@@ -353,6 +367,8 @@ def decoder_tb(clk, rst, ports, txns, board, prm, stats):
     combinational outputs on the next rising edge)."""
     word, f = ports["word"], ports["fields"]
     current = []
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
 
     @instance
     def drive():
@@ -363,6 +379,7 @@ def decoder_tb(clk, rst, ports, txns, board, prm, stats):
             word.next = txn.stimulus
             txn.cycle = stats.cycles
             board.expect(txn)
+            _count(coverage, txn)
             current.append(txn)
         yield clk.negedge
         yield clk.negedge
@@ -446,33 +463,39 @@ class DatapathBench(Bench):
         return datapath_signals(prm)
 
     def transactions(self, rng, n, prm):
-        from tlm.semantics import bind
-        dt, enc = prm.dt, prm.enc
+        enc = prm.enc
         U = fill_memory(rng, prm, prm.unified_words)
         S = fill_memory(rng, prm, prm.synapse_words)
         for k in range(n):
             if k and rng.random() < 0.15:
                 U = fill_memory(rng, prm, prm.unified_words)
                 S = fill_memory(rng, prm, prm.synapse_words)
-            before = (U.copy(), S.copy())
             if rng.random() < 0.02:                       # not a datapath instruction
-                ins = random_instruction(rng, prm, "sca.add")
-                yield Txn(ins.mnemonic, dict(ins.operands),
-                          {"fault": True, "sats": 0, "memory": "unchanged"},
-                          stimulus={"word": enc.encode(ins), "before": before, "after": before})
+                yield datapath_txn(prm, random_instruction(rng, prm, "sca.add"), U, S)
                 continue
             mn = DATAPATH_MNEMONICS[k % len(DATAPATH_MNEMONICS)]
-            ins = random_matrix_instruction(rng, prm, mn)
-            o = ins.operands
-            c = SaturationCounter()
-            bind(ins, U, S, dt, c)()
-            n_ = o["cols"] - o["off"]
-            yield Txn(mn, dict(o), {"fault": False, "sats": c.saturations,
-                                    "cycles": rtl_cycles(mn, o["rows"], n_, prm.lanes,
-                                                         o.get("act", 0)),
-                                    "memory": "as predicted"},
-                      stimulus={"word": enc.encode(ins), "before": before,
-                                "after": (U.copy(), S.copy())})
+            yield datapath_txn(prm, random_matrix_instruction(rng, prm, mn), U, S)
+
+
+def datapath_txn(prm: Params, ins: Instruction, U: np.ndarray, S: np.ndarray) -> Txn:
+    """The datapath transaction of ``ins`` on memories ``U``, ``S``, with its prediction
+    (``tlm.semantics`` on the arrays, which are left holding the predicted state; a word that
+    is not a datapath instruction is predicted to fault and change nothing)."""
+    from tlm.semantics import bind
+    before = (U.copy(), S.copy())
+    word = prm.enc.encode(ins)
+    o = dict(ins.operands)
+    if ins.mnemonic not in DATAPATH_MNEMONICS:
+        return Txn(ins.mnemonic, o, {"fault": True, "sats": 0, "memory": "unchanged"},
+                   stimulus={"word": word, "before": before, "after": before})
+    c = SaturationCounter()
+    bind(ins, U, S, prm.dt, c)()
+    n = o["cols"] - o["off"]
+    return Txn(ins.mnemonic, o,
+               {"fault": False, "sats": c.saturations,
+                "cycles": rtl_cycles(ins.mnemonic, o["rows"], n, prm.lanes, o.get("act", 0)),
+                "memory": "as predicted"},
+               stimulus={"word": word, "before": before, "after": (U.copy(), S.copy())})
 
 
 def _memory_diff(prm, actual, expected) -> str:

@@ -80,8 +80,9 @@ def _dut(bench, clk, rst, ports, prm):
 
 def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl",
         vcd: str | Path | None = None, arch: str = "adhdp",
-        workdir: str | Path | None = None) -> CosimResult:
-    """Run ``block_name``'s bench for ``n`` transactions."""
+        workdir: str | Path | None = None, transactions=None) -> CosimResult:
+    """Run ``block_name``'s bench for ``n`` random transactions (or the given list of
+    predicted :class:`Txn`, for directed tests)."""
     if block_name not in BENCHES:
         raise RtlError(f"no bench for block '{block_name}': blocks are {', '.join(BENCHES)}")
     if backend not in BACKENDS:
@@ -93,7 +94,8 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
     ports = bench.ports(prm)
     board = Scoreboard(block_name)
     stats = Stats()
-    txns = iter(bench.transactions(np.random.default_rng(seed), n, prm))
+    txns = iter(transactions if transactions is not None else
+                bench.transactions(np.random.default_rng(seed), n, prm))
     tmp = None
     if backend == "icarus":
         if workdir is None:
@@ -125,10 +127,12 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
         t.config_sim(trace=True, directory=str(vcd.parent), filename=vcd.stem,
                      tracebackup=False)
     wall = time.perf_counter()
+    sim = Simulation(t) if dut is None else Simulation(dut, t)
     try:
-        sim = Simulation(t) if dut is None else Simulation(dut, t)
         sim.run(quiet=1)
     finally:
+        if not sim._finished:            # an exception: free MyHDL's one simulation slot
+            sim.quit()
         wall = time.perf_counter() - wall
         if vcd is not None:
             traceSignals.filename = None

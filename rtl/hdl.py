@@ -80,8 +80,6 @@ LINT_WAIVERS = {
              "reports every such extension. Only extensions are waived: a warning where the "
              "operand is WIDER than its context (a truncation) still fails lint, and the "
              "values are checked against MyHDL by Icarus co-simulation.",
-    "DECLFILENAME": "the test-bench wrapper tb_<block>.v that MyHDL writes for co-simulation "
-                    "is not linted; the block's own file is named after its module.",
 }
 
 _WIDTH = re.compile(r"expects (\d+) bits.*generates (\d+) bits")

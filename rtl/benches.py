@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import numpy as np
-from myhdl import Signal, StopSimulation, always, block, instance, intbv
+from myhdl import StopSimulation, always, block, delay, instance
 
 from isa.dtypes import SaturationCounter
 from isa.encoding import Instruction
@@ -29,12 +29,14 @@ from isa.errors import DecodeError
 from .activation import ACT, activation, activation_signals
 from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
 from .decoder import DecodedFields, decoder, mnemonics
-from .memory import memories
 from .lane import LANE_OPS, lane, lane_signals
+from .memory import memories
 from .params import Params, sig_unsigned
-from .scoreboard import Scoreboard, Txn
+from .scoreboard import Txn
 
-__all__ = ["Bench", "BENCHES", "edge_words", "random_words"]
+__all__ = ["Bench", "BENCHES", "LaneBench", "ActivationBench", "DecoderBench", "DatapathBench",
+           "datapath_txn", "edge_words", "random_words", "random_instruction",
+           "random_matrix_instruction", "clock_reset", "Stats"]
 
 
 # ---------------------------------------------------------------------------------- stimulus
@@ -108,15 +110,10 @@ def clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
     def clock():
         rst.next = 1
         while True:
-            yield _delay(5)
+            yield delay(5)
             clk.next = not clk
 
     return count, clock
-
-
-def _delay(t):
-    from myhdl import delay
-    return delay(t)
 
 
 # ---------------------------------------------------------------------------------- lane
@@ -463,7 +460,6 @@ class DatapathBench(Bench):
         return datapath_signals(prm)
 
     def transactions(self, rng, n, prm):
-        enc = prm.enc
         U = fill_memory(rng, prm, prm.unified_words)
         S = fill_memory(rng, prm, prm.synapse_words)
         for k in range(n):

@@ -17,7 +17,7 @@ from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
 from myhdl._Signal import _Signal
 
 from . import hdl
-from .benches import BENCHES, Stats
+from .benches import BENCHES, Stats, clock_reset
 from .errors import RtlError
 from .params import params
 from .scoreboard import Mismatch, Scoreboard
@@ -112,7 +112,6 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
     @block
     def top():
         insts = [bench.tb(clk, rst, ports, txns, board, prm, stats)]
-        from .benches import clock_reset
         insts.append(clock_reset(clk, rst, stats))
         if dut is None:
             if bench.clocked:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from myhdl import Signal, always_comb, block, intbv
 
-from isa.table import ENUMS
-
 from .params import Params, bits_for, sig_signed, sig_unsigned
 
 __all__ = ["decoder", "DecodedFields", "mnemonics", "mnemonic_code"]
@@ -251,7 +249,3 @@ def decoder(word, fields, *, prm: Params):
                                1 if f.kind in g.biased else 0, f.kind == "word"))
             acc = out
     return insts
-
-
-#: the activation enumeration the decoder's ``act`` output indexes (from the ISA table)
-ACT_NAMES = ENUMS["act"]

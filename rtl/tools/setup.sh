@@ -3,9 +3,9 @@
 #
 #   rtl/tools/setup.sh [PYTHON]
 #
-# Idempotent: does nothing when iverilog, vvp, iverilog-vpi, verilator and yosys are on PATH
-# and .hdl/myhdl.vpi was built for the installed MyHDL version. The tools come from the
-# distribution's packages (apt-get, as root or through sudo); the VPI module is compiled from
+# Idempotent: does nothing when iverilog, vvp, iverilog-vpi, verilator, yosys and a C/C++
+# compiler are on PATH and .hdl/myhdl.vpi was built for the installed MyHDL version. The tools
+# come from the distribution's packages (apt-get, as root or through sudo); the VPI module is compiled from
 # the MyHDL source distribution of the installed version (its cosimulation/icarus directory).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -13,11 +13,12 @@ PY="${1:-$ROOT/.venv/bin/python}"
 CACHE="$ROOT/.hdl"
 
 missing=()
-for tool in iverilog vvp iverilog-vpi verilator yosys; do
+for tool in iverilog vvp iverilog-vpi verilator yosys gcc g++ make; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if ((${#missing[@]})); then
-    echo "rtl/tools/setup.sh: installing iverilog, verilator, yosys (missing: ${missing[*]})"
+    # gcc builds the VPI module (iverilog-vpi); g++ and make build Verilator's C++ models
+    echo "rtl/tools/setup.sh: installing iverilog, verilator, yosys, g++, make (missing: ${missing[*]})"
     SUDO=""
     if [ "$(id -u)" != 0 ]; then
         command -v sudo >/dev/null 2>&1 || {
@@ -27,7 +28,7 @@ if ((${#missing[@]})); then
     fi
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-        iverilog verilator yosys >/dev/null
+        iverilog verilator yosys g++ make >/dev/null
 fi
 
 version="$("$PY" -c 'import importlib.metadata as m; print(m.version("myhdl"))')"

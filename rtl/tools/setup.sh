@@ -4,9 +4,10 @@
 #   rtl/tools/setup.sh [PYTHON]
 #
 # Idempotent: does nothing when iverilog, vvp, iverilog-vpi, verilator, yosys and a C/C++
-# compiler are on PATH and .hdl/myhdl.vpi was built for the installed MyHDL version. The tools
-# come from the distribution's packages (apt-get, as root or through sudo); the VPI module is compiled from
-# the MyHDL source distribution of the installed version (its cosimulation/icarus directory).
+# compiler are on PATH and .hdl/myhdl.vpi was built for the installed MyHDL version. The
+# tools come from the distribution's packages (apt-get, as root or through sudo); the VPI
+# module is compiled from the MyHDL source distribution of the installed version (its
+# cosimulation/icarus directory).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 PY="${1:-$ROOT/.venv/bin/python}"

@@ -60,13 +60,11 @@ DATAPATH_MNEMONICS = ("ff", "bp", "wu", "bp_wu")
 
 
 def rtl_cycles(mnemonic: str, rows: int, n: int, lanes: int, act: int) -> int:
-    """Start-to-done cycles of an instruction on this datapath: tlm.timing's issue + depth,
-    plus the one STALL slot of a BP whose window fits one tile (see the module docstring)."""
-    from math import ceil
-
+    """Start-to-done cycles of an instruction on this datapath: tlm.timing's issue + depth
+    (which includes the STALL slot of a BP whose window fits one tile)."""
     from tlm.timing import matrix_timing
     issue, depth = matrix_timing(mnemonic, rows, n, lanes, act)
-    return issue + depth + (1 if mnemonic == "bp" and ceil(n / lanes) == 1 else 0)
+    return issue + depth
 
 
 class _Tags:

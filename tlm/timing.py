@@ -54,8 +54,9 @@ def matrix_timing(mnemonic: str, rows: int, n: int, lanes: int, act: int) -> tup
     vec_in, vec_out = ceil(n / lanes), ceil(rows / lanes)
     if mnemonic == "ff":
         return vec_in + t, _depth(act)                  # buffer load, then row-wise tiles
-    if mnemonic == "bp":
-        return t + vec_in, _depth(0)                    # column-wise tiles, then act' * e
+    if mnemonic == "bp":                                # column-wise tiles, then act' * e;
+        stall = 1 if vec_in == 1 else 0                 # one column: its sum leaves the add
+        return t + vec_in + stall, _depth(0)            # stage a cycle late (a STALL slot)
     if mnemonic == "wu":
         return 2 * t, _depth(0)                         # read and write every tile
     if mnemonic == "bp_wu":

@@ -15,6 +15,7 @@ def test_ff_row_wise_with_buffer_load():
 def test_backward_costs():
     """BP_WU reads each weight row once, BP and WU on alternate cycles: 2 per tile."""
     assert matrix_timing("bp", 6, 5, 4, act=4)[0] == 12 + 2
+    assert matrix_timing("bp", 1, 4, 4, act=4)[0] == 1 + 1 + 1   # one tile: a STALL slot
     assert matrix_timing("wu", 6, 5, 4, act=0)[0] == 24
     assert matrix_timing("bp_wu", 6, 5, 4, act=4)[0] == 24 + 2
 

@@ -80,6 +80,20 @@ class DType:
         self.saturations = 0
 
     # ------------------------------------------------------------------ counting
+    def _refuse(self, v: np.ndarray, bad: np.ndarray) -> None:
+        """Raise the strict-quantize error for the first True of ``bad`` (values ``v``)."""
+        if not bad.any():
+            return
+        i = np.flatnonzero(bad.reshape(-1))[0]
+        val = float(v.reshape(-1)[i])
+        where = ""
+        if v.ndim:
+            idx = np.unravel_index(i, v.shape)
+            where = f" at index {idx[0] if v.ndim == 1 else tuple(map(int, idx))}"
+        why = "is not finite" if not np.isfinite(val) else "is out of range"
+        raise DTypeError(f"value {val!r}{where} {why} for {self.name} "
+                         f"(range {self.range_text})")
+
     def trusted(self) -> "DType":
         """A twin that skips re-checking operands the caller guarantees are in range (see
         :meth:`isa.dtypes.FixedType.trusted`); formats without checks return themselves."""

@@ -138,17 +138,7 @@ class FixedType(DType):
             r = f + ((t - f) >= 0.5)             # t - floor(t) is exact for every float t
         nan = np.isnan(r)
         if strict:
-            bad = nan | (r < self.min_raw) | (r > self.max_raw)
-            if bad.any():
-                i = np.flatnonzero(bad.reshape(-1))[0]
-                val = float(v.reshape(-1)[i])
-                where = ""
-                if v.ndim:
-                    idx = np.unravel_index(i, v.shape)
-                    where = f" at index {idx[0] if v.ndim == 1 else tuple(map(int, idx))}"
-                why = "is not finite" if not np.isfinite(val) else "is out of range"
-                raise DTypeError(f"value {val!r}{where} {why} for {self.name} "
-                                 f"(range {self.range_text})")
+            self._refuse(v, nan | (r < self.min_raw) | (r > self.max_raw))
         n = int(np.count_nonzero(nan))
         if n:
             self._count(n, counter)

@@ -53,17 +53,7 @@ class FloatType(DType):
         return f"[{float(self.min_raw)!r}, {float(self.max_raw)!r}]"
 
     def _check_strict(self, v: np.ndarray, raw: np.ndarray) -> None:
-        bad = ~np.isfinite(raw)
-        if bad.any():
-            i = np.flatnonzero(bad.reshape(-1))[0]
-            val = float(v.reshape(-1)[i])
-            where = ""
-            if v.ndim:
-                idx = np.unravel_index(i, v.shape)
-                where = f" at index {idx[0] if v.ndim == 1 else tuple(map(int, idx))}"
-            why = "is not finite" if not np.isfinite(val) else "is out of range"
-            raise DTypeError(f"value {val!r}{where} {why} for {self.name} "
-                             f"(range {self.range_text})")
+        self._refuse(v, ~np.isfinite(raw))
 
     @staticmethod
     def _shapes(name: str, W: np.ndarray, x: np.ndarray) -> None:

@@ -517,7 +517,7 @@ def assemble(text: str, file: str = "<input>", arch: Arch | str | None = None,
     binary = Binary(arch=the_arch.name, encoding_hash=enc.hash, families=tuple(used),
                     instr_bits=enc.instr_bits, data_word_bits=get_dtype(the_arch.knobs.dtype).bits,
                     text=enc.to_bytes(words), data=data, synapse=synapse,
-                    symbols=a.symbols(), source=meta)
+                    symbols=a.symbols(), source=meta, origin=file)
     return Assembly(binary, the_arch, enc, instrs, [s.loc for s in a.instrs], lines)
 
 

@@ -117,16 +117,17 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
             progress(f"trial {i + 1:4d}: {n:5d} steps {'(failed)' if failed else '(success)'}")
             reported[0] += 1
 
-    system = System(the_arch, asm.binary, host, trace=trace, progress=tick, datapath=datapath)
-    res = system.run()
-    tick()
-    regions = {}
+    regions = {}                      # checked before the run, used after it
     for name, labels in m["regions"].items():
         if not (isinstance(labels, list) and len(labels) == 3
                 and all(isinstance(x, str) for x in labels)):
             raise ManifestError(f"{m['__path__']}: regions.{name} must be three labels: "
                                 f"first, end, and the first instruction of the loop body")
-        regions[name] = res.region(region_from_labels(asm.binary, name, *labels))
+        regions[name] = region_from_labels(asm.binary, name, *labels)
+    system = System(the_arch, asm.binary, host, trace=trace, progress=tick, datapath=datapath)
+    res = system.run()
+    tick()
+    regions = {name: res.region(r) for name, r in regions.items()}
     report = {
         "manifest": m["__path__"], "arch": the_arch.name, "program": str(program),
         "virtual_update": m["virtual_update"], "seed": m["seed"],

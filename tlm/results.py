@@ -111,8 +111,16 @@ class Results:
                 "by_unit_pj": {u: per(pj) for u, pj in units.items()},
                 "power_by_unit_mw": {u: watts(pj) * 1e3 for u, pj in units.items()}}
 
+    @property
+    def memory_traffic(self) -> dict:
+        """Words read and written per memory (from the action counts)."""
+        a = self.actions
+        return {"synapse_sram": {"read": a["sram_read"], "written": a["sram_write"]},
+                "neuron_registers": {"read": a["reg_read"], "written": a["reg_write"]},
+                "buffers": {"read": a["buf_read"], "written": a["buf_write"]}}
+
     def as_dict(self) -> dict:
-        return {"cycles": self.cycles, "time_s": self.time_s, "energy_pj": self.energy_pj,
+        return {"memory_traffic": self.memory_traffic,"cycles": self.cycles, "time_s": self.time_s, "energy_pj": self.energy_pj,
                 "power_mw": self.power_w * 1e3, "instructions": self.instructions,
                 "by_opcode": self.by_opcode, "by_unit_pj": self.by_unit,
                 "actions": self.actions, "utilization": self.utilization,

@@ -203,3 +203,22 @@ def test_pwl_errors():
         PwlTable("tanh", "q6.18", 0)
     with pytest.raises(DTypeError, match="PWL xmax must be a positive finite number, not -1.0"):
         PwlTable("tanh", "q6.18", 16, -1.0)
+
+
+@pytest.mark.parametrize("fmt", ["q6.18", "q2.4", "q8.8", "q16.16"])
+@pytest.mark.parametrize("func", ["tanh", "sigmoid", "bsig"])
+def test_short_vectors_take_the_same_rule(fmt, func):
+    """The element-by-element path for short vectors equals the vectorised one bit for bit,
+    across the whole input range (inside, at and beyond xmax, both signs, extremes)."""
+    from isa.dtypes import get_dtype
+    dt = get_dtype(fmt)
+    t = dt.pwl(func)
+    rng = np.random.default_rng(11)
+    xs = np.concatenate([rng.integers(dt.min_raw, dt.max_raw + 1, 4000),
+                         rng.integers(-2 * t.xmax_raw, 2 * t.xmax_raw, 4000),
+                         [0, 1, -1, t.xmax_raw, -t.xmax_raw, t.xmax_raw - 1, 1 - t.xmax_raw,
+                          dt.min_raw, dt.max_raw]]).astype(np.int64)
+    xs = np.clip(xs, dt.min_raw, dt.max_raw)
+    big = t(xs)                                   # vectorised (longer than the threshold)
+    small = np.concatenate([t(xs[i:i + 7]) for i in range(0, len(xs), 7)])
+    assert np.array_equal(big, small)

@@ -15,7 +15,7 @@ import numpy as np
 
 from isa.arch import Arch, load_arch
 from isa.dtypes import get_dtype
-from isa.encoding import Encoding, Instruction, encoding_for
+from isa.encoding import Encoding, Instruction, encoding_for, kind_words
 from isa.errors import ArchError, AsmError, DTypeError, EncodeError
 from isa.immediate import imm_from_value
 from isa.table import ENUMS, TABLE
@@ -387,11 +387,8 @@ class _Assembler:
     def _range_message(mn, name, kind, v, lo, hi, enc) -> str:
         if kind == "pc":
             return f"{mn}: {name}={v} is not an instruction of this program (0..{hi})"
-        what = {"uaddr": "unified-memory address", "saddr": "synapse-memory address",
-                "dim": "length", "count": "offset", "word": "immediate (raw)",
-                "ctr": "loop counter", "limit": "loop limit"}.get(kind, kind)
-        return (f"{mn}: {name}={v} does not fit: a {what} on '{enc.arch.name}' must be "
-                f"{lo}..{hi} ({enc._widths[kind]}-bit field)")
+        return (f"{mn}: {name}={v} does not fit: {kind_words(kind)} on '{enc.arch.name}' must "
+                f"be {lo}..{hi} ({enc.field_width(kind)}-bit field)")
 
     def images(self, arch: Arch) -> tuple[bytes, bytes, list]:
         dt = get_dtype(arch.knobs.dtype)

@@ -316,9 +316,18 @@ def dumps(b: Binary) -> bytes:
 
 
 def write(path: str | os.PathLike, b: Binary) -> None:
-    """Write ``b`` to ``path`` atomically: a failure never leaves a partial file, and an
-    existing file is replaced only once the new one is complete on disk."""
-    blob = dumps(b)
+    """Write ``b`` to ``path`` atomically (see :func:`atomic_write`)."""
+    atomic_write(path, dumps(b), BinaryFormatError)
+
+
+def atomic_write(path: str | os.PathLike, blob: bytes | str,
+                 error: type[RlaccelError] = RlaccelError) -> None:
+    """Write ``blob`` (text is UTF-8 encoded) to ``path`` atomically: a failure never leaves
+    a partial file, and an existing file is replaced only once the new one is complete on
+    disk. Failures raise ``error`` naming the path. Every file rlaccel writes goes through
+    here (binaries, listings, reports, traces)."""
+    if isinstance(blob, str):
+        blob = blob.encode()
     path = os.fspath(path)
     directory, base = os.path.split(os.path.abspath(path))
     tmp = None
@@ -332,7 +341,7 @@ def write(path: str | os.PathLike, b: Binary) -> None:
             tmp = candidate
             break
         else:
-            raise BinaryFormatError(f"{path}: cannot create a temporary file in {directory}")
+            raise error(f"{path}: cannot create a temporary file in {directory}")
         with os.fdopen(fd, "wb") as f:
             f.write(blob)
             f.flush()
@@ -340,7 +349,7 @@ def write(path: str | os.PathLike, b: Binary) -> None:
         os.replace(tmp, path)
         tmp = None
     except OSError as e:
-        raise BinaryFormatError(f"{path}: cannot write: {e.strerror or e}") from None
+        raise error(f"{path}: cannot write: {e.strerror or e}") from None
     finally:
         if tmp is not None:
             try:

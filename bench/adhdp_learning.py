@@ -15,12 +15,11 @@ import statistics
 import sys
 import time
 
-import numpy as np
 
 from assembler.assemble import assemble_file
 from isa.arch import load_arch
 from programs.adhdp.host import Trials
-from programs.adhdp.reference import AdhdpReference, Layout
+from programs.adhdp.reference import AdhdpReference
 from programs.adhdp.run import _defines, configure, learning_config, program_path, run
 
 
@@ -28,9 +27,7 @@ def reference(manifest: str, overrides, seed: int, trials: int) -> dict:
     m = configure(manifest, overrides, arch="adhdp-f64", seed=seed, trials=trials)
     arch = load_arch("adhdp-f64")
     a = assemble_file(program_path(m), arch=arch, defines=_defines(m))
-    lay = Layout.from_binary(a.binary, arch.geometry.unified_words, arch.knobs.synapse_words)
-    ref = AdhdpReference(lay, np.frombuffer(a.binary.synapse, dtype="<f8"),
-                         virtual_update=m["virtual_update"])
+    ref = AdhdpReference.from_binary(a.binary, arch, m["virtual_update"])
     return ref.run(Trials(learning_config(m)))
 
 

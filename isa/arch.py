@@ -17,9 +17,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import ArchError
+from .errors import ArchError, RlaccelError
 
-__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "ARCH_DIR"]
+__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "read_toml",
+           "ARCH_DIR"]
 
 ARCH_DIR = Path(__file__).with_name("archs")
 FAMILIES = ("base", "ddpg", "marl", "sparse", "hdc")
@@ -181,6 +182,19 @@ class Arch:
                 "sparse_row": k.sparse_row_words}
 
 
+def read_toml(path: Path, error: type[RlaccelError], what: str) -> dict:
+    """A TOML file as a table; a missing, unreadable or malformed file raises ``error``
+    naming the path (architecture files here, run manifests in ``programs/``)."""
+    try:
+        return tomllib.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+
+
 def arch_names() -> list[str]:
     """Names of the architectures shipped in ``isa/archs``."""
     return sorted(p.stem for p in ARCH_DIR.glob("*.toml"))
@@ -204,12 +218,7 @@ def load_arch(name_or_path: str | Path) -> Arch:
             raise ArchError(f"unknown architecture '{key}'{extra}; "
                             f"known: {', '.join(names)}, or give a path to a .toml file")
     origin = str(path)
-    try:
-        table = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ArchError(f"{origin}: architecture file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ArchError(f"{origin}: not valid TOML: {exc}") from None
+    table = read_toml(path, ArchError, "architecture file")
     for key_ in table:
         if key_ not in ("name", "description", "machine") and not isinstance(table[key_], dict):
             raise ArchError(f"{origin}: unknown top-level key '{key_}'; expected name, "

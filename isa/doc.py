@@ -40,7 +40,7 @@ def markdown(arch: Arch) -> str:
             "## Field kinds", "", "| kind | bits | values | meaning |", "|---|---|---|---|"]
     kinds = sorted({kd for fields in enc.layouts.values() for f in fields for kd in [f.kind]})
     for kind in kinds:
-        bits = enc._widths[kind]
+        bits = enc.field_width(kind)
         lo, hi = enc.field_range(kind)
         vals = ", ".join(ENUMS[kind]) if kind in ENUMS else f"{lo}..{hi}"
         if kind in g.biased:

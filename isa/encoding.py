@@ -18,7 +18,7 @@ from .errors import DecodeError, EncodeError
 from .expr import compile_expr
 from .table import ENUMS, FIXED_WIDTHS, FORMATS, OPCODES, TABLE, OpDef
 
-__all__ = ["Instruction", "Field", "Encoding", "encoding_for"]
+__all__ = ["Instruction", "Field", "Encoding", "encoding_for", "kind_words"]
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,10 @@ class Encoding:
             return 0, len(ENUMS[kind]) - 1
         return 0, (1 << self._widths[kind]) - 1
 
+    def field_width(self, kind: str) -> int:
+        """Bits of a field kind on this architecture."""
+        return self._widths[kind]
+
     def layout(self, mnemonic: str) -> tuple[Field, ...]:
         return self.layouts[self.opdef(mnemonic).format]
 
@@ -160,7 +164,7 @@ class Encoding:
             if name not in ops:
                 if name not in d.defaults:
                     raise EncodeError(f"{d.mnemonic} needs operand '{name}' "
-                                      f"({_kind_words(d.kind(name))})")
+                                      f"({kind_words(d.kind(name))})")
                 default = d.defaults[name]
                 kind = d.kind(name)
                 ops[name] = ENUMS[kind].index(default) if isinstance(default, str) else default
@@ -175,7 +179,7 @@ class Encoding:
                 if kind in ENUMS:
                     what = ", ".join(ENUMS[kind])
                 raise EncodeError(f"{d.mnemonic}: {name}={v} does not fit: "
-                                  f"{_kind_words(kind)} must be {what} on '{self.arch.name}'")
+                                  f"{kind_words(kind)} must be {what} on '{self.arch.name}'")
         return Instruction(d.mnemonic, {n: ops[n] for n in d.operands})
 
     def extents(self, ins: Instruction) -> list[tuple[str, str, int, int]]:
@@ -281,7 +285,8 @@ class Encoding:
         return self.arch.knobs.imem_bytes * 8 // self.instr_bits
 
 
-def _kind_words(kind: str) -> str:
+def kind_words(kind: str) -> str:
+    """A field kind in words for messages ("a length", "an offset")."""
     return {"uaddr": "a unified-memory address", "saddr": "a synapse-memory address",
             "srm": "a sparse-row-memory address", "dim": "a length", "count": "an offset",
             "pc": "a label or instruction index", "word": "a data word",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from .dtypes.activations import ACTIVATIONS
 from .errors import IsaError
 from .expr import compile_expr, names_in
 
@@ -47,14 +48,15 @@ _MAJOR = [
 OPCODES: Mapping[str, int] = MappingProxyType({name: i for i, (name, _) in enumerate(_MAJOR)})
 OPCODE_FAMILY: Mapping[str, str] = MappingProxyType(dict(_MAJOR))
 
-#: field kinds with a width that does not depend on the architecture
-FIXED_WIDTHS: Mapping[str, int] = MappingProxyType({
-    "funct": 4, "act": 3, "mode": 2, "u4": 4, "u6": 6, "u8": 8, "u16": 16,
-})
+#: symbolic values of enumerated kinds (the index is the encoding); the activations are
+#: the number formats' own list
+ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType({"act": tuple(ACTIVATIONS)})
 
-#: symbolic values of enumerated kinds (the index is the encoding)
-ENUMS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "act": ("none", "tanh", "sigmoid", "relu", "bsig"),   # == isa.dtypes.ACTIVATIONS
+#: field kinds with a width that does not depend on the architecture (an enumerated kind is
+#: as wide as its largest index)
+FIXED_WIDTHS: Mapping[str, int] = MappingProxyType({
+    "funct": 4, "mode": 2, "u4": 4, "u6": 6, "u8": 8, "u16": 16,
+    **{kind: max(len(values) - 1, 1).bit_length() for kind, values in ENUMS.items()},
 })
 
 KIND_DOC: Mapping[str, str] = MappingProxyType({
@@ -74,7 +76,8 @@ KIND_DOC: Mapping[str, str] = MappingProxyType({
     "group": "number of groups, 1..max_groups (stored minus one)",
     "hvdim": "hypervector length, 1..hv_dim (stored minus one)",
     "funct": "function within the major opcode",
-    "act": "activation: none (bypass), tanh, sigmoid, relu, bsig (tanh(v/2))",
+    "act": f"activation: {', '.join(ACTIVATIONS)} (none bypasses the activate stage; bsig is "
+           f"tanh(v/2))",
     "mode": "mode within the major opcode",
     "u4": "4-bit unsigned", "u6": "6-bit unsigned", "u8": "8-bit unsigned",
     "u16": "16-bit unsigned",

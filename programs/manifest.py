@@ -13,6 +13,7 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Mapping
 
+from isa.arch import read_toml
 from isa.errors import RlaccelError
 
 __all__ = ["ManifestError", "load_manifest", "parse_value", "apply_overrides"]
@@ -94,14 +95,7 @@ def load_manifest(path: str | Path, schema: Mapping, overrides: list[str] | None
                   ) -> dict:
     """Read, override and validate a manifest against ``schema``."""
     p = Path(path)
-    try:
-        raw = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise ManifestError(f"{p}: no such manifest") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"{p}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"{p}: cannot read: {exc}") from None
+    raw = read_toml(p, ManifestError, "manifest")
     raw = apply_overrides(raw, overrides or [], str(p))
     out = _check(raw, schema, str(p))
     out["__path__"] = str(p)

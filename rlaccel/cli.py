@@ -116,13 +116,8 @@ def summary(r: dict) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise RlaccelError(f"cannot write {path}: {exc.strerror}") from None
+    from assembler.rlb import atomic_write
+    atomic_write(path, text)
 
 
 def build_parser() -> argparse.ArgumentParser:

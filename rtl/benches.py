@@ -98,6 +98,21 @@ class Bench:
 
 
 @block
+def counted_clock(clk, tick, half: int = 5):
+    """A free-running clock of period ``2*half`` time units that calls ``tick()`` at every
+    rising edge (the streaming benches count their cycles with it)."""
+    @instance
+    def clock():
+        while True:
+            yield delay(half)
+            if not clk:                   # clk is about to rise
+                tick()
+            clk.next = not clk
+
+    return clock
+
+
+@block
 def clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
     """Clock of period 10 time units, synchronous reset for the first cycles, cycle count."""
     @always(clk.posedge)

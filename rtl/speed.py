@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, StopSimulation, block, instance
-from myhdl import delay as _delay
 
 from . import hdl
+from .benches import counted_clock
 from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals
 from .errors import RtlError
 from .memory import memories
@@ -73,13 +73,10 @@ def record_stream(manifest: str) -> tuple[dict, _Recorder]:
 @block
 def _stream_bench(clk, rst, ports, words, box):
     """Feed ``words`` one after the other; count cycles; stop after the last done."""
-    @instance
-    def clock():
-        while True:
-            yield _delay(5)
-            if not clk:
-                box["cycles"] += 1
-            clk.next = not clk
+    def tick():
+        box["cycles"] += 1
+
+    clock = counted_clock(clk, tick)
 
     @instance
     def driver():

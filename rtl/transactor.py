@@ -21,11 +21,11 @@ from __future__ import annotations
 import time
 
 from myhdl import ResetSignal, Signal, Simulation, block, instance
-from myhdl import delay as _delay
 
 from isa.encoding import Instruction
 from isa.errors import SimError
 
+from .benches import counted_clock
 from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
 from .errors import RtlError
 from .memory import memories
@@ -55,7 +55,6 @@ class RtlDatapath:
         self.first_mismatch = ""
         self.wall_s = 0.0
         self.by_mnemonic: dict[str, int] = {}
-        self.stalled = 0                  # BPs one tile wide: the documented extra cycle
         self._sim = None
 
     # ---------------------------------------------------------------------------------------
@@ -76,13 +75,10 @@ class RtlDatapath:
             dut = datapath(clk, rst, **ports, prm=prm)
             mem = memories(clk, ports, U, S, prm=prm)
 
-            @instance
-            def clock():
-                while True:
-                    yield _delay(_HALF)
-                    if not clk:                   # this is a rising edge
-                        box.cycles += 1
-                    clk.next = not clk
+            def tick():
+                box.cycles += 1
+
+            clock = counted_clock(clk, tick, _HALF)
 
             @instance
             def driver():
@@ -118,8 +114,6 @@ class RtlDatapath:
         expected = rtl_cycles(op.mnemonic, o["rows"], o["cols"] - o.get("off", 0),
                               self.prm.lanes, o.get("act", 0))
         counter = self.system.saturations
-        issue, depth = op.issue, op.depth
-        stall = expected - (issue + depth)
 
         def run() -> None:
             cycles, sats, fault = self.execute(word, expected)
@@ -129,7 +123,6 @@ class RtlDatapath:
             counter.saturations += sats
             self.instructions += 1
             self.by_mnemonic[op.mnemonic] = self.by_mnemonic.get(op.mnemonic, 0) + 1
-            self.stalled += stall
             if cycles != expected:
                 self.cycle_mismatches += 1
                 msg = (f"PC {op.pc} ({op.text}): RTL took {cycles} cycles, the TLM's timing "
@@ -175,7 +168,6 @@ class RtlDatapath:
     def as_dict(self) -> dict:
         return {"instructions": self.instructions, "by_mnemonic": dict(self.by_mnemonic),
                 "rtl_cycles": self.rtl_cycles, "cycle_mismatches": self.cycle_mismatches,
-                "stall_cycles_beyond_tlm": self.stalled,
                 "wall_s": self.wall_s, "rtl_cycles_per_s": self.cycles_per_s}
 
     def summary(self) -> str:
@@ -183,8 +175,7 @@ class RtlDatapath:
         text = (f"  RTL datapath (MyHDL): {self.instructions:,} matrix instructions ({mix}), "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s = "
                 f"{self.cycles_per_s:,.0f} RTL cycles/s;\n    cycles per instruction equal "
-                f"the TLM's issue + depth except {self.stalled:,} one-tile BPs (+1 STALL "
-                f"cycle each, docs/rtl.md); {self.cycle_mismatches} other differences")
+                f"the TLM's issue + depth, {self.cycle_mismatches} other differences")
         if self.first_mismatch:
             text += f"\n    first: {self.first_mismatch}"
         return text

@@ -9,8 +9,9 @@ is cut after ``max_events`` events (the file says so in its metadata).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from assembler.rlb import atomic_write
 
 __all__ = ["ChromeTrace"]
 
@@ -49,7 +50,4 @@ class ChromeTrace:
                  "args": {"name": "host link"}}]
         doc = {"traceEvents": meta + self.events, "displayTimeUnit": "ns",
                "otherData": {"dropped_events": self.dropped, "max_events": self.max_events}}
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(doc))
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(doc))

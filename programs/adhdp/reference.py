@@ -98,6 +98,14 @@ class AdhdpReference:
         self.actions: list[float] = []
         self.j_trace: list[float] = []
 
+    @classmethod
+    def from_binary(cls, binary, arch, virtual_update: bool = False) -> "AdhdpReference":
+        """The model of a program assembled for a float64 architecture: its sizes,
+        constants, layout and initial weights come from the binary."""
+        layout = Layout.from_binary(binary, arch.geometry.unified_words,
+                                    arch.knobs.synapse_words)
+        return cls(layout, np.frombuffer(binary.synapse, dtype="<f8"), virtual_update)
+
     # ---- layers, as the instructions compute them ----
     def _actor_ff(self):
         self.ha[:] = bsig(self.Wa1 @ self.x)

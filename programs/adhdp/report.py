@@ -24,7 +24,6 @@ instruction, so it leaves the once-per-step reset and first check out.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -54,7 +53,7 @@ SIZES = (Size("cartpole", "4-6-1, 5-6-1", HERE / "cartpole.toml"),
          Size("triple_link", "8-20-1, 9-20-1", HERE / "triple_link.toml"))
 #: seed 001, section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
 SEED_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
-CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
+from tlm.program import CATEGORY as CATEGORIES  # noqa: E402 - the Fig. 11 categories
 from tlm.energy import UNITS  # noqa: E402 - the Fig. 12 units
 PHASES = ("critic", "actor")
 ARCH = "adhdp"
@@ -197,6 +196,24 @@ def _x(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}x"
 
 
+def _category_rows(runs: list, key: str, unit: float, digits: int,
+                   iterations: bool = False) -> list[str]:
+    """Table rows of one per-iteration figure (divided by ``unit``): total, split by
+    category, body."""
+    rows = []
+    for r in runs:
+        for phase in PHASES:
+            p, b = r["region"][phase], r["body"][phase]
+            cells = [r["label"], "VU" if r["virtual_update"] else "baseline", phase]
+            if iterations:
+                cells.append(f"{p['iterations']:,}")
+            cells.append(f"{p[key] / unit:.{digits}f}")
+            cells += [f"{p['by_category'][k][key] / unit:.{digits}f}" for k in CATEGORIES]
+            cells.append(f"{b[key] / unit:.{digits}f}")
+            rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
 def markdown(rep: dict) -> str:
     """The report as Markdown tables."""
     runs = rep["runs"]
@@ -212,25 +229,12 @@ def markdown(rep: dict) -> str:
               "| network (actor, critic) | update | phase | iterations | cycles | "
               + " | ".join(CATEGORIES) + " | body cycles |",
               "|---|---|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|"]
-    for r in runs:
-        for phase in PHASES:
-            p, b = r["region"][phase], r["body"][phase]
-            lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
-                         f"{phase} | {p['iterations']:,} | {p['cycles']:.1f} | "
-                         + " | ".join(f"{p['by_category'][k]['cycles']:.1f}" for k in CATEGORIES)
-                         + f" | {b['cycles']:.1f} |")
+    lines += _category_rows(runs, "cycles", 1.0, 1, iterations=True)
     lines += ["", "## Energy per update iteration, nJ (Fig. 13, region)", "",
               "| network (actor, critic) | update | phase | energy | "
               + " | ".join(CATEGORIES) + " | body energy |",
               "|---|---|---|---:|" + "---:|" * len(CATEGORIES) + "---:|"]
-    for r in runs:
-        for phase in PHASES:
-            p, b = r["region"][phase], r["body"][phase]
-            lines.append(f"| {r['label']} | {'VU' if r['virtual_update'] else 'baseline'} | "
-                         f"{phase} | {p['energy_pj'] / 1e3:.2f} | "
-                         + " | ".join(f"{p['by_category'][k]['energy_pj'] / 1e3:.2f}"
-                                      for k in CATEGORIES)
-                         + f" | {b['energy_pj'] / 1e3:.2f} |")
+    lines += _category_rows(runs, "energy_pj", 1e3, 2)
     lines += ["", "## Power by unit during the update phases, mW (Fig. 12, region)", "",
               "| network (actor, critic) | update | phase | " + " | ".join(UNITS)
               + " | total |", "|---|---|---|" + "---:|" * (len(UNITS) + 1)]
@@ -278,13 +282,8 @@ def markdown(rep: dict) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise RlaccelError(f"cannot write {path}: {exc.strerror}") from None
+    from assembler.rlb import atomic_write
+    atomic_write(path, text)
 
 
 def cmd_report(args) -> int:

@@ -6,16 +6,16 @@
 from __future__ import annotations
 
 import json
-import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from assembler.assemble import assemble_file
+from assembler.rlb import atomic_write
 from isa.arch import load_arch
 from isa.dtypes import get_dtype
-from isa.errors import RlaccelError
 from programs.manifest import ManifestError, load_manifest
 from tlm.results import region_from_labels
 from tlm.system import System
@@ -30,9 +30,12 @@ SCHEMA = {
     "virtual_update": False, "environment": "", "environment_kwargs": {"__free__": True},
     "trials": 100, "max_steps": 1000, "stop_on_success": True, "seed": 1,
     "network": {"actor": [4, 6, 1], "critic": [5, 6, 1]},
+    # chip-side constants (passed to the program as defines) and the host's schedule, whose
+    # defaults are LearningConfig's
     "learning": {"gamma": 0.95, "Ic": 50, "Ia": 100, "Ec": 0.05, "Ea": 0.005,
-                 "lr_critic": 0.3, "lr_actor": 0.3, "lr_decay": 0.05, "lr_every": 5,
-                 "lr_threshold": 0.01, "lr_floor": 0.005, "init_weight": 1.0},
+                 "init_weight": 1.0,
+                 **{f.name: f.default for f in fields(LearningConfig)
+                    if f.name.startswith("lr_")}},
     "regions": {"__free__": True},
     "hostlink": {"__free__": True},
 }
@@ -147,14 +150,7 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
 
 
 def _write_json(path: str, report: dict) -> None:
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(report, indent=1, default=_jsonable))
-        os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise RlaccelError(f"cannot write {p}: {exc.strerror}") from None
+    atomic_write(path, json.dumps(report, indent=1, default=_jsonable))
 
 
 def _jsonable(o):

@@ -12,7 +12,7 @@ from isa.arch import arch_names, load_arch
 from isa.dtypes import get_dtype
 from isa.encoding import Instruction, encoding_for
 from isa.errors import DecodeError, EncodeError
-from isa.table import ENUMS, TABLE
+from isa.table import TABLE
 
 GOLDEN = Path(__file__).with_name("golden_triples.txt")
 
@@ -73,7 +73,7 @@ def test_fixar_fields_are_wider():
     """A FIXAR-sized machine (400x300 layers, batch 64) derives wider fields than ADHDP."""
     small, big = encoding_for("adhdp"), encoding_for("fixar")
     for kind in ("uaddr", "saddr", "dim"):
-        assert big._widths[kind] > small._widths[kind]
+        assert big.field_width(kind) > small.field_width(kind)
     assert big.field_range("dim")[1] >= 400 and big.field_range("batch") == (1, 64)
     assert big.instr_bits > small.instr_bits
 
@@ -154,10 +154,19 @@ def test_extents_come_from_the_table():
     assert enc.space_of("bp_wu", "syn") == "synapse"
 
 
-def test_enum_values():
-    """The activation field's encoding is the index into the shared activation list."""
-    from isa.dtypes import ACTIVATIONS
-    assert ENUMS["act"] == tuple(ACTIVATIONS)
+def test_activation_field_is_the_dtype_index():
+    """act=NAME in a program encodes the index the number formats evaluate as NAME, and the
+    field is just wide enough for the list."""
+    import numpy as np
+    from isa.dtypes import ACTIVATIONS, get_dtype
+    from isa.table import FIXED_WIDTHS
+    dt = get_dtype("q6.18")
+    x = dt.quantize(np.linspace(-3, 3, 13))
+    for name in ACTIVATIONS:
+        a = assemble(f".arch adhdp\n.text\nff 0, 0, 0, 1, 1, act={name}\n", "t.s")
+        index = a.instructions[0].operands["act"]
+        assert np.array_equal(dt.activate(index, x), dt.activate(name, x))
+    assert 2 ** (FIXED_WIDTHS["act"] - 1) < len(ACTIVATIONS) <= 2 ** FIXED_WIDTHS["act"]
 
 
 def test_hash_depends_on_layout():

@@ -1,10 +1,8 @@
 """The controller: hazards stall, loops and branches steer, faults stop with a location."""
 
-import numpy as np
 import pytest
 from dataclasses import replace
 
-from assembler.rlb import Binary
 from isa.arch import load_arch
 from isa.encoding import Instruction, encoding_for
 from isa.errors import ArchError, SimError

@@ -10,7 +10,7 @@ from assembler.assemble import assemble_file
 from isa.arch import load_arch
 from isa.dtypes import get_dtype
 from programs.adhdp.host import AdhdpHost, LearningConfig, Trials
-from programs.adhdp.reference import AdhdpReference, Layout
+from programs.adhdp.reference import AdhdpReference
 from tlm.system import System
 
 ROOT = Path(__file__).parents[3] / "programs" / "adhdp"
@@ -35,8 +35,7 @@ def _tlm(program, cfg):
 
 
 def _reference(a, cfg, vu):
-    lay = Layout.from_binary(a.binary, F64.geometry.unified_words, F64.knobs.synapse_words)
-    ref = AdhdpReference(lay, np.frombuffer(a.binary.synapse, dtype="<f8"), virtual_update=vu)
+    ref = AdhdpReference.from_binary(a.binary, F64, vu)
     return ref, ref.run(Trials(cfg))
 
 

@@ -35,7 +35,6 @@ def link_energy(s: np.ndarray) -> tuple[float, float]:
     V = 0.0
     px, py, vx, vy = x, 0.0, xd, 0.0  # lower joint of the current link
     for i in range(3):
-        cx = px + lc[i] * math.sin(th[i])
         cy = py + lc[i] * math.cos(th[i])
         cvx = vx + lc[i] * math.cos(th[i]) * om[i]
         cvy = vy - lc[i] * math.sin(th[i]) * om[i]

@@ -6,23 +6,29 @@ instructions and a listing). Every problem raises a located :class:`~isa.errors.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from pathlib import Path
 
 import numpy as np
 
-from isa.arch import Arch, load_arch
-from isa.dtypes import get_dtype
-from isa.encoding import Encoding, Instruction, encoding_for, kind_words
-from isa.errors import ArchError, AsmError, DTypeError, EncodeError
-from isa.immediate import imm_from_value
-from isa.table import ENUMS, TABLE
+from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.encoding import Encoding, Instruction, encoding_for, kind_words
+from rlaccel.isa.errors import ArchError, AsmError, DTypeError, EncodeError
+from rlaccel.isa.immediate import imm_from_value
+from rlaccel.isa.table import ENUMS, TABLE
+from rlaccel.util.files import read_text
 
 from . import __version__
-from .ast import Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Num, Stmt, Unary
-from .expand import err, expand
+from .ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, err, fold
+from .evaluate import (CONST_MAX, CONST_MIN, SECTION_SPACE, Evaluator, Sym, check_constant,
+                       space_of_kind)
+from .expand import expand_with_texts
 from .rlb import Binary, Symbol
 
 __all__ = ["assemble", "assemble_file", "Assembly", "DIRECTIVES"]
@@ -31,15 +37,6 @@ DIRECTIVES = ("arch", "equ", "default", "text", "data", "synapse", "org", "zero"
               "include", "macro", "endm")
 _SECTIONS = {"text": "text", "data": "data", "synapse": "synapse"}
 _MEMORY = {"data": "unified", "synapse": "synapse"}
-
-
-@dataclass
-class _Sym:
-    name: str
-    space: str          # text | data | synapse | const
-    value: int | float
-    loc: Loc
-    length: int = 0
 
 
 @dataclass
@@ -60,6 +57,9 @@ class Assembly:
     instructions: list[Instruction]
     locs: list[Loc]
     data_lines: list[tuple[str, int, int, Loc]] = field(default_factory=list)
+    #: the files read, named as the user wrote them: the source (when it was a file) and
+    #: every include, in reading order
+    inputs: tuple[str, ...] = ()
 
     def listing(self) -> str:
         """Address, hex word and source line of every instruction and data directive."""
@@ -81,70 +81,34 @@ class _Assembler:
                  defines: dict | None = None):
         self.stmts = stmts
         self.arch_override = arch_override
-        self.syms: dict[str, _Sym] = {}
+        self.syms: dict[str, Sym] = {}
+        self.value = Evaluator(self.syms).value
         for name, value in (defines or {}).items():
+            loc = Loc("<defines>", 0, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise AsmError(f"define {name}={value!r}: the value must be a number",
                                "<defines>", 0, 0)
-            self.define(name, "const", value, Loc("<defines>", 0, 0))
+            if isinstance(value, float) and not math.isfinite(value):
+                raise AsmError(f"define {name}={value!r}: the value must be a finite number",
+                               "<defines>", 0, 0)
+            if isinstance(value, int) and not CONST_MIN <= value <= CONST_MAX:
+                raise AsmError(f"define {name}={value}: the value does not fit a constant (a "
+                               f"signed 64-bit integer)", "<defines>", 0, 0)
+            self.define(str(name), "const", value, loc)
         self.arch_name: tuple[str, Loc] | None = None
 
-    # -- expressions ------------------------------------------------------------------------
-    def value(self, e: Expr, *, allow_float: bool = False, forward: bool = True) -> int | float:
-        if isinstance(e, Num):
-            v = e.value
-        elif isinstance(e, Name):
-            sym = self.syms.get(e.id)
-            if sym is None:
-                hint = get_close_matches(e.id, list(self.syms), n=1)
-                extra = f" (did you mean '{hint[0]}'?)" if hint else ""
-                what = "symbol" if forward else "constant (it must be defined before this line)"
-                raise err(e.loc, f"undefined {what} '{e.id}'{extra}")
-            v = sym.value
-        elif isinstance(e, Unary):
-            x = self.value(e.operand, allow_float=allow_float, forward=forward)
-            if e.op == "~":
-                if isinstance(x, float):
-                    raise err(e.loc, "'~' needs an integer")
-                v = ~x
-            else:
-                v = -x
-        elif isinstance(e, BinOp):
-            a = self.value(e.left, allow_float=allow_float, forward=forward)
-            b = self.value(e.right, allow_float=allow_float, forward=forward)
-            v = self._binop(e, a, b)
-        else:  # pragma: no cover - the parser builds only these
-            raise err(getattr(e, "loc", Loc("<input>", 0, 0)), f"bad expression {e!r}")
-        if isinstance(v, float) and not allow_float:
-            loc = e.loc
-            raise err(loc, f"expected an integer here, not {v!r}")
-        return v
-
-    @staticmethod
-    def _binop(e: BinOp, a, b):
-        floaty = isinstance(a, float) or isinstance(b, float)
-        if e.op in ("/", "%") and b == 0:
-            raise err(e.loc, "division by zero")
-        if floaty and e.op not in ("+", "-", "*", "/"):
-            raise err(e.loc, f"'{e.op}' needs integers")
-        if e.op in ("<<", ">>") and b < 0:
-            raise err(e.loc, "negative shift count")
-        if e.op == "<<" and b > 64:
-            raise err(e.loc, f"shift count {b} is too large")
-        if e.op == "/":
-            return a / b if floaty else a // b
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "%": lambda: a % b,
-               "<<": lambda: a << b, ">>": lambda: a >> b, "&": lambda: a & b,
-               "|": lambda: a | b, "^": lambda: a ^ b}
-        return ops[e.op]()
-
-    def define(self, name: str, space: str, value, loc: Loc) -> _Sym:
+    def define(self, name: str, space: str, value, loc: Loc, quoted: bool = False) -> Sym:
         if name in self.syms:
             prev = self.syms[name].loc
             raise err(loc, f"'{name}' is already defined at {prev.file}:{prev.line}")
-        if name in TABLE:
-            raise err(loc, f"'{name}' is an instruction mnemonic and cannot be a symbol")
-        s = _Sym(name, space, value, loc)
+        if name in TABLE and not quoted:
+            raise err(loc, f"'{name}' is an instruction mnemonic and cannot be a symbol "
+                           f"(write `{name}` to use it as one)")
+        if not name or not name.isprintable() or any(c.isspace() for c in name) or \
+                len(name.encode("utf-8", "surrogatepass")) > 0xFFFF:
+            raise err(loc, f"symbol name {name!r} must be printable, without blanks, and at "
+                           f"most 65535 bytes")
+        s = Sym(name, space, value, loc)
         self.syms[name] = s
         return s
 
@@ -161,7 +125,7 @@ class _Assembler:
             if isinstance(s, Label):
                 if not after_label:
                     open_labels = []
-                sym = self.define(s.name, section, counters[section], s.loc)
+                sym = self.define(s.name, section, counters[section], s.loc, s.quoted)
                 if section != "text":
                     open_labels.append(sym)
                 after_label = True
@@ -188,7 +152,8 @@ class _Assembler:
                 if section == "text":
                     raise err(d.loc, ".org is for the .data and .synapse sections")
                 (a,) = self._args(d, 1, "an address")
-                addr = self.value(a.value, forward=False)
+                addr = self.value(a.value, forward=False, space=SECTION_SPACE[section],
+                                  what=".org")
                 if addr < 0:
                     raise err(a.loc, f".org address must not be negative, not {addr}")
                 counters[section] = addr
@@ -246,22 +211,25 @@ class _Assembler:
         self.arch_name = (name, d.loc)
 
     def _equ(self, d: Directive) -> None:
+        quoted = False
         if len(d.args) == 1 and d.args[0].name is not None:
             name, expr, loc = d.args[0].name, d.args[0].value, d.args[0].loc
         elif len(d.args) == 2 and isinstance(d.args[0].value, Name) and d.args[0].name is None:
             name, expr, loc = d.args[0].value.id, d.args[1].value, d.args[0].loc
+            quoted = d.args[0].value.quoted
         else:
             raise err(d.loc, f".{d.name} expects a name and a value: .{d.name} NAME, expression")
         if isinstance(expr, str):
             raise err(d.args[-1].loc, f".{d.name} values are numbers, not strings")
         if d.name == "default" and name in self.syms:
             return  # already given (by a -D define or earlier in the source)
-        self.define(name, "const", self.value(expr, allow_float=True, forward=False), loc)
+        v = self.value(expr, allow_float=True, forward=False, what=f".{d.name}")
+        self.define(name, "const", check_constant(v, expr.loc, name), loc, quoted)
 
     def _data_words(self, d: Directive) -> int:
         if d.name == "zero":
             (a,) = self._args(d, 1, "a word count")
-            n = self.value(a.value, forward=False)
+            n = self.value(a.value, forward=False, what=".zero")
             if n < 0:
                 raise err(a.loc, f".zero count must not be negative, not {n}")
             return n
@@ -273,7 +241,7 @@ class _Assembler:
                     raise err(a.loc, ".values expects numbers")
             return len(d.args)
         a = self._args(d, 4, "count, low, high, seed")
-        n = self.value(a[0].value, forward=False)
+        n = self.value(a[0].value, forward=False, what=".rand")
         if n < 0:
             raise err(a[0].loc, f".rand count must not be negative, not {n}")
         return n
@@ -284,7 +252,7 @@ class _Assembler:
             return (self.arch_override if isinstance(self.arch_override, Arch)
                     else load_arch(self.arch_override))
         if self.arch_name is None:
-            loc = self.instrs[0].loc if self.instrs else Loc("<input>", 1, 1)
+            loc = self.instrs[0].loc if self.instrs else self.data[0].directive.loc
             raise err(loc, "no architecture: add '.arch NAME' before the first instruction "
                            "or pass --arch NAME")
         name, loc = self.arch_name
@@ -356,7 +324,8 @@ class _Assembler:
             if kind in ENUMS and isinstance(a.value, Name) and a.value.id not in self.syms:
                 raise err(a.value.loc, f"{d.mnemonic}: {name} must be one of "
                                        f"{', '.join(ENUMS[kind])}, not '{a.value.id}'")
-            v = self.value(a.value, allow_float=(kind == "word"))
+            v = self.value(a.value, allow_float=(kind == "word"), space=space_of_kind(kind),
+                           what=f"{d.mnemonic}: {name}")
             if kind == "word":
                 try:
                     v = imm_from_value(dt, v)
@@ -391,8 +360,9 @@ class _Assembler:
                 f"be {lo}..{hi} ({enc.field_width(kind)}-bit field)")
 
     def images(self, arch: Arch) -> tuple[bytes, bytes, list]:
+        """The data and synapse images; a word initialised twice is an error (a ``.zero``
+        counts as initialising its words for the directives after it)."""
         dt = get_dtype(arch.knobs.dtype)
-        images = {"data": {}, "synapse": {}}
         lines = []
         for item in self.data:
             d = item.directive
@@ -401,27 +371,34 @@ class _Assembler:
                 raise err(d.loc, f".{d.name} of {item.words} word(s) at {item.addr} runs past the "
                                  f"end of {_MEMORY[item.space]} memory ({size} words on "
                                  f"'{arch.name}')")
-            values = self._data_values(item, dt)
-            img = images[item.space]
-            for k, raw in enumerate(values):
-                a = item.addr + k
-                if a in img:
-                    raise err(d.loc, f"{item.space} word {a} is initialised twice (check .org)")
-                img[a] = raw
-            if item.words and d.name == "zero":
-                for k in range(item.words):
-                    img.setdefault(item.addr + k, None)
-            lines.append((item.space, item.addr, item.words, d.loc))
         out = []
         for space in ("data", "synapse"):
-            img = images[space]
-            length = max(self.counters[space], max(img, default=-1) + 1)
+            items = [i for i in self.data if i.space == space]
+            length = max([self.counters[space]] + [i.addr + i.words for i in items])
             raw = np.zeros(length, dtype=dt.storage)
-            for a, v in img.items():
-                if v is not None:
-                    raw[a] = v
+            done = np.zeros(length, dtype=bool)
+            for item in items:
+                d, a, n = item.directive, item.addr, item.words
+                if d.name != "zero":
+                    taken = np.flatnonzero(done[a:a + n])
+                    if taken.size:
+                        raise err(d.loc, f"{space} word {a + int(taken[0])} is initialised "
+                                         f"twice (check .org)")
+                    raw[a:a + n] = self._data_values(item, dt)
+                done[a:a + n] = True
             out.append(dt.to_bytes(raw))
+        lines = [(i.space, i.addr, i.words, i.directive.loc) for i in self.data]
         return out[0], out[1], lines
+
+    def check_labels(self, arch: Arch) -> None:
+        """Every data and synapse label lies inside its memory (it may mark the end)."""
+        for sym in self.syms.values():
+            if sym.space in _MEMORY:
+                size = arch_memory(arch, _MEMORY[sym.space])
+                if sym.value + sym.length > size:
+                    raise err(sym.loc, f"label '{sym.name}' at {sym.space} word {sym.value} "
+                                       f"is past the end of {_MEMORY[sym.space]} memory "
+                                       f"({size} words on '{arch.name}')")
 
     def _data_values(self, item: _DataItem, dt) -> list:
         d = item.directive
@@ -430,18 +407,21 @@ class _Assembler:
         if d.name == "values":
             vals = []
             for a in d.args:
-                v = self.value(a.value, allow_float=True)
+                v = self.value(a.value, allow_float=True, what=".values")
                 try:
                     vals.append(dt.quantize(v, strict=True))
                 except DTypeError as exc:
                     raise err(a.loc, f".values: {exc}") from None
             return vals
         a = d.args
-        lo = self.value(a[1].value, allow_float=True)
-        hi = self.value(a[2].value, allow_float=True)
-        seed = self.value(a[3].value)
+        lo = self.value(a[1].value, allow_float=True, what=".rand")
+        hi = self.value(a[2].value, allow_float=True, what=".rand")
+        seed = self.value(a[3].value, what=".rand")
         if not lo < hi:
             raise err(a[1].loc, f".rand needs low < high, got {lo} and {hi}")
+        if not math.isfinite(float(hi) - float(lo)):
+            raise err(a[1].loc, f".rand: the range {lo} to {hi} is too wide (high - low "
+                                f"overflows a floating-point number)")
         if seed < 0:
             raise err(a[3].loc, f".rand seed must not be negative, not {seed}")
         x = np.random.default_rng(seed).uniform(lo, hi, item.words)
@@ -466,14 +446,15 @@ class _Assembler:
 
 def _dashed_name(e) -> str | None:
     """``adhdp-f64`` parses as a subtraction; read it back as the name it spells."""
-    if isinstance(e, Name):
-        return e.id
-    if isinstance(e, Num) and isinstance(e.value, int):
-        return str(e.value)
-    if isinstance(e, BinOp) and e.op == "-":
-        left, right = _dashed_name(e.left), _dashed_name(e.right)
-        return f"{left}-{right}" if left and right else None
-    return None
+    def leaf(x):
+        if isinstance(x, Name):
+            return x.id
+        return str(x.value) if isinstance(x.value, int) else None
+
+    def binop(b: BinOp, left, right):
+        return f"{left}-{right}" if b.op == "-" and left and right else None
+
+    return fold(e, leaf, lambda u, x: None, binop)
 
 
 def arch_memory(arch: Arch, space: str) -> int:
@@ -497,49 +478,68 @@ def assemble(text: str, file: str = "<input>", arch: Arch | str | None = None,
     ``-D``): a ``.default NAME, value`` in the source then keeps the defined value, while an
     ``.equ`` of the same name is an error.
     """
-    stmts, included = expand(text, file, include_paths)
+    with _no_cycle_collection():
+        return _assemble(text, file, arch, include_paths, defines, source_meta)
+
+
+@contextmanager
+def _no_cycle_collection():
+    """Assembling builds millions of small acyclic objects for a large program: Python's
+    cycle collector, triggered every few hundred of them, would rescan all of them again and
+    again (it more than doubled the time of a 500,000-statement expansion). Reference
+    counting frees them all the same."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _assemble(text, file, arch, include_paths, defines, source_meta) -> Assembly:
+    stmts, included, texts, shown = expand_with_texts(text, file, include_paths)
     a = _Assembler(stmts, arch, defines)
     a.pass1()
-    try:
-        the_arch = a.resolve_arch()
-    except ArchError as exc:
-        raise AsmError(str(exc), file, 0, 0) from None
+    if not a.instrs and not a.data:
+        raise AsmError("nothing to assemble: no instructions and no data (.zero, .values, "
+                       ".rand)", file, 0, 0)
+    the_arch = a.resolve_arch()     # an --arch that cannot be loaded is not the source's error
     instrs, words = a.pass2(the_arch)
     data, synapse, lines = a.images(the_arch)
+    a.check_labels(the_arch)
     enc = a.enc
     used = sorted({TABLE[i.mnemonic].family for i in instrs}) or ["base"]
-    meta = source_meta if source_meta is not None else _source_meta(file, text, included)
+    meta = source_meta if source_meta is not None else _source_meta(file, text, included,
+                                                                     texts)
     if defines:
         meta = {**meta, "defines": {k: defines[k] for k in sorted(defines)}}
     binary = Binary(arch=the_arch.name, encoding_hash=enc.hash, families=tuple(used),
                     instr_bits=enc.instr_bits, data_word_bits=get_dtype(the_arch.knobs.dtype).bits,
                     text=enc.to_bytes(words), data=data, synapse=synapse,
                     symbols=a.symbols(), source=meta, origin=file)
-    return Assembly(binary, the_arch, enc, instrs, [s.loc for s in a.instrs], lines)
+    inputs = ((file,) if file != "<input>" else ()) + tuple(shown)
+    return Assembly(binary, the_arch, enc, instrs, [s.loc for s in a.instrs], lines, inputs)
 
 
-def _source_meta(file: str, text: str, included: list[Path]) -> dict:
+def _source_meta(file: str, text: str, included: list[Path], texts: dict) -> dict:
     files = [{"path": file, "sha256": hashlib.sha256(text.encode()).hexdigest()}]
     base = Path(file).parent
     for p in included:
         try:
             rel = str(Path(p).resolve().relative_to(base.resolve()))
-        except ValueError:
+        except (ValueError, OSError):
             rel = str(p)
-        files.append({"path": rel, "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()})
+        files.append({"path": rel, "sha256": hashlib.sha256(texts[p].encode()).hexdigest()})
     return {"files": files, "assembler": f"rlaccel {__version__}"}
 
 
 def assemble_file(path: str | Path, arch: Arch | str | None = None,
                   include_paths: tuple = (), defines: dict | None = None) -> Assembly:
-    """Assemble a source file (its directory is searched first for ``.include``)."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise AsmError("no such source file", str(p), 0, 0) from None
-    except UnicodeDecodeError as exc:
-        raise AsmError(f"not a text file ({exc.reason} at byte {exc.start})", str(p), 0, 0) from None
-    except OSError as exc:
-        raise AsmError(f"cannot read: {exc.strerror}", str(p), 0, 0) from None
-    return assemble(text, str(p), arch, include_paths, defines)
+    """Assemble a source file (its directory is searched first for ``.include``).
+
+    The file must be a regular file of UTF-8 text (at most
+    :data:`~rlaccel.util.files.MAX_TEXT_BYTES`); anything else is a located AsmError.
+    """
+    text = read_text(path, "source file", AsmError)
+    return assemble(text, str(path), arch, include_paths, defines)

@@ -1,26 +1,33 @@
-"""Pass 0: ``.include`` files and expand macros, leaving a flat list of statements."""
+"""Pass 0: ``.include`` files and expand macros, leaving a flat list of statements.
+
+Expansion is bounded in depth (:data:`MAX_DEPTH` nested macro calls or include files; an
+include cycle is an error) and in total: a program may expand to at most :data:`MAX_STATEMENTS` statements,
+each ``.include`` and each macro call counting as one more. So an include or macro "bomb"
+(each level using the one below twice, thirty levels deep) stops with a located error in
+about a second instead of running forever. Each file is read and parsed once however often
+it is included. The source file's own statements do not count: its size bounds them.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from isa.errors import AsmError
+from rlaccel.isa.errors import AsmError
+from rlaccel.util.files import read_text
 
-from .ast import Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Stmt, Unary
+from .ast import (Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err,
+                  fold)
 from .parser import parse
 
-__all__ = ["expand", "Macro", "MAX_DEPTH"]
+__all__ = ["expand", "Macro", "MAX_DEPTH", "MAX_STATEMENTS", "err"]
 
+#: deepest nesting of macro calls, and of include files
 MAX_DEPTH = 32
-
-
-def err(loc: Loc, message: str) -> AsmError:
-    """A located assembler error (the note says which macro expansion it came from)."""
-    if loc.via:
-        message += f" (in {loc.via})"
-    return AsmError(message, loc.file, loc.line, loc.col, loc.text or None)
+#: statements includes and macros may add to a program (each .include and each macro call
+#: counts one more)
+MAX_STATEMENTS = 500_000
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,11 @@ class Macro:
     params: tuple[str, ...]
     body: tuple[Stmt, ...]
     loc: Loc
+    labels: frozenset[str] = frozenset()     # the labels the body defines (local to a call)
+
+
+def _read_source(path: Path) -> str:
+    return read_text(path, "include file", AsmError)
 
 
 class _Expander:
@@ -37,24 +49,75 @@ class _Expander:
         self.include_paths = include_paths
         self.macros: dict[str, Macro] = {}
         self.count = 0
+        self.budget = MAX_STATEMENTS
         self.files: list[Path] = []
+        self.shown: list[str] = []           # the same files, named as the user wrote them
+        self.texts: dict[Path, str] = {}
+        self.parsed: dict[tuple[Path, str], list[Stmt]] = {}
+        self.resolved: dict[tuple[Path, str, str], tuple[Path, str]] = {}
+
+    def spend(self, n: int, loc: Loc) -> None:
+        self.budget -= n
+        if self.budget < 0:
+            raise err(loc, f".include and macros expand to more than {MAX_STATEMENTS:,} "
+                           f"statements (a file or macro used over and over at every level?)")
 
     # -- includes ---------------------------------------------------------------------------
-    def file(self, path: Path, stack: tuple[Path, ...], text: str | None = None,
-             name: str | None = None) -> list[Stmt]:
-        if text is None:
-            text = self.read(path)
-            self.files.append(path)
-        name = name or str(path)
-        return self.statements(parse(text, name), path, stack, name)
+    def file(self, path: Path, stack: tuple[Path, ...], text: str, name: str,
+             loc: Loc | None = None) -> list[Stmt]:
+        key = (path, name)
+        stmts = self.parsed.get(key)
+        if stmts is None:
+            stmts = self.parsed[key] = parse(text, name)
+        if loc is not None:                  # an include: its statements count every time
+            self.spend(len(stmts), loc)
+        return self.statements(stmts, path, stack, name)
 
     def _resolve(self, target: str, here: Path, loc: Loc) -> Path:
         for base in (here.parent, *self.include_paths):
-            cand = (base / target)
-            if cand.is_file():
-                return cand.resolve()
+            try:
+                cand = base / target
+                if cand.is_file():
+                    return cand.resolve()
+                if target and cand.exists():
+                    raise err(loc, f"include file \"{target}\" ({cand}) is not a regular file")
+            except (OSError, ValueError):
+                continue
         searched = ", ".join(str(p) for p in (here.parent, *self.include_paths))
         raise err(loc, f"cannot find include file \"{target}\" (searched {searched})")
+
+    def _include(self, s: Directive, path: Path, stack: tuple[Path, ...], name: str) -> list:
+        if len(s.args) != 1 or not isinstance(s.args[0].value, str):
+            raise err(s.loc, ".include expects one file name in double quotes")
+        self.spend(1, s.loc)
+        if len(stack) > MAX_DEPTH:
+            raise err(s.loc, f".include nested deeper than {MAX_DEPTH} files")
+        key = (path, name, s.args[0].value)
+        if key not in self.resolved:
+            target = self._resolve(s.args[0].value, path, s.loc)
+            shown = str(target)
+            if target == (path.parent / s.args[0].value).resolve():
+                shown = str(Path(name).parent / s.args[0].value)  # as the user would write it
+            self.resolved[key] = target, shown
+        target, shown = self.resolved[key]
+        if target in stack:
+            chain = " -> ".join(p.name for p in (*stack, target))
+            raise err(s.loc, f".include cycle: {chain}")
+        text = self.texts.get(target)
+        if text is None:
+            try:
+                text = self.read(target)
+            except OSError as exc:
+                raise err(s.loc, f"cannot read include file {shown}: {exc.strerror}") from None
+            except AsmError as exc:
+                note = f" (included at {s.loc.file}:{s.loc.line})"
+                shown_file = shown if exc.file == str(target) else exc.file
+                raise AsmError(exc.message + note, shown_file, exc.line, exc.col,
+                               exc.source_line) from None
+            self.texts[target] = text
+            self.files.append(target)
+            self.shown.append(shown)
+        return self.file(target, (*stack, target), text, shown, s.loc)
 
     def statements(self, stmts: list[Stmt], path: Path, stack: tuple[Path, ...],
                    name: str = "") -> list[Stmt]:
@@ -63,21 +126,7 @@ class _Expander:
         while i < len(stmts):
             s = stmts[i]
             if isinstance(s, Directive) and s.name == "include":
-                if len(s.args) != 1 or not isinstance(s.args[0].value, str):
-                    raise err(s.loc, ".include expects one file name in double quotes")
-                target = self._resolve(s.args[0].value, path, s.loc)
-                if target in stack:
-                    chain = " -> ".join(p.name for p in (*stack, target))
-                    raise err(s.loc, f".include cycle: {chain}")
-                try:
-                    text = self.read(target)
-                except OSError as exc:
-                    raise err(s.loc, f"cannot read include file {target}: {exc.strerror}")
-                self.files.append(target)
-                shown = str(target)
-                if target == (path.parent / s.args[0].value).resolve():
-                    shown = str(Path(name).parent / s.args[0].value)  # as the user would write it
-                out.extend(self.file(target, (*stack, target), text, shown))
+                out.extend(self._include(s, path, stack, name))
             elif isinstance(s, Directive) and s.name == "macro":
                 i = self._define(stmts, i)
             elif isinstance(s, Directive) and s.name == "endm":
@@ -110,7 +159,8 @@ class _Expander:
         while j < len(stmts):
             s = stmts[j]
             if isinstance(s, Directive) and s.name == "endm":
-                self.macros[name] = Macro(name, params, tuple(body), head.loc)
+                labels = frozenset(s.name for s in body if isinstance(s, Label))
+                self.macros[name] = Macro(name, params, tuple(body), head.loc, labels)
                 return j
             if isinstance(s, Directive) and s.name in ("macro", "include"):
                 raise err(s.loc, f".{s.name} is not allowed inside macro '{name}'")
@@ -122,6 +172,7 @@ class _Expander:
         if depth >= MAX_DEPTH:
             raise err(call.loc, f"macro expansion deeper than {MAX_DEPTH} (recursive macro "
                                 f"'{m.name}'?)")
+        self.spend(1 + len(m.body), call.loc)
         bind: dict[str, Expr] = {}
         positional = [a for a in call.args if a.name is None]
         if len(positional) > len(m.params):
@@ -143,10 +194,8 @@ class _Expander:
             raise err(call.loc, f"macro '{m.name}' needs argument(s) {', '.join(missing)}")
         self.count += 1
         suffix = f"${self.count}"
-        local = {s.name for s in m.body if isinstance(s, Label)}
-        via = f"macro {m.name} expanded at {call.loc.file}:{call.loc.line}"
-        if call.loc.via:
-            via += f", {call.loc.via}"
+        local = m.labels
+        via = (f"macro {m.name} expanded at {call.loc.file}:{call.loc.line}", *call.loc.via)
         out: list[Stmt] = []
         for s in m.body:
             s = _substitute(s, bind, {n: n + suffix for n in local}, via)
@@ -163,26 +212,27 @@ class _Expander:
         return a.value
 
 
-def _substitute(s: Stmt, bind: dict[str, Expr], labels: dict[str, str], via: str) -> Stmt:
+def _substitute(s: Stmt, bind: dict[str, Expr], labels: dict[str, str],
+                via: tuple[str, ...]) -> Stmt:
     def loc(l: Loc) -> Loc:
-        return replace(l, via=via)
+        return Loc(l.file, l.line, l.col, l.text, via)
 
-    def expr(e: Expr) -> Expr:
+    def leaf(e):
         if isinstance(e, Name):
             if e.id in bind:
                 return bind[e.id]
-            return Name(labels.get(e.id, e.id), loc(e.loc))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, expr(e.left), expr(e.right), loc(e.loc))
-        if isinstance(e, Unary):
-            return Unary(e.op, expr(e.operand), loc(e.loc))
-        return replace(e, loc=loc(e.loc))
+            return Name(labels.get(e.id, e.id), loc(e.loc), e.quoted)
+        return Num(e.value, loc(e.loc))
+
+    def expr(e: Expr) -> Expr:
+        return fold(e, leaf, lambda u, x: Unary(u.op, x, loc(u.loc)),
+                    lambda b, x, y: BinOp(b.op, x, y, loc(b.loc)))
 
     def arg(a: Arg) -> Arg:
         return Arg(a.name, a.value if isinstance(a.value, str) else expr(a.value), loc(a.loc))
 
     if isinstance(s, Label):
-        return Label(labels.get(s.name, s.name), loc(s.loc))
+        return Label(labels.get(s.name, s.name), loc(s.loc), s.quoted)
     if isinstance(s, Directive):
         return Directive(s.name, tuple(arg(a) for a in s.args), loc(s.loc))
     return InstrStmt(s.mnemonic, tuple(arg(a) for a in s.args), loc(s.loc))
@@ -191,8 +241,20 @@ def _substitute(s: Stmt, bind: dict[str, Expr], labels: dict[str, str], via: str
 def expand(text: str, file: str = "<input>", include_paths: tuple = (),
            read: Callable[[Path], str] | None = None) -> tuple[list[Stmt], list[Path]]:
     """Parse ``text`` and return (flat statements, files read through .include)."""
-    reader = read or (lambda p: Path(p).read_text())
+    stmts, included, _, _ = expand_with_texts(text, file, include_paths, read)
+    return stmts, included
+
+
+def expand_with_texts(text: str, file: str = "<input>", include_paths: tuple = (),
+                      read: Callable[[Path], str] | None = None
+                      ) -> tuple[list[Stmt], list[Path], dict[Path, str], list[str]]:
+    """:func:`expand`, the text of every included file as it was read, and the included
+    files' names as the user wrote them."""
     path = Path(file) if file != "<input>" else Path.cwd() / "<input>"
-    ex = _Expander(reader, tuple(Path(p) for p in include_paths))
-    stmts = ex.file(path, (path.resolve() if path.exists() else path,), text, file)
-    return stmts, ex.files
+    ex = _Expander(read or _read_source, tuple(Path(p) for p in include_paths))
+    try:
+        here = path.resolve() if path.exists() else path
+    except (OSError, ValueError):
+        here = path
+    stmts = ex.file(path, (here,), text, file)
+    return stmts, ex.files, ex.texts, ex.shown

@@ -1,4 +1,4 @@
-"""Source text -> list of statements (Lark LALR tree, then a transformer to :mod:`.ast`).
+"""Source text -> list of statements (Lark LALR, building the AST of :mod:`.ast` as it parses).
 
 Every Lark error becomes an :class:`~isa.errors.AsmError` located at ``file:line:col`` with
 the source line, a caret and what was expected, in words.
@@ -6,17 +6,20 @@ the source line, a caret and what was expected, in words.
 
 from __future__ import annotations
 
+import re
+import threading
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from isa.errors import AsmError
+from rlaccel.isa.errors import AsmError
 
-from .ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Num, Stmt, Unary
+from .ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err
+from .evaluate import MAX_INT_BITS, check_float
 
-__all__ = ["parse"]
+__all__ = ["parse", "is_plain_name"]
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -24,18 +27,20 @@ _GRAMMAR = Path(__file__).with_name("grammar.lark")
 _WORDS = {
     "NAME": "a name", "INT": "a number", "HEX": "a number", "BIN": "a number",
     "FLOAT": "a number", "LABEL": "a label", "STRING": "a string", "DIRECTIVE": "a directive",
-    "_NL": "end of line", "$END": "end of file", "COMMA": "','", "COLON": "':'",
+    "_NL": "end of line", "$END": "end of file", "MACRO": "a directive", "COMMA": "','", "COLON": "':'",
     "EQUAL": "'='", "LPAR": "'('", "RPAR": "')'", "PLUS": "'+'", "MINUS": "'-'",
     "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'", "VBAR": "'|'", "AMPERSAND": "'&'",
     "CIRCUMFLEX": "'^'", "TILDE": "'~'", "LSHIFT": "'<<'", "RSHIFT": "'>>'",
+    "NEG": "'-'", "INV": "'~'",
     "__ANON_0": "'<<'", "__ANON_1": "'>>'",
 }
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Lark:
-    return Lark(_GRAMMAR.read_text(), parser="lalr", start="program",
-                propagate_positions=True, maybe_placeholders=False)
+def _parser() -> tuple[Lark, "_ToAst"]:
+    builder = _ToAst()
+    return Lark(_GRAMMAR.read_text(), parser="lalr", start="program", transformer=builder,
+                maybe_placeholders=False), builder
 
 
 def _describe(tok: Token | None) -> str:
@@ -60,107 +65,142 @@ def _expected_words(expected) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
+def is_plain_name(text: str) -> bool:
+    """Whether ``text`` is a name as written without backquotes (the grammar's NAME)."""
+    return not text.startswith("`") and _name_pattern().fullmatch(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _name_pattern() -> re.Pattern:
+    return re.compile(_parser()[0].get_terminal("NAME").pattern.to_regexp())
+
+
+def _unquote(text: str) -> tuple[str, bool]:
+    """A NAME or LABEL token's name, and whether it was written in backquotes."""
+    if text.startswith("`"):
+        return _UNESCAPE.sub(r"\1", text[1:-1]), True
+    return text, False
+
+
+_UNESCAPE = re.compile(r"\\([`\\])")
+
+
 class _ToAst(Transformer):
-    """Lark tree -> AST nodes. Any rule not handled here is a bug and raises."""
+    """Builds the AST while the LALR parser reduces (Lark's tree-less mode: no parse tree is
+    built and nothing recurses, however deep an expression is). Locations come from the
+    tokens; any rule not handled here is a bug and raises."""
 
-    def __init__(self, file: str, lines: list[str]):
+    def __init__(self):
         super().__init__()
-        self.file = file
-        self.lines = lines
+        self.file = "<input>"
+        self.lines: list[str] = []
 
-    def _loc(self, meta_or_tok) -> Loc:
-        line = getattr(meta_or_tok, "line", 0) or 0
-        col = getattr(meta_or_tok, "column", 0) or 0
+    def _loc(self, tok: Token) -> Loc:
+        line = getattr(tok, "line", 0) or 0
+        col = getattr(tok, "column", 0) or 0
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return Loc(self.file, line, col, text)
 
     def __default__(self, data, children, meta):
+        if data.startswith("_"):          # an inlined rule: its parent takes the children
+            return Tree(data, children)
         raise NotImplementedError(f"assembler grammar rule '{data}' has no transformer")
 
-    @v_args(meta=True)
-    def program(self, meta, items):
+    def program(self, items):
         out: list[Stmt] = []
         for item in items:
-            out.extend(item if isinstance(item, list) else [item])
+            if isinstance(item, list):
+                out.extend(item)
+            else:
+                out.append(item)
         return out
 
-    @v_args(meta=True)
-    def label(self, meta, children):
-        return Label(str(children[0]).rstrip(" \t:"), self._loc(children[0]))
+    def label(self, children):
+        name, quoted = _unquote(str(children[0]).rstrip(" \t:"))
+        return Label(name, self._loc(children[0]), quoted)
 
-    @v_args(meta=True)
-    def directive(self, meta, children):
+    def directive(self, children):
         tok = children[0]
         args = children[1] if len(children) > 1 else ()
         return Directive(str(tok)[1:].lower(), tuple(args), self._loc(tok))
 
-    @v_args(meta=True)
-    def directive_head(self, meta, children):
+    def directive_head(self, children):
         tok, name, args = children
-        head = Arg(None, Name(str(name), self._loc(name)), self._loc(name))
+        text, quoted = _unquote(str(name))
+        head = Arg(None, Name(text, self._loc(name), quoted), self._loc(name))
         return Directive(str(tok)[1:].lower(), (head, *args), self._loc(tok))
 
-    @v_args(meta=True)
-    def instruction(self, meta, children):
+    def instruction(self, children):
         tok = children[0]
         args = children[1] if len(children) > 1 else ()
         return InstrStmt(str(tok).lower(), tuple(args), self._loc(tok))
 
-    @v_args(meta=True)
-    def args(self, meta, children):
+    def args(self, children):
         return tuple(children)
 
-    @v_args(meta=True)
-    def named(self, meta, children):
+    def named(self, children):
         tok, value = children
-        return Arg(str(tok), value, self._loc(tok))
+        return Arg(_unquote(str(tok))[0], value, self._loc(tok))
 
-    @v_args(meta=True)
-    def positional(self, meta, children):
-        return Arg(None, children[0], self._loc(meta))
+    def positional(self, children):
+        return Arg(None, children[0], children[0].loc)
 
-    @v_args(meta=True)
-    def string(self, meta, children):
+    def string(self, children):
         return Arg(None, str(children[0])[1:-1], self._loc(children[0]))
 
-    def _num(self, tok, value):
+    def _int(self, tok: Token, base: int, prefix: int) -> Num:
+        digits = str(tok)[prefix:].replace("_", "").lstrip("0")
+        if len(digits) > _MAX_DIGITS[base]:
+            raise self._too_large(tok)
+        value = int(digits or "0", base)
+        if value.bit_length() > MAX_INT_BITS:
+            raise self._too_large(tok)
         return Num(value, self._loc(tok))
 
+    def _too_large(self, tok: Token) -> AsmError:
+        return err(self._loc(tok), f"number too large: integers in expressions are at most "
+                                   f"{MAX_INT_BITS} bits")
+
     def int(self, children):
-        return self._num(children[0], int(str(children[0]).replace("_", "")))
+        return self._int(children[0], 10, 0)
 
     def hex(self, children):
-        return self._num(children[0], int(str(children[0]).replace("_", ""), 16))
+        return self._int(children[0], 16, 2)
 
     def bin(self, children):
-        return self._num(children[0], int(str(children[0]).replace("_", ""), 2))
+        return self._int(children[0], 2, 2)
 
     def float(self, children):
-        return self._num(children[0], float(str(children[0])))
+        tok = children[0]
+        return Num(check_float(float(str(tok)), self._loc(tok)), self._loc(tok))
 
     def name(self, children):
-        return Name(str(children[0]), self._loc(children[0]))
+        text, quoted = _unquote(str(children[0]))
+        return Name(text, self._loc(children[0]), quoted)
 
     def _bin(op):  # noqa: N805 - a factory used in the class body
-        @v_args(meta=True)
-        def rule(self, meta, children):
+        def rule(self, children):
             left, right = children
-            return BinOp(op, left, right, self._loc(meta))
+            return BinOp(op, left, right, left.loc)
         return rule
 
     bor, bxor, band = _bin("|"), _bin("^"), _bin("&")
     shl, shr = _bin("<<"), _bin(">>")
     add, sub, mul, div, mod = _bin("+"), _bin("-"), _bin("*"), _bin("/"), _bin("%")
 
-    @v_args(meta=True)
-    def neg(self, meta, children):
-        return Unary("-", children[0], self._loc(meta))
+    def neg(self, children):
+        return Unary("-", children[1], self._loc(children[0]))
 
-    @v_args(meta=True)
-    def inv(self, meta, children):
-        return Unary("~", children[0], self._loc(meta))
+    def inv(self, children):
+        return Unary("~", children[1], self._loc(children[0]))
 
     del _bin
+
+
+#: most significant digits of a literal of MAX_INT_BITS bits, per base
+_MAX_DIGITS = {2: MAX_INT_BITS, 10: len(str(1 << MAX_INT_BITS)), 16: MAX_INT_BITS // 4}
+_LOCK = threading.Lock()
+_SHOWN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def parse(text: str, file: str = "<input>") -> list[Stmt]:
@@ -168,17 +208,23 @@ def parse(text: str, file: str = "<input>") -> list[Stmt]:
     if "\x00" in text:
         line = text[:text.index("\x00")].count("\n") + 1
         raise AsmError("NUL character in source (is this a binary file?)", file, line, 1)
-    lines = text.splitlines()
+    # the lines as the lexer counts them, shown with control characters as U+FFFD
+    lines = [_SHOWN.sub("\ufffd", line.rstrip("\r")) for line in text.split("\n")]
+    if lines[-1] == "":
+        lines.pop()
     if not text.endswith("\n"):
         text += "\n"
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, file, lines) from None
-    try:
-        return _ToAst(file, lines).transform(tree)
-    except VisitError as exc:  # a transformer bug or an unhandled rule: say so, located
-        raise AsmError(f"internal assembler error: {exc.orig_exc}", file, 0, 0) from None
+    parser, builder = _parser()
+    with _LOCK:                      # the builder holds the file being parsed
+        builder.file, builder.lines = file, lines
+        try:
+            return parser.parse(text)
+        except UnexpectedInput as exc:
+            raise _syntax_error(exc, file, lines) from None
+        except NotImplementedError as exc:   # a rule without a transformer: a bug, located
+            raise AsmError(f"internal assembler error: {exc}", file, 0, 0) from None
+        finally:
+            builder.lines = []
 
 
 def _syntax_error(exc: UnexpectedInput, file: str, lines: list[str]) -> AsmError:

@@ -31,7 +31,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from isa.errors import ArchError, BinaryFormatError, RlaccelError
+from rlaccel.isa.errors import ArchError, BinaryFormatError, RlaccelError
+from rlaccel.util.files import atomic_write, read_bytes
 
 __all__ = [
     "MAGIC",
@@ -59,6 +60,7 @@ _CRC = struct.Struct("<I")
 _SYM_COUNT = struct.Struct("<I")
 _SYM_ENTRY = struct.Struct("<BBHqI")     # space, kind, name length, address, length
 _MIN_SIZE = _HEADER.size + _CRC.size
+_MAX_FILE = 0xFFFFFFFF                   # the header's u32 total length
 _MAX_BITS = 1024
 _META_KEYS = ("arch", "data_word_bits", "encoding_hash", "families", "instr_bits", "source")
 # Canonical order; the loader accepts any order but needs each exactly once.
@@ -320,59 +322,13 @@ def write(path: str | os.PathLike, b: Binary) -> None:
     atomic_write(path, dumps(b), BinaryFormatError)
 
 
-def atomic_write(path: str | os.PathLike, blob: bytes | str,
-                 error: type[RlaccelError] = RlaccelError) -> None:
-    """Write ``blob`` (text is UTF-8 encoded) to ``path`` atomically: a failure never leaves
-    a partial file, and an existing file is replaced only once the new one is complete on
-    disk. Failures raise ``error`` naming the path. Every file rlaccel writes goes through
-    here (binaries, listings, reports, traces)."""
-    if isinstance(blob, str):
-        blob = blob.encode()
-    path = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(path))
-    tmp = None
-    try:
-        for _ in range(100):
-            candidate = os.path.join(directory, f".{base}.{os.urandom(4).hex()}.tmp")
-            try:
-                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
-                continue
-            tmp = candidate
-            break
-        else:
-            raise error(f"{path}: cannot create a temporary file in {directory}")
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as e:
-        raise error(f"{path}: cannot write: {e.strerror or e}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
 # ---------------------------------------------------------------------------- reading
 
 def read(path: str | os.PathLike) -> Binary:
-    """Load the binary at ``path``; any problem is a :class:`BinaryFormatError` naming it."""
+    """Load the binary at ``path``; any problem is a :class:`BinaryFormatError` naming it
+    (a directory, a device or a FIFO is refused without being read)."""
     name = os.fspath(path)
-    try:
-        with open(name, "rb") as f:
-            blob = f.read()
-    except FileNotFoundError:
-        raise BinaryFormatError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise BinaryFormatError(f"{name}: is a directory, not an rlaccel binary") from None
-    except OSError as e:
-        raise BinaryFormatError(f"{name}: cannot read: {e.strerror or e}") from None
-    return loads(blob, origin=name)
+    return loads(read_bytes(name, BinaryFormatError, "binary file", _MAX_FILE), origin=name)
 
 
 def loads(blob: bytes, origin: str = "<bytes>") -> Binary:

@@ -10,20 +10,21 @@ change).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from difflib import get_close_matches
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import ArchError, RlaccelError
+from rlaccel.util.files import read_toml
 
-__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "read_toml",
+from .errors import ArchError
+from .table import FAMILIES
+
+__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names",
            "ARCH_DIR"]
 
 ARCH_DIR = Path(__file__).with_name("archs")
-FAMILIES = ("base", "ddpg", "marl", "sparse", "hdc")
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,13 @@ class Knobs:
     loop_limit_bits: int = 16        # width of a loop limit
     pwl_segments: int = 16           # segments of the piecewise-linear activation tables
     max_batch: int = 1               # ddpg: vectors in one batched FF/BP/WU
-    agents: int = 1                  # marl/hdc: agents on the ring / all-reduce
+    agents: int = 1                  # agents, each a controller with its own memories
+    cores: int = 1                   # cores (array cores, vector-unit cores) inside an agent
     max_groups: int = 1              # sparse: grouping-matrix groups
     sparse_row_words: int = 0        # sparse: sparse row memory (its own address space)
     hv_dim: int = 0                  # hdc: hypervector dimension
+    accumulate: str = ""             # how matvec/dot accumulate ("" the format's default;
+                                     # fp16: "float32" or "fp16", isa.dtypes)
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], origin: str) -> "Knobs":
@@ -60,12 +64,19 @@ class Knobs:
         if missing:
             raise ArchError(f"{origin}: [machine] is missing {', '.join(missing)}")
         values = dict(table)
-        values["families"] = tuple(values.get("families", ("base",)))
+        fams = values.get("families", ["base"])
+        if not isinstance(fams, list) or not all(isinstance(f, str) for f in fams):
+            raise ArchError(f"{origin}: [machine] families must be a list of family names "
+                            f"such as [\"base\", \"ddpg\"], not {fams!r}")
+        if len(set(fams)) != len(fams):
+            raise ArchError(f"{origin}: [machine] families lists a family twice: {fams}")
+        values["families"] = tuple(fams)
         for name, f in known.items():
             if name not in values:
                 continue
             v = values[name]
-            want = {"clock_mhz": (int, float), "dtype": str, "families": tuple}.get(name, int)
+            want = {"clock_mhz": (int, float), "dtype": str, "families": tuple,
+                    "accumulate": str}.get(name, int)
             if isinstance(v, bool) or not isinstance(v, want):
                 kind = "a string" if want is str else "a list" if want is tuple else "a number"
                 raise ArchError(f"{origin}: [machine] {name} must be {kind}, not {v!r}")
@@ -75,15 +86,21 @@ class Knobs:
 
     def _check(self, origin: str) -> None:
         for name in ("lanes", "imem_bytes", "synapse_words", "neuron_words", "loop_counters",
-                     "loop_limit_bits", "pwl_segments", "max_batch", "agents", "max_groups"):
+                     "loop_limit_bits", "pwl_segments", "max_batch", "agents", "cores",
+                     "max_groups"):
             if getattr(self, name) < 1:
                 raise ArchError(f"{origin}: [machine] {name} must be at least 1, "
                                 f"not {getattr(self, name)}")
         for name in ("buffer_words", "sparse_row_words", "hv_dim"):
             if getattr(self, name) < 0:
                 raise ArchError(f"{origin}: [machine] {name} must not be negative")
-        if self.clock_mhz <= 0:
-            raise ArchError(f"{origin}: [machine] clock_mhz must be positive")
+        if not 0 < self.clock_mhz <= MAX_CLOCK_MHZ:
+            raise ArchError(f"{origin}: [machine] clock_mhz must be a positive number of at "
+                            f"most {MAX_CLOCK_MHZ}, not {self.clock_mhz!r}")
+        for name, most in _LIMITS.items():
+            if getattr(self, name) > most:
+                raise ArchError(f"{origin}: [machine] {name} = {getattr(self, name)} exceeds "
+                                f"the simulator's limit of {most}")
         for fam in self.families:
             if fam not in FAMILIES:
                 raise ArchError(f"{origin}: [machine] families: unknown family '{fam}'; "
@@ -94,6 +111,16 @@ class Knobs:
             raise ArchError(f"{origin}: family 'sparse' needs sparse_row_words >= 1")
         if "hdc" in self.families and self.hv_dim < 1:
             raise ArchError(f"{origin}: family 'hdc' needs hv_dim >= 1")
+
+
+#: upper bounds of the knobs (memories are allocated as numpy arrays of 8-byte words)
+MAX_CLOCK_MHZ = 100_000.0
+_MEMORY_LIMIT = 1 << 27
+_LIMITS = {"lanes": 1 << 16, "imem_bytes": 1 << 24, "synapse_words": _MEMORY_LIMIT,
+           "neuron_words": _MEMORY_LIMIT, "buffer_words": _MEMORY_LIMIT,
+           "sparse_row_words": _MEMORY_LIMIT, "loop_counters": 256, "loop_limit_bits": 32,
+           "pwl_segments": 4096, "max_batch": 1 << 16, "agents": 64, "cores": 1024,
+           "max_groups": 1024, "hv_dim": 1 << 20}
 
 
 def _bits(n: int) -> int:
@@ -133,6 +160,11 @@ def derive(k: Knobs) -> Geometry:
         dt = get_dtype(k.dtype)
     except Exception as exc:  # DTypeError carries the list of valid names
         raise ArchError(f"[machine] dtype: {exc}") from None
+    if k.accumulate:
+        try:
+            get_dtype(k.dtype, accumulate=k.accumulate)
+        except Exception as exc:
+            raise ArchError(f"[machine] accumulate: {exc}") from None
     unified = k.neuron_words + k.buffer_words
     imm_bits = min(dt.bits, 32)  # see isa.immediate: wider floats travel as float32
     max_dim = k.neuron_words
@@ -182,19 +214,6 @@ class Arch:
                 "sparse_row": k.sparse_row_words}
 
 
-def read_toml(path: Path, error: type[RlaccelError], what: str) -> dict:
-    """A TOML file as a table; a missing, unreadable or malformed file raises ``error``
-    naming the path (architecture files here, run manifests in ``programs/``)."""
-    try:
-        return tomllib.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise error(f"{path}: no such {what}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"{path}: cannot read: {exc}") from None
-
-
 def arch_names() -> list[str]:
     """Names of the architectures shipped in ``isa/archs``."""
     return sorted(p.stem for p in ARCH_DIR.glob("*.toml"))
@@ -203,11 +222,8 @@ def arch_names() -> list[str]:
 _CACHE: dict[str, Arch] = {}
 
 
-def load_arch(name_or_path: str | Path) -> Arch:
-    """Load an architecture by name (``adhdp``) or by path to a TOML file."""
-    key = str(name_or_path)
-    if key in _CACHE:
-        return _CACHE[key]
+def _find(key: str) -> Path:
+    """An architecture file by name (``adhdp``) or path."""
     path = Path(key)
     if path.suffix != ".toml":
         path = ARCH_DIR / f"{key}.toml"
@@ -217,13 +233,63 @@ def load_arch(name_or_path: str | Path) -> Arch:
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise ArchError(f"unknown architecture '{key}'{extra}; "
                             f"known: {', '.join(names)}, or give a path to a .toml file")
+    return path
+
+
+def _merge(base: dict, over: dict) -> dict:
+    """``over`` on top of ``base``: tables merge key by key, everything else is replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read(path: Path, chain: tuple[str, ...] = ()) -> dict:
+    """An architecture table with its ``inherit`` chain resolved (name and description are
+    never inherited)."""
     origin = str(path)
     table = read_toml(path, ArchError, "architecture file")
+    parent = table.pop("inherit", None)
+    if parent is None:
+        return table
+    if not isinstance(parent, str) or not parent:
+        raise ArchError(f"{origin}: inherit must name an architecture (a name such as "
+                        f"'adhdp' or a path to a .toml file), not {parent!r}")
+    ppath = _find(parent) if not parent.endswith(".toml") else path.parent / parent
+    if str(ppath.resolve()) in chain + (str(path.resolve()),):
+        raise ArchError(f"{origin}: inherit '{parent}' makes a cycle "
+                        f"({' -> '.join(Path(c).stem for c in chain + (str(path),))} -> "
+                        f"{ppath.stem})")
+    base = _read(ppath, chain + (str(path.resolve()),))
+    base.pop("name", None)
+    base.pop("description", None)
+    return _merge(base, table)
+
+
+def load_arch(name_or_path: str | Path) -> Arch:
+    """Load an architecture by name (``adhdp``) or by path to a TOML file; a file may
+    ``inherit = "NAME"`` another and change only what differs (tables merge key by key)."""
+    path = _find(str(name_or_path))
+    origin = str(path)
+    try:
+        st = path.stat()
+        key = f"{path.resolve()}:{st.st_mtime_ns}:{st.st_size}"   # an edited file reloads
+    except OSError:
+        key = origin
+    if key in _CACHE:
+        return _CACHE[key]
+    table = _read(path)
     for key_ in table:
         if key_ not in ("name", "description", "machine") and not isinstance(table[key_], dict):
             raise ArchError(f"{origin}: unknown top-level key '{key_}'; expected name, "
-                            f"description, [machine] and simulator tables")
-    if "machine" not in table:
+                            f"description, inherit, [machine] and simulator tables")
+    for key_ in ("name", "description"):
+        if key_ in table and not isinstance(table[key_], str):
+            raise ArchError(f"{origin}: {key_} must be a string, not {table[key_]!r}")
+    if not isinstance(table.get("machine"), dict):
         raise ArchError(f"{origin}: missing the [machine] table")
     knobs = Knobs.from_table(table["machine"], origin)
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .arch import Arch
 from .encoding import encoding_for
-from .table import ENUMS, FAMILIES, FIXED_WIDTHS, IMPLEMENTED, KIND_DOC, TABLE
+from .table import ENUMS, FAMILIES, FIXED_WIDTHS, KIND_DOC, TABLE
 
 __all__ = ["markdown", "summary"]
 
@@ -19,8 +19,9 @@ def _operand_text(d) -> str:
     return ", ".join(parts)
 
 
-def markdown(arch: Arch) -> str:
-    """A Markdown reference: knobs, derived widths, formats with bit positions, mnemonics."""
+def markdown(arch: Arch, implemented: frozenset = frozenset()) -> str:
+    """A Markdown reference: knobs, derived widths, formats with bit positions, mnemonics;
+    ``implemented`` names the families the simulator has models for."""
     enc = encoding_for(arch)
     k, g = arch.knobs, arch.geometry
     out = [f"# rlaccel ISA reference: architecture `{arch.name}`", ""]
@@ -35,7 +36,7 @@ def markdown(arch: Arch) -> str:
             f"words (neuron memory 0..{k.neuron_words - 1}, buffers {k.neuron_words}.."
             f"{g.unified_words - 1}); synapse memory {k.synapse_words} words",
             f"- families on this architecture: {', '.join(k.families)}; the simulator "
-            f"implements: {', '.join(f for f in FAMILIES if f in IMPLEMENTED)}",
+            f"implements: {', '.join(f for f in FAMILIES if f in implemented)}",
             f"- encoding hash: `{enc.hash}`", "",
             "## Field kinds", "", "| kind | bits | values | meaning |", "|---|---|---|---|"]
     kinds = sorted({kd for fields in enc.layouts.values() for f in fields for kd in [f.kind]})
@@ -54,7 +55,7 @@ def markdown(arch: Arch) -> str:
     out += ["", "## Instructions", ""]
     for fam in FAMILIES:
         ops = [d for d in TABLE.values() if d.family == fam]
-        status = "implemented by the simulator" if fam in IMPLEMENTED else \
+        status = "implemented by the simulator" if fam in implemented else \
             "encoding only; semantics arrive with the family's simulator issue"
         here = "" if fam in k.families else f" — not on `{arch.name}`"
         out += [f"### Family `{fam}` ({status}){here}", "",
@@ -69,8 +70,9 @@ def markdown(arch: Arch) -> str:
     return "\n".join(out)
 
 
-def summary(arch: Arch) -> str:
-    """A terminal-width overview: word width, formats and mnemonics per family."""
+def summary(arch: Arch, implemented: frozenset = frozenset()) -> str:
+    """A terminal-width overview: word width, formats and mnemonics per family (``implemented``
+    as in :func:`markdown`)."""
     enc = encoding_for(arch)
     lines = [f"architecture {arch.name}: {enc.instr_bits}-bit instructions "
              f"({enc.imem_capacity} fit {arch.knobs.imem_bytes} bytes), data {arch.knobs.dtype}, "
@@ -79,7 +81,7 @@ def summary(arch: Arch) -> str:
         lines.append(f"  format {fmt:3s} " + " ".join(f"{f.name}:{f.width}" for f in fields))
     for fam in arch.knobs.families:
         names = [d.mnemonic for d in enc.ops.values() if d.family == fam]
-        tag = "" if fam in IMPLEMENTED else " (encoding only)"
+        tag = "" if fam in implemented else " (encoding only)"
         lines.append(f"  {fam}{tag}: {' '.join(names)}")
     return "\n".join(lines) + "\n"
 

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping
 from .arch import Arch, load_arch
 from .errors import DecodeError, EncodeError
 from .expr import compile_expr
-from .table import ENUMS, FIXED_WIDTHS, FORMATS, OPCODES, TABLE, OpDef
+from .table import ENUMS, EXTENT_KNOBS, FIXED_WIDTHS, FORMATS, OPCODES, SPACES, TABLE, OpDef
 
 __all__ = ["Instruction", "Field", "Encoding", "encoding_for", "kind_words"]
 
@@ -91,6 +91,7 @@ class Encoding:
                          for m, d in self.ops.items()
                          for kind, space in (("r", d.reads), ("w", d.writes))
                          for name, text in space.items()}
+        self._knob_env = {k: getattr(arch.knobs, k) for k in EXTENT_KNOBS}
         self._validate()
         self.hash = self._hash()
 
@@ -189,14 +190,13 @@ class Encoding:
         out = []
         for kind, space in (("r", d.reads), ("w", d.writes)):
             for name in space:
-                n = self._extents[(d.mnemonic, kind, name)](ins.operands)
+                n = self._extents[(d.mnemonic, kind, name)]({**self._knob_env, **ins.operands})
                 out.append((name, kind, ins.operands[name], n))
         return out
 
     def space_of(self, mnemonic: str, operand: str) -> str:
-        """Memory an address operand points into: 'unified', 'synapse' or 'sparse_row'."""
-        kind = self.ops[mnemonic].kind(operand)
-        return {"uaddr": "unified", "saddr": "synapse", "srm": "sparse_row"}[kind]
+        """Memory space an address operand points into (:data:`rlaccel.isa.table.SPACES`)."""
+        return SPACES[self.ops[mnemonic].kind(operand)]
 
     # -- encode / decode --------------------------------------------------------------------
     def encode(self, ins: Instruction) -> int:

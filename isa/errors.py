@@ -18,6 +18,7 @@ __all__ = [
     "AsmError",
     "BinaryFormatError",
     "SimError",
+    "OutputError",
 ]
 
 
@@ -51,6 +52,12 @@ class BinaryFormatError(RlaccelError):
 
 class SimError(RlaccelError):
     """The simulated machine stopped on an error of the program it runs."""
+
+
+class OutputError(RlaccelError):
+    """An output file must not or cannot be written: it is one of the command's inputs, two
+    outputs are the same file, it is not a regular file, or its directory is missing or
+    read-only (:func:`rlaccel.util.files.check_outputs`)."""
 
 
 class SourceError(RlaccelError):

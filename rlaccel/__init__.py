@@ -1,21 +1,34 @@
 """rlaccel: assemble, simulate and verify reinforcement-learning accelerators.
 
-The public facade; the layers live in the top-level packages ``isa``, ``assembler``, ``tlm``,
-``rtl`` and ``programs``.
+The public facade; the layers live in the subpackages ``rlaccel.isa``, ``rlaccel.assembler``,
+``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs`` and ``rlaccel.util``. ``Platform`` (the
+simulator) and ``run`` (run a manifest) are imported on first use, so importing a layer stays
+light.
 """
 
-from assembler import __version__
-from assembler.assemble import Assembly, assemble, assemble_file
-from assembler.disassemble import disassemble
-from assembler.rlb import Binary, Symbol, read as read_binary, write as write_binary
-from isa.arch import Arch, load_arch
-from isa.dtypes import get_dtype
-from isa.encoding import Instruction, encoding_for
-from isa.errors import RlaccelError
+from rlaccel.assembler import __version__
+from rlaccel.assembler.assemble import Assembly, assemble, assemble_file
+from rlaccel.assembler.disassemble import disassemble
+from rlaccel.assembler.rlb import Binary, Symbol, read as read_binary, write as write_binary
+from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.encoding import Instruction, encoding_for
+from rlaccel.isa.errors import RlaccelError
 
 __all__ = [
     "__version__",
     "Arch", "Assembly", "Binary", "Instruction", "RlaccelError", "Symbol",
     "assemble", "assemble_file", "disassemble", "encoding_for", "get_dtype", "load_arch",
-    "read_binary", "write_binary",
+    "read_binary", "write_binary", "Platform", "run",
 ]
+
+_LAZY = {"Platform": ("rlaccel.tlm.platform", "Platform"),
+         "run": ("rlaccel.programs.runner", "run")}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'rlaccel' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""The ``rlaccel`` command line: asm, dis, isa (and more as the simulator grows).
+"""The ``rlaccel`` command line: asm, dis, isa, run, report, cosim, rtl, sweep, dse.
 
 Exit status: 0 on success, 1 with a one-paragraph message on a user error (a bad program,
 binary or architecture), 2 on a usage error.
@@ -10,37 +10,85 @@ import argparse
 import sys
 from pathlib import Path
 
-from isa.errors import RlaccelError
+from rlaccel.isa.errors import OutputError, RlaccelError
+from rlaccel.util.args import file_name
 
 __all__ = ["main"]
 
 
-def _defines(items: list[str]) -> dict:
-    out = {}
-    for item in items or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise RlaccelError(f"-D {item}: expected NAME=VALUE")
+def _define(text: str) -> tuple[str, int | float]:
+    """``-D NAME=VALUE``: a name as the assembler writes it and a constant's value (a signed
+    64-bit integer, or a finite number)."""
+    import math
+
+    from rlaccel.assembler.evaluate import CONST_MAX, CONST_MIN
+    from rlaccel.assembler.parser import is_plain_name
+    from rlaccel.isa.table import TABLE
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    if not is_plain_name(name) or name in TABLE:
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is not a constant name (letters, digits, _, $ and @, not starting with "
+            f"a digit, and not an instruction mnemonic)")
+    try:
+        v: int | float = int(value, 0)
+    except ValueError:
         try:
-            out[name] = int(value, 0)
+            v = float(value)
         except ValueError:
-            try:
-                out[name] = float(value)
-            except ValueError:
-                raise RlaccelError(f"-D {item}: the value must be a number") from None
-    return out
+            raise argparse.ArgumentTypeError(f"{name}: the value must be a number, not "
+                                             f"{value!r}") from None
+    if isinstance(v, int) and not CONST_MIN <= v <= CONST_MAX:
+        raise argparse.ArgumentTypeError(f"{name}={value}: an integer constant is a signed "
+                                         f"64-bit integer ({CONST_MIN}..{CONST_MAX})")
+    if isinstance(v, float) and not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{name}={value}: the value must be a finite number")
+    return name, v
+
+
+class _Defines(argparse.Action):
+    """``-D`` given several times: one dict; a name given twice is a usage error."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        defines = dict(getattr(namespace, self.dest) or {})
+        name, v = value
+        if name in defines:
+            parser.error(f"argument -D/--define: {name} is defined twice")
+        defines[name] = v
+        setattr(namespace, self.dest, defines)
+
+
+def _directory(text: str) -> str:
+    if not Path(file_name(text)).is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a directory")
+    return text
+
+
+def _default_binary(src: str) -> str | None:
+    """SRC with the suffix .rlb (None when SRC names no file: its reader says why)."""
+    p = Path(src)
+    if p.name in ("", ".", ".."):
+        return None
+    return str(p.with_suffix(".rlb"))
 
 
 def cmd_asm(args) -> int:
-    from assembler.assemble import assemble_file
-    from assembler.rlb import write
+    from rlaccel.assembler.assemble import assemble_file
+    from rlaccel.assembler.rlb import write
+    from rlaccel.util.files import atomic_write, check_outputs
 
-    src = Path(args.src)
-    out = Path(args.output) if args.output else src.with_suffix(".rlb")
+    src = args.src
+    out = args.output or _default_binary(src)
+    outputs = {("-o" if args.output else "the output (SRC.rlb, no -o given)"): out,
+               "--listing": args.listing}
+    check_outputs(outputs, {"the source": src})             # before any work
     asm = assemble_file(src, arch=args.arch, include_paths=tuple(args.include or ()),
-                        defines=_defines(args.define))
+                        defines=args.define or {})
+    check_outputs(outputs, [("the source", src)] +           # now that the includes are known
+                  [("the include file", p) for p in asm.inputs[1:]])
     if args.listing:
-        _write_text(Path(args.listing), asm.listing())
+        atomic_write(args.listing, asm.listing(), OutputError)
     write(out, asm.binary)
     enc, b = asm.encoding, asm.binary
     n = b.n_instructions
@@ -52,27 +100,32 @@ def cmd_asm(args) -> int:
 
 
 def cmd_dis(args) -> int:
-    from assembler.disassemble import disassemble_file
+    from rlaccel.assembler.disassemble import disassemble_file
+    from rlaccel.util.files import atomic_write, check_outputs
 
-    text = disassemble_file(args.bin)
+    check_outputs({"-o": args.output}, {"the binary": args.bin})
+    text = disassemble_file(args.bin, arch=args.arch)
     if args.output:
-        _write_text(Path(args.output), text)
+        atomic_write(args.output, text, OutputError)
     else:
         sys.stdout.write(text)
     return 0
 
 
 def cmd_isa(args) -> int:
-    from isa.arch import load_arch
-    from isa.doc import markdown, summary
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.isa.doc import markdown, summary
+    from rlaccel.tlm.families import implemented
 
     arch = load_arch(args.arch)
-    sys.stdout.write(markdown(arch) if args.markdown else summary(arch))
+    done = implemented()
+    sys.stdout.write(markdown(arch, done) if args.markdown else summary(arch, done))
     return 0
 
 
 def cmd_run(args) -> int:
-    from programs.adhdp.run import run
+    from rlaccel.programs.runner import family_of, run
+    from rlaccel.rtl.cli import after_run, run_datapath
 
     quiet = args.quiet
 
@@ -80,44 +133,86 @@ def cmd_run(args) -> int:
         if not quiet:
             print(line, file=sys.stderr, flush=True)
 
-    from rtl.cli import after_run, run_datapath
+    from rlaccel.programs.arch_variant import parse_arch_sets
+    plugin = family_of(args.manifest, args.set)
+    options = {name: getattr(args, name) for name in RUN_OPTIONS}
+    options["arch_overrides"] = parse_arch_sets(args.arch_set)
+    if args.seeds is not None:
+        return _run_batch(args, plugin, options, progress)
     datapath = run_datapath(args)                 # --rtl datapath: the MyHDL transactor
-    r = run(args.manifest, args.set, arch=args.arch, seed=args.seed, trials=args.trials,
-            trace_path=args.trace, json_path=args.json, progress=progress, datapath=datapath)
-    print(summary(r))
+    if args.checkpoint_every is not None and args.checkpoint is None:
+        raise RlaccelError("--checkpoint-every needs --checkpoint FILE")
+    if args.checkpoint is not None:
+        options["checkpoint"] = args.checkpoint
+        options["checkpoint_every"] = args.checkpoint_every or 10_000
+    r = run(args.manifest, args.set, arch=args.arch, seed=args.seed, trace_path=args.trace,
+            json_path=args.json, progress=progress, datapath=datapath,
+            kernels="reference" if args.reference_kernels else "compiled", **options)
+    print(plugin.summary(r))
     after_run(datapath)
     return 0
 
 
-def summary(r: dict) -> str:
-    """The terminal summary of a run report."""
-    learn = r["learning"]
-    lines = [f"{r['program']} on {r['arch']} (seed {r['seed']}, "
-             f"{'virtual update' if r['virtual_update'] else 'regular update'}, "
-             f"{r['program_bytes']} instruction bytes)",
-             f"  learning: {learn['trials']} trials, "
-             + (f"success at trial {learn['trials_to_success']} "
-                f"({learn['max_steps']} steps balanced)" if learn["success"] else
-                f"no trial reached {learn['max_steps']} steps (best "
-                f"{max(learn['steps_per_trial'] or [0])})"),
-             f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.3f} ms at the clock, "
-             f"{r['instructions']:,} instructions, {r['energy_pj'] / 1e6:.3f} uJ, "
-             f"{r['power_mw']:.2f} mW",
-             f"            MAC-lane utilisation {r['utilization']['mac_lanes']:.1%}, "
-             f"stalls {r['stall_cycles']:,} cycles, host link {r['host_cycles']:,} cycles"]
-    for name, reg in r["per_iteration"].items():
-        cats = ", ".join(f"{k} {v['cycles']:.1f}" for k, v in reg["by_category"].items())
-        lines.append(f"  per {name} iteration ({reg['iterations']:,}): {reg['cycles']:.1f} "
-                     f"cycles ({cats}), {reg['energy_pj']:.0f} pJ")
-    sim = r["sim"]
-    lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {sim['instructions_per_s']:,.0f} "
-                 f"instructions/s, {sim['cycles_per_s']:,.0f} simulated cycles/s")
-    return "\n".join(lines)
+def _seeds(spec: str) -> list[int]:
+    """``1-50``, ``3,5,9`` or ``1-4,10``: the seeds of ``--seeds``."""
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            a, b = int(lo), int(hi) if sep else int(lo)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--seeds: {part.strip()!r} is not a seed or a "
+                                             f"range like 1-50") from None
+        if b < a:
+            raise argparse.ArgumentTypeError(f"--seeds: the range {part.strip()} is empty")
+        out.extend(range(a, b + 1))
+    return out
 
 
-def _write_text(path: Path, text: str) -> None:
-    from assembler.rlb import atomic_write
-    atomic_write(path, text)
+def _run_batch(args, plugin, options, progress) -> int:
+    from rlaccel.programs.runner import run_batch
+    for flag, given in (("--trace", args.trace), ("--rtl", getattr(args, "rtl", None)),
+                        ("--reference-kernels", args.reference_kernels),
+                        ("--seed", args.seed), ("--checkpoint", args.checkpoint)):
+        if given:
+            raise RlaccelError(f"--seeds runs a batch on the compiled loop; it does not take "
+                               f"{flag} (run one seed for that)")
+    b = run_batch(args.manifest, args.set, seeds=args.seeds, arch=args.arch,
+                  json_path=args.json, progress=progress, **options)
+    for r in b["members"]:
+        lines = plugin.summary(r).splitlines()
+        print(f"seed {r['seed']}: {lines[1].strip() if len(lines) > 1 else lines[0]}")
+    sim = b["sim"]
+    print(f"batch: {sim['members']} runs, {sim['instructions']:,} instructions in "
+          f"{sim['run_s']:.2f} s ({sim['instructions_per_s']:,.0f} instructions/s), "
+          f"{sim['setup_s']:.2f} s to assemble and load")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from rlaccel.programs.plugin import load_plugin
+    if args.machine is None:
+        print("machines with reports (rlaccel report MACHINE --help):")
+        for fam, plugin in _report_plugins().items():
+            print(f"  {fam:14s} {plugin.description}")
+        return 0
+    return load_plugin(args.machine).report(args)
+
+
+def _report_plugins() -> dict:
+    from rlaccel.programs.plugin import load_plugin, plugin_families
+    plugins = {f: load_plugin(f) for f in plugin_families()}
+    return {f: p for f, p in plugins.items() if p.has_report}
+
+
+def _runner():
+    from rlaccel.programs.runner import run
+    return run
+
+
+#: options of ``rlaccel run`` that a family maps to one of its manifest keys
+RUN_OPTIONS = {"trials": "at most N trials (trial-based families)",
+               "steps": "N environment steps (step-based families)"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,22 +223,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("asm", help="assemble a program to an .rlb binary",
                        description="Assemble SRC into an .rlb binary.")
-    a.add_argument("src", metavar="SRC", help="assembly source file (.s)")
-    a.add_argument("-o", "--output", metavar="OUT", help="output binary (default: SRC.rlb)")
-    a.add_argument("--arch", metavar="NAME",
+    a.add_argument("src", metavar="SRC", type=file_name, help="assembly source file (.s)")
+    a.add_argument("-o", "--output", metavar="OUT", type=file_name,
+                   help="output binary (default: SRC.rlb)")
+    a.add_argument("--arch", metavar="NAME", type=file_name,
                    help="architecture name or .toml path (overrides the program's .arch)")
-    a.add_argument("--listing", metavar="FILE", help="also write a listing")
-    a.add_argument("-D", "--define", metavar="NAME=VALUE", action="append",
+    a.add_argument("--listing", metavar="FILE", type=file_name, help="also write a listing")
+    a.add_argument("-D", "--define", metavar="NAME=VALUE", type=_define, action=_Defines,
                    help="predefine a constant (a .default in the source keeps it)")
-    a.add_argument("-I", "--include", metavar="DIR", action="append",
+    a.add_argument("-I", "--include", metavar="DIR", type=_directory, action="append",
                    help="also search DIR for .include files")
     a.set_defaults(func=cmd_asm)
 
     d = sub.add_parser("dis", help="disassemble an .rlb binary",
                        description="Disassemble BIN to assembly that reassembles to the "
                                    "same binary.")
-    d.add_argument("bin", metavar="BIN", help=".rlb binary")
-    d.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    d.add_argument("bin", metavar="BIN", type=file_name, help=".rlb binary")
+    d.add_argument("-o", "--output", metavar="OUT", type=file_name,
+                   help="output file (default: stdout)")
+    d.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="read the binary against this architecture (a name or a .toml path) "
+                        "instead of the installed one it names")
     d.set_defaults(func=cmd_dis)
 
     r = sub.add_parser("run", help="train on a plant: assemble and simulate a manifest",
@@ -154,25 +254,51 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override a manifest key, e.g. --set learning.Ic=80 "
                         "--set virtual_update=true")
     r.add_argument("--arch", metavar="NAME", help="architecture (default: the manifest's)")
+    r.add_argument("--arch-set", metavar="TABLE.KEY=VALUE", action="append", default=[],
+                   help="change an architecture knob for this run, e.g. --arch-set "
+                        "machine.dtype=q6.12 --arch-set machine.lanes=8")
     r.add_argument("--seed", type=int, metavar="S", help="seed (weights and plant)")
-    r.add_argument("--trials", type=int, metavar="N", help="at most N trials")
+    r.add_argument("--seeds", type=_seeds, metavar="LIST",
+                   help="run these seeds (e.g. 1-50 or 1,4,9) as one batched simulation; "
+                        "--json then holds every run's report")
+    for name, text in RUN_OPTIONS.items():
+        r.add_argument(f"--{name}", type=int, metavar="N", help=text)
     r.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     r.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-trial progress")
+    r.add_argument("--checkpoint", metavar="FILE",
+                   help="save the whole run to FILE every --checkpoint-every host exchanges, "
+                        "and resume from FILE if it holds one (removed when the run ends)")
+    r.add_argument("--checkpoint-every", type=int, metavar="N",
+                   help="host exchanges between checkpoints (default 10000)")
+    r.add_argument("--reference-kernels", action="store_true",
+                   help="run every instruction through its reference semantics in the "
+                        "Python loop (slow; the compiled loop gives the same bits)")
     r.set_defaults(func=cmd_run)
-    from rtl.cli import add_parsers, add_run_option
+    from rlaccel.rtl.cli import add_parsers, add_run_option
     add_run_option(r)
 
     i = sub.add_parser("isa", help="print the instruction set reference",
                        description="Print the ISA, generated from the table, for an "
                                    "architecture.")
     i.add_argument("--markdown", action="store_true", help="full Markdown reference")
-    i.add_argument("--arch", metavar="NAME", default="adhdp",
+    i.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name,
                    help="architecture name or .toml path (default: adhdp)")
     i.set_defaults(func=cmd_isa)
-    from programs.adhdp.report import add_parser as add_report_parser
-    add_report_parser(sub)
-    add_parsers(sub)                              # cosim, rtl (rtl/cli.py)
+    rep = sub.add_parser("report", help="reproduce a seed's figures on the simulator",
+                         description="Run a machine's programs and write the seed's figures "
+                                     "as Markdown, JSON and plots; without MACHINE, list the "
+                                     "machines that have reports.")
+    machines = rep.add_subparsers(dest="machine", metavar="MACHINE")
+    for fam, plugin in _report_plugins().items():
+        mp = machines.add_parser(fam, help=plugin.description)
+        plugin.add_report_arguments(mp)
+    rep.set_defaults(func=cmd_report, machine=None)
+    add_parsers(sub, _runner)                     # cosim, rtl (rtl/cli.py)
+    from rlaccel.sweep.cli import add_parser as add_sweep
+    add_sweep(sub)                                # sweep (sweep/cli.py)
+    from rlaccel.programs.maddpg.dse import add_parser as add_dse
+    add_dse(sub)                                  # dse (programs/maddpg/dse.py)
     return p
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from myhdl import always_seq, block, intbv
 
-from isa.dtypes import ACTIVATIONS
-from isa.dtypes.activations import PWL_FUNCTIONS
-from isa.table import ENUMS
+from rlaccel.isa.dtypes import ACTIVATIONS
+from rlaccel.isa.dtypes.activations import PWL_FUNCTIONS
+from rlaccel.isa.table import ENUMS
 
 from .errors import RtlError
 from .params import Params, bits_for, sig_signed, sig_unsigned

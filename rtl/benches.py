@@ -7,7 +7,7 @@ predictions.
 
 Predictors are the project's functional models, never a second copy of the arithmetic:
 ``isa.dtypes`` for the lane and the activation unit, ``Encoding.decode`` for the decoder and
-``tlm.semantics`` with ``tlm.timing`` for the datapath.
+``tlm.families.base.semantics`` with ``tlm.families.base.timing`` for the datapath.
 
 The driver applies inputs on the falling clock edge (cycle k's inputs are sampled by the
 rising edge that ends cycle k); the monitor reads outputs on the falling edge as well.
@@ -22,9 +22,9 @@ from typing import Iterable
 import numpy as np
 from myhdl import StopSimulation, always, block, delay, instance
 
-from isa.dtypes import SaturationCounter
-from isa.encoding import Instruction
-from isa.errors import DecodeError
+from rlaccel.isa.dtypes import SaturationCounter
+from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.errors import DecodeError
 
 from .activation import ACT, activation, activation_signals
 from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
@@ -464,8 +464,8 @@ def fill_memory(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
 class DatapathBench(Bench):
     """Datapath: random FF, BP, WU and BP_WU (every activation and the bypass) over memory
     contents with edge values, one instruction at a time, plus a few words that are not
-    datapath instructions. Predicted by ``tlm.semantics`` (memories and saturation count)
-    and ``tlm.timing`` (cycles, see :func:`rtl.datapath.rtl_cycles`)."""
+    datapath instructions. Predicted by ``tlm.families.base.semantics`` (memories and saturation count)
+    and ``tlm.families.base.timing`` (cycles, see :func:`rtl.datapath.rtl_cycles`)."""
 
     name = "datapath"
     top = "datapath"
@@ -490,9 +490,9 @@ class DatapathBench(Bench):
 
 def datapath_txn(prm: Params, ins: Instruction, U: np.ndarray, S: np.ndarray) -> Txn:
     """The datapath transaction of ``ins`` on memories ``U``, ``S``, with its prediction
-    (``tlm.semantics`` on the arrays, which are left holding the predicted state; a word that
+    (``tlm.families.base.semantics`` on the arrays, which are left holding the predicted state; a word that
     is not a datapath instruction is predicted to fault and change nothing)."""
-    from tlm.semantics import bind
+    from rlaccel.tlm.families.base.semantics import bind
     before = (U.copy(), S.copy())
     word = prm.enc.encode(ins)
     o = dict(ins.operands)

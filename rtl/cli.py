@@ -12,29 +12,40 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rlaccel.util.args import file_name, int_in, seed
+
 __all__ = ["BLOCKS", "add_parsers", "add_run_option", "run_datapath", "after_run"]
 
 #: the blocks, in dependency order
 BLOCKS = ("lane", "activation", "decoder", "datapath")
 #: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
 DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
+#: most transactions of one ``rlaccel cosim`` (the bench draws them all up front)
+MAX_N = 1_000_000
+#: most instructions ``rlaccel rtl speed`` replays
+MAX_SPEED_INSTRUCTIONS = 1_000_000
 
 
-def add_parsers(sub) -> None:
-    """Add ``cosim`` and ``rtl`` to the top-level subparsers."""
+def add_parsers(sub, run_manifest) -> None:
+    """Add ``cosim`` and ``rtl`` to the top-level subparsers; ``run_manifest()`` returns the
+    manifest runner ``rtl speed`` records its stream with (``rtl`` does not import
+    ``programs``)."""
     c = sub.add_parser("cosim", help="check an RTL block against its functional model",
                        description="Drive an RTL block and its functional model (isa.dtypes, "
-                                   "the encoding, tlm.semantics and tlm.timing) with the same "
+                                   "the encoding, tlm.families.base.semantics and tlm.families.base.timing) with the same "
                                    "random transactions and compare every result bit for bit.")
     c.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
-    c.add_argument("--n", type=int, metavar="N",
-                   help="transactions (default: 10000, datapath 300 instructions)")
-    c.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
-    c.add_argument("--vcd", metavar="FILE", help="write a VCD waveform of the block's ports")
+    c.add_argument("--n", type=int_in(1, MAX_N), metavar="N",
+                   help=f"transactions, 1 to {MAX_N:,} (default: 10000, datapath 300 "
+                        f"instructions)")
+    c.add_argument("--seed", type=seed, default=1, metavar="S",
+                   help="random seed, 0 to 2**63-1 (default 1)")
+    c.add_argument("--vcd", metavar="FILE", type=file_name,
+                   help="write a VCD waveform of the block's ports")
     c.add_argument("--backend", choices=("myhdl", "icarus"), default="myhdl",
                    help="simulate the MyHDL block, or its converted Verilog in Icarus through "
                         "MyHDL co-simulation (default myhdl)")
-    c.add_argument("--arch", metavar="NAME", default="adhdp",
+    c.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name,
                    help="architecture (default adhdp)")
     c.set_defaults(func=cmd_cosim)
 
@@ -44,24 +55,28 @@ def add_parsers(sub) -> None:
     acts = r.add_subparsers(dest="rtl_command", metavar="ACTION", required=True)
     v = acts.add_parser("verilog", help="convert a block to Verilog (MyHDL conversion)")
     v.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
-    v.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
-    v.add_argument("--arch", metavar="NAME", default="adhdp")
+    v.add_argument("-o", "--output", metavar="DIR", required=True, type=file_name,
+                   help="output directory (created if missing)")
+    v.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
     lt = acts.add_parser("lint", help="verilator --lint-only -Wall on the converted block")
     lt.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
-    lt.add_argument("--arch", metavar="NAME", default="adhdp")
+    lt.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
     s = acts.add_parser("synth", help="synthesize the converted block with Yosys, count cells")
     s.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
     s.add_argument("--target", choices=("generic", "xilinx", "ice40"), default="generic",
                    help="generic gates and flip-flops (synth), Xilinx 7-series LUTs, FFs, "
                         "DSP48s and carry chains (synth_xilinx), iCE40 (synth_ice40)")
-    s.add_argument("--arch", metavar="NAME", default="adhdp")
+    s.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
     sp = acts.add_parser("speed", help="RTL simulation speeds on the cart-pole instruction "
                                        "stream, beside the TLM's")
-    sp.add_argument("--instructions", type=int, default=200, metavar="N",
-                    help="matrix instructions of the stream to replay (default 200)")
-    sp.add_argument("--manifest", default="programs/adhdp/cartpole.toml", metavar="MANIFEST")
-    sp.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
-    r.set_defaults(func=cmd_rtl)
+    sp.add_argument("--instructions", type=int_in(1, MAX_SPEED_INSTRUCTIONS), default=200,
+                    metavar="N", help="matrix instructions of the stream to replay (default "
+                                      "200)")
+    sp.add_argument("--manifest", default="programs/adhdp/cartpole.toml", metavar="MANIFEST",
+                    type=file_name)
+    sp.add_argument("--json", metavar="FILE", type=file_name,
+                    help="also write the measurements as JSON")
+    r.set_defaults(func=cmd_rtl, run_manifest=run_manifest)
 
 
 def add_run_option(run_parser: argparse.ArgumentParser) -> None:
@@ -89,10 +104,18 @@ def after_run(datapath) -> None:
 
 # -------------------------------------------------------------------------------------------
 def cmd_cosim(args) -> int:
+    from rlaccel.isa.errors import OutputError
+    from rlaccel.util.files import atomic_output, check_outputs
+
     from .cosim import run
     n = args.n if args.n is not None else DEFAULT_N[args.block]
-    r = run(args.block, n=n, seed=args.seed, backend=args.backend, vcd=args.vcd,
-            arch=args.arch)
+    check_outputs({"--vcd": args.vcd})                       # before any work
+    if args.vcd is None:
+        r = run(args.block, n=n, seed=args.seed, backend=args.backend, arch=args.arch)
+    else:
+        with atomic_output(args.vcd, OutputError, suffix=".vcd") as vcd:
+            r = run(args.block, n=n, seed=args.seed, backend=args.backend, vcd=vcd,
+                    arch=args.arch)
     print(f"{args.block} ({args.backend}, seed {args.seed}): {r.transactions:,} transactions "
           f"checked, {r.mismatch_count} mismatches, {r.cycles:,} cycles, "
           f"{r.cycles_per_s:,.0f} RTL cycles/s ({r.wall_s:.1f} s)")
@@ -107,10 +130,24 @@ def cmd_cosim(args) -> int:
 
 
 def cmd_rtl(args) -> int:
+    from rlaccel.isa.errors import OutputError
+    from rlaccel.util.files import atomic_write, check_outputs, save_or_rescue
+
     from . import hdl
     if args.rtl_command == "verilog":
-        path = _convert(args.block, Path(args.output), args.arch)
-        print(f"{args.block} -> {path}")
+        outdir = Path(args.output)
+        if outdir.exists() and not outdir.is_dir():
+            raise OutputError(f"{outdir}: -o must be a directory")
+        try:
+            outdir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise OutputError(f"{outdir}: cannot create the directory: {e.strerror}") from None
+        target = outdir / f"{args.block}.v"
+        check_outputs({"-o": target})
+        with tempfile.TemporaryDirectory() as d:
+            atomic_write(target, _convert(args.block, Path(d), args.arch).read_bytes(),
+                         OutputError)
+        print(f"{args.block} -> {target}")
         return 0
     if args.rtl_command == "lint":
         with tempfile.TemporaryDirectory() as d:
@@ -135,12 +172,14 @@ def cmd_rtl(args) -> int:
         print("  by type: " + ", ".join(f"{k} {v}" for k, v in sorted(rep["by_type"].items())))
         return 0
     if args.rtl_command == "speed":
+        import json
+
         from .speed import measure, report
-        res = measure(args.manifest, args.instructions)
+        check_outputs({"--json": args.json}, {"the manifest": args.manifest})
+        res = measure(args.run_manifest(), args.manifest, args.instructions)
         print(report(res))
         if args.json:
-            import json
-            Path(args.json).write_text(json.dumps(res, indent=1))
+            save_or_rescue([(args.json, json.dumps(res, indent=1))])
         return 0
     raise AssertionError(args.rtl_command)  # pragma: no cover - argparse restricts it
 

@@ -10,7 +10,7 @@ Memories (III-A), as ports of the block:
 * synapse SRAM: single-ported, ``L`` consecutive words per access, read *or* write in a
   cycle; a read's words arrive at the next clock edge. Being single-ported is why a weight
   update costs two cycles per tile (read, later write back) -- ``2 * tiles`` in
-  :mod:`tlm.timing`.
+  :mod:`tlm.families.base.timing`.
 * neuron memory (the unified space of registers and buffers): a vector read port (``L``
   words), a scalar read port (one word: the error ``g[i]`` broadcast to the lanes) and a
   vector write port with a lane mask.
@@ -20,7 +20,7 @@ vector) and the write-back buffer that holds the back-propagated errors until th
 pass, as registers.
 
 Schedules, for a ``rows x n`` window (``n = cols - off``), ``J = ceil(n / L)`` tiles per row
-and ``t = rows * J`` tiles (the cycle counts of :func:`tlm.timing.matrix_timing`):
+and ``t = rows * J`` tiles (the cycle counts of :func:`tlm.families.base.timing.matrix_timing`):
 
 * **FF** (``J + t`` slots): ``J`` slots load the input into the activation buffer, then the
   tiles row by row; the adder tree sums the ``L`` products into lane 0's accumulator, which
@@ -30,7 +30,7 @@ and ``t = rows * J`` tiles (the cycle counts of :func:`tlm.timing.matrix_timing`
   activation units (idle otherwise) into the activation buffer; then ``J`` slots multiply
   ``act'(x) * e`` and write ``x``'s place. When the window fits one tile (``J == 1``) the last
   error leaves the add stage one cycle after the final pass would need it, so the scheduler
-  inserts one STALL slot (III-B-1): one cycle more than :mod:`tlm.timing` says.
+  inserts one STALL slot (III-B-1): one cycle more than :mod:`tlm.families.base.timing` says.
 * **WU** (``2t`` slots): per tile an empty slot and a read slot; the weights ``W - g x^T``
   are written back four cycles after the read, on the cycles the SRAM is not read.
 * **BP_WU** (``2t + J`` slots): per tile a read slot (the BP products, and W, x and g held
@@ -41,7 +41,7 @@ and ``t = rows * J`` tiles (the cycle counts of :func:`tlm.timing.matrix_timing`
 ``start`` is sampled with the instruction word in cycle 0 (the decoder fills the instruction
 register); slots are issued in cycles ``1 .. issue``; the last result is written back in
 cycle ``issue + depth - 1`` and ``done`` is high in cycle ``issue + depth``, when every
-result is in memory: the start-to-done count equals :mod:`tlm.timing`'s ``issue + depth``.
+result is in memory: the start-to-done count equals :mod:`tlm.families.base.timing`'s ``issue + depth``.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ DATAPATH_MNEMONICS = ("ff", "bp", "wu", "bp_wu")
 
 
 def rtl_cycles(mnemonic: str, rows: int, n: int, lanes: int, act: int) -> int:
-    """Start-to-done cycles of an instruction on this datapath: tlm.timing's issue + depth
+    """Start-to-done cycles of an instruction on this datapath: tlm.families.base.timing's issue + depth
     (which includes the STALL slot of a BP whose window fits one tile)."""
-    from tlm.timing import matrix_timing
+    from rlaccel.tlm.families.base.timing import matrix_timing
     issue, depth = matrix_timing(mnemonic, rows, n, lanes, act)
     return issue + depth
 

@@ -1,6 +1,6 @@
 """Errors of the RTL layer, in the project's exception tree (:mod:`isa.errors`)."""
 
-from isa.errors import RlaccelError
+from rlaccel.isa.errors import RlaccelError
 
 __all__ = ["RtlError", "ToolMissing"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from myhdl import always, block
 
-from isa.errors import SimError
+from rlaccel.isa.errors import SimError
 
 from .params import Params
 

@@ -13,10 +13,10 @@ from math import ceil
 
 from myhdl import Signal, intbv
 
-from isa.arch import Arch, load_arch
-from isa.dtypes import FixedType, get_dtype
-from isa.encoding import Encoding, encoding_for
-from isa.errors import ArchError
+from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.dtypes import FixedType, get_dtype
+from rlaccel.isa.encoding import Encoding, encoding_for
+from rlaccel.isa.errors import ArchError
 
 from . import _speed
 

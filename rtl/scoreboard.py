@@ -2,7 +2,7 @@
 
 A test bench is a driver, a monitor, a predictor and this checker. The driver applies a
 :class:`Txn` to the block's inputs and hands it, with the values the predictor (the
-``isa.dtypes`` / ``tlm.semantics`` functional model) expects, to :meth:`Scoreboard.expect`;
+``isa.dtypes`` / ``tlm.families.base.semantics`` functional model) expects, to :meth:`Scoreboard.expect`;
 the monitor reads the block's outputs and gives them to :meth:`Scoreboard.observe`, which
 compares them with the oldest pending transaction, bit for bit. A mismatch names the
 opcode, the operands, the expected and actual values and the cycle.

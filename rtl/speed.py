@@ -11,7 +11,7 @@ order. The first ``n`` of those words are then replayed, from the recorded memor
 * the same Verilog test bench compiled by Verilator into a C++ model,
 
 each giving RTL cycles per second of wall time. The three final memory states must equal
-each other and the functional replay of the same words (``tlm.semantics``). The TLM's own
+each other and the functional replay of the same words (``tlm.families.base.semantics``). The TLM's own
 figure is its simulated cycles per second on the whole program.
 """
 
@@ -43,12 +43,12 @@ class _Recorder:
         self.words: list[int] = []
         self.U0 = self.S0 = None
 
-    def attach(self, system) -> None:
-        from isa.encoding import Instruction
-        from tlm.program import EXEC
-        enc = system.enc
-        U, S = system.unified.data, system.synapse.data
-        for op in system.ops:
+    def attach(self, agent) -> None:
+        from rlaccel.isa.encoding import Instruction
+        from rlaccel.tlm.loader import EXEC
+        enc = agent.enc
+        U, S = agent.unified.data, agent.synapse.data
+        for op in agent.ops:
             if op.kind == EXEC and op.mnemonic in DATAPATH_MNEMONICS:
                 word = enc.encode(Instruction(op.mnemonic, dict(op.operands)))
                 op.run = self._wrap(op.run, word, U, S)
@@ -62,11 +62,12 @@ class _Recorder:
         return recorded
 
 
-def record_stream(manifest: str) -> tuple[dict, _Recorder]:
-    """Run one trial of the manifest on the TLM, recording its matrix instruction stream."""
-    from programs.adhdp.run import run
+def record_stream(run_manifest, manifest: str) -> tuple[dict, _Recorder]:
+    """Run one trial of the manifest on the TLM, recording its matrix instruction stream
+    (``run_manifest`` is the runner, :func:`rlaccel.programs.runner.run`, which the command
+    line hands down: ``rtl`` does not import ``programs``)."""
     rec = _Recorder()
-    report = run(manifest, trials=1, datapath=rec)
+    report = run_manifest(manifest, trials=1, datapath=rec)
     return report, rec
 
 
@@ -264,12 +265,12 @@ def _replay_verilator(prm: Params, words, U, S, workdir: Path, repeat: int = 100
             "cycles_per_s": cycles / wall, "build_s": build}
 
 
-def measure(manifest: str = "programs/adhdp/cartpole.toml", n: int = 200) -> dict:
+def measure(run_manifest, manifest: str = "programs/adhdp/cartpole.toml", n: int = 200) -> dict:
     """Speeds of the TLM and of the datapath RTL on the first ``n`` matrix instructions of
     the manifest's stream; raises RtlError if the replays disagree."""
-    from isa.dtypes import SaturationCounter
-    from tlm.semantics import bind
-    report, rec = record_stream(manifest)
+    from rlaccel.isa.dtypes import SaturationCounter
+    from rlaccel.tlm.families.base.semantics import bind
+    report, rec = record_stream(run_manifest, manifest)
     prm = params(report["arch"])
     words = rec.words[:n]
     if not words:

@@ -1,15 +1,15 @@
 """The transactor: the TLM runs its matrix instructions on the MyHDL datapath.
 
-    system = System(arch, binary, host, datapath=RtlDatapath())
+    platform = Platform(arch, binary, host, datapath=RtlDatapath())
 
-``System`` calls :meth:`RtlDatapath.attach` after pre-decoding; the transactor replaces the
+``Platform`` calls :meth:`RtlDatapath.attach` with its agent after pre-decoding; the transactor replaces the
 functional ``run`` of every FF, BP, WU and BP_WU in ``system.ops`` with a call that encodes
 the instruction, hands the word to the RTL datapath, clocks the MyHDL simulation until
 ``done``, and adds the RTL's saturation count to the system's. The datapath's memory ports
 are served by :func:`rtl.memory.memories` on the simulator's own arrays
 (``system.unified.data``, ``system.synapse.data``), so the RTL reads the TLM's state and
 writes its results where the functional model would have. The TLM keeps its own timing
-(``tlm.timing``); the transactor checks that every instruction took the RTL cycles that
+(``tlm.families.base.timing``); the transactor checks that every instruction took the RTL cycles that
 timing predicts (:func:`rtl.datapath.rtl_cycles`) and counts any difference.
 
 Other matrix instructions (the virtual-update family) keep their functional model.
@@ -22,8 +22,8 @@ import time
 
 from myhdl import ResetSignal, Signal, Simulation, block, instance
 
-from isa.encoding import Instruction
-from isa.errors import SimError
+from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.errors import SimError
 
 from .benches import counted_clock
 from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
@@ -45,7 +45,7 @@ class _Mailbox:
 
 
 class RtlDatapath:
-    """A datapath for :class:`tlm.system.System` that executes on the MyHDL RTL."""
+    """A datapath for a one-agent :class:`tlm.platform.Platform` that executes on the MyHDL RTL."""
 
     def __init__(self, *, strict_cycles: bool = False):
         self.strict_cycles = strict_cycles
@@ -59,8 +59,8 @@ class RtlDatapath:
 
     # ---------------------------------------------------------------------------------------
     def attach(self, system) -> None:
-        """Build the RTL around the system's memories and take over its matrix ops."""
-        from tlm.program import EXEC
+        """Build the RTL around an agent's memories and take over its matrix ops."""
+        from rlaccel.tlm.loader import EXEC
         prm = params(system.arch)
         self.prm = prm
         self.system = system

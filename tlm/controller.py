@@ -1,81 +1,119 @@
-"""The controller: fetch, schedule with hazard checks, loop counters, branches, host sync.
+"""The controller of one agent: fetch, schedule with hazard checks, loop counters, branches,
+host exchanges and synchronisation with other agents.
 
-One SimPy process runs the program loosely timed: it keeps its own cycle count and yields to
-SimPy only at quantum boundaries and when it waits for the host (a quantum keeper,
-:mod:`tlm.core.quantum`). Per instruction it
+One SimPy process per agent runs its program loosely timed: it keeps its own cycle count and
+yields to SimPy only at quantum boundaries, when it waits for the host and when it
+synchronises with other agents (a quantum keeper, :mod:`rlaccel.tlm.core.quantum`). Per
+instruction it
 
 1. waits for the results the instruction reads or overwrites (RAW and WAW hazards on address
    ranges from the ISA table; a producer's result can be used ``depth - 1`` cycles after it
    issued its last tile, the scheduler forwarding from the write-back buffer -- seed 001,
-   III-B-1), counting the wait as stall cycles;
+   III-B-1; where the models give schedules, word by word: the instruction starts as soon as
+   its first operands are ready and every later word is ready when its tile uses it,
+   :mod:`rlaccel.tlm.fast.hazards`) and for every unit it occupies to be free, counting the
+   wait as stall cycles;
 2. executes the functional semantics (numpy, in the architecture's number format);
 3. occupies the issue stage for its issue cycles (plus the branch penalty when a branch is
-   taken) and records when its results will be ready.
+   taken) and each of its units for their busy cycles, and records when its results will be
+   ready.
 
 Cycles are attributed to the instruction that spent them (its stall plus its issue cycles),
-so per-instruction cycles add up to the run's cycles.
+so per-instruction cycles add up to the agent's cycles.
+
+Two loops implement these rules. ``kernels="compiled"`` (the default) runs the program in the
+compiled loop of :mod:`rlaccel.tlm.fast`, which enters Python only for host exchanges,
+synchronisations, quantum boundaries and instructions without a compiled kernel -- when the
+number format has kernels (fixed point, float64) and at least half of the program's
+instructions with work of their own have one (otherwise returning to Python for the others
+would cost more than it saves); ``kernels="reference"`` runs every instruction here, in
+Python, through its model's reference semantics (:mod:`isa.dtypes` arithmetic). Both give
+the same results, bit for bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from isa.errors import SimError
-from tlm.core.payload import GenericPayload
-from tlm.core.quantum import QuantumKeeper
+from rlaccel.isa.errors import SimError
 
-from .program import BRANCH, ENDMARK, EXEC, FAULT, HALT, HOST, JMP, LOOP, LSET, MARK
-from .timing import BRANCH_PENALTY
+from .core.payload import GenericPayload
+from .core.quantum import QuantumKeeper
+from .fast.hazards import WHOLE, earliest, last_time, ranges
+from .loader import BRANCH, ENDMARK, EXEC, FAULT, HALT, HOST, JMP, LOOP, LSET, MARK, SYNC
+from .model import Cost
 
-__all__ = ["Controller"]
+__all__ = ["Controller", "KERNELS"]
+
+#: the controller's loops (module docstring)
+KERNELS = ("compiled", "reference")
 
 
 class Controller:
-    """Runs pre-decoded ops on the memories; counts per-PC executions and cycles."""
+    """Runs an agent's pre-decoded ops; counts per-PC executions, cycles and stalls."""
 
-    def __init__(self, env, ops, U, dt, link, unified_socket, *, quantum: int = 10_000,
-                 loop_counters: int = 4, max_instructions: int | None = None,
-                 trace=None, progress=None):
-        self.env = env
-        self.ops = ops
-        self.U = U
-        self.dt = dt
-        self.link = link
-        self.socket = unified_socket
-        self.qk = QuantumKeeper(env, quantum)
-        self.ctr = [0] * loop_counters
+    def __init__(self, agent, *, quantum: int = 10_000, max_instructions: int | None = None,
+                 trace=None, progress=None, kernels: str = "compiled"):
+        if kernels not in KERNELS:
+            raise SimError(f"kernels must be one of {', '.join(KERNELS)}, not {kernels!r}")
+        self.agent = agent
+        self.kernels = kernels
+        self.env = agent.platform.env
+        self.ops = agent.ops
+        self.link = agent.link
+        self.socket = agent.socket
+        self.U = agent.memory("unified")
+        self.qk = QuantumKeeper(self.env, quantum)
+        self.ctr = [0] * agent.arch.knobs.loop_counters
+        self.branch_penalty = agent.timing["branch_penalty"]
         self.max_instructions = max_instructions
         self.trace = trace
         self.progress = progress
-        n = len(ops)
+        n = len(self.ops)
         self.exec_count = [0] * n
         self.cycles_at = [0] * n
         self.stall_at = [0] * n
+        self.dynamic_busy: dict[str, int] = {}       # unit -> busy cycles of dynamic ops
+        self.dynamic_actions: dict[int, dict] = {}    # pc -> action counts of dynamic ops
         self.instructions = 0
         self.cycles = 0
         self.host_cycles = 0
+        self.sync_cycles = 0
         self.marks: dict[int, list[int]] = {}
         self.halted = False
-        self._zero = dt.quantize(0.0)
 
     # ---------------------------------------------------------------------------------------
     def _fault(self, pc: int, message: str) -> SimError:
         op = self.ops[pc]
-        return SimError(f"PC {pc} ({op.text}): {message} (after {self.instructions} "
+        where = f"agent {self.agent.index}: " if self.agent.platform.n_agents > 1 else ""
+        return SimError(f"{where}PC {pc} ({op.text}): {message} (after {self.instructions} "
                         f"instructions, cycle {self.cycles})")
 
     def process(self):
-        ops, U = self.ops, self.U
+        """The agent's SimPy process: the compiled loop when the program has kernels and
+        ``kernels`` is "compiled", else the Python loop."""
+        if self.kernels == "compiled":
+            from .fast.engine import prepare, process
+            prog = prepare(self)
+            if prog is not None and prog.kernels and 2 * prog.kernels >= prog.work:
+                return (yield from process(self, prog))
+        return (yield from self._process_reference())
+
+    def _process_reference(self):
+        ops = self.ops
         exec_count, cycles_at, stall_at = self.exec_count, self.cycles_at, self.stall_at
         n = len(ops)
-        pending: list[tuple[int, int, int, int]] = []     # (space, lo, hi, ready)
+        rng = [ranges(op) for op in ops]                  # ranges with their schedules
+        # (space, lo, hi, last ready, t0 (absolute), stride, rstep, coff, per, cstep)
+        pending: list[tuple] = []
         t = 0                                             # issue stage free at cycle t
         pc = 0
         executed = 0
         limit = self.max_instructions
         qk = self.qk
         trace = self.trace
-        zero = self._zero
+        agent_id = self.agent.index
+        penalty = self.branch_penalty
         while True:
             if not 0 <= pc < n:
                 self.instructions, self.cycles = executed, t
@@ -89,49 +127,69 @@ class Controller:
                 raise self._fault(pc, op.fault)
             start = t
             if pending:
-                for space, lo, hi, ready in pending:
+                reads, writes = rng[pc]
+                for space, lo, hi, ready, *ps in pending:
                     if ready > start:
-                        for s2, lo2, hi2 in op.reads:
-                            if s2 == space and lo2 < hi and lo < hi2:
-                                start = ready
-                                break
-                        else:
-                            for s2, lo2, hi2 in op.writes:
-                                if s2 == space and lo2 < hi and lo < hi2:
-                                    start = ready
-                                    break
+                        for r in reads:
+                            if r[0] == space and r[1] < hi and lo < r[2]:
+                                e = earliest(lo, hi, *ps, *r[1:])
+                                if e > start:
+                                    start = e
+                        for w in writes:                    # WAW: land after the earlier
+                            if w[0] == space and w[1] < hi and lo < w[2]:
+                                e = earliest(lo, hi, *ps, w[1], w[2],
+                                             w[3] if w[3] >= 0 else 0, *w[4:])
+                                if e > start:
+                                    start = e
                 if len(pending) > 6:      # drop results that are ready (cheap, not per op)
                     pending = [p for p in pending if p[3] > start]
+            for unit, _ in op.occupy:
+                if unit.free > start:
+                    start = unit.free
             nxt = pc + 1
             busy = op.issue
+            latency = op.latency
+            depth = op.depth
             if kind == EXEC:
-                op.run()
+                if op.dynamic:
+                    busy, latency, depth, start = self._dynamic(op, start)
+                else:
+                    op.run()
+                    for unit, cycles in op.occupy:
+                        unit.free = start + cycles
             elif kind == BRANCH:
-                if _taken(op, U, zero):
+                if op.run():
                     nxt = op.operands["target"]
-                    busy += BRANCH_PENALTY
+                    busy += penalty
             elif kind == LOOP:
                 k = op.operands["ctr"]
                 self.ctr[k] += 1
                 if self.ctr[k] < op.operands["limit"]:
                     nxt = op.operands["target"]
-                    busy += BRANCH_PENALTY
+                    busy += penalty
             elif kind == LSET:
                 self.ctr[op.operands["ctr"]] = 0
             elif kind == JMP:
                 nxt = op.operands["target"]
-                busy += BRANCH_PENALTY
+                busy += penalty
             elif kind == HOST:
                 busy += yield from self._host(op, start)
                 self.host_cycles += busy - op.issue
+            elif kind == SYNC:
+                waited = yield from self._sync(op, start)
+                busy = max(busy, waited)
+                self.sync_cycles += waited
             elif kind == HALT:
-                end = max([start + busy] + [p[3] for p in pending])
+                end = max([start + busy] + [p[3] for p in pending]
+                          + [u.free for u in self.agent.units.values()])
                 exec_count[pc] += 1
                 cycles_at[pc] += end - t
                 stall_at[pc] += start - t
                 executed += 1
+                if trace is not None:
+                    trace.instruction(agent_id, pc, op.mnemonic, start, end - start, start - t)
                 self.instructions, self.cycles, self.halted = executed, end, True
-                qk.set(end - self.env.now)
+                qk.local_time = end - self.env.now
                 yield from qk.sync()
                 return
             elif kind == MARK:
@@ -143,15 +201,20 @@ class Controller:
                     m[1] += 1
                     m[2] = -1
             if op.writes:
-                ready = start + busy + op.depth - 2
-                for space, lo, hi in op.writes:
-                    pending.append((space, lo, hi, ready))
+                ready = start + (busy if busy > latency else latency) + depth - 2
+                for space, lo, hi, t0, *sc in rng[pc][1]:
+                    if t0 < 0:
+                        pending.append((space, lo, hi, ready, ready, WHOLE, 0, 0, WHOLE, 0))
+                    else:
+                        t0 += start
+                        pending.append((space, lo, hi, last_time(hi - lo, t0, *sc), t0, *sc))
             new_t = start + busy
             exec_count[pc] += 1
             cycles_at[pc] += new_t - t
             stall_at[pc] += start - t
             if trace is not None:
-                trace.instruction(pc, op.mnemonic, start, busy, start - t)
+                trace.instruction(agent_id, pc, op.mnemonic, start, busy, start - t,
+                                  op.occupy if latency > busy else ())
             t = new_t
             pc = nxt
             executed += 1
@@ -162,6 +225,23 @@ class Controller:
             qk.local_time = t - self.env.now
             if qk.need_sync():
                 yield from qk.sync()
+
+    def _dynamic(self, op, start: int) -> tuple[int, int, int, int]:
+        """Run an op whose cost depends on the data: its semantics returns the Cost."""
+        cost = op.run()
+        if not isinstance(cost, Cost):
+            raise self._fault(op.pc, f"the model of '{op.mnemonic}' has data-dependent "
+                                     f"timing but its semantics returned {cost!r}, not a Cost")
+        units = [(self.agent.unit(name), cycles) for name, cycles in cost.busy]
+        later = max([start] + [u.free for u, _ in units])
+        for unit, cycles in units:
+            unit.free = later + cycles
+            self.dynamic_busy[unit.name] = self.dynamic_busy.get(unit.name, 0) + cycles
+        if cost.actions:
+            acc = self.dynamic_actions.setdefault(op.pc, {})
+            for a, k in cost.actions.items():
+                acc[a] = acc.get(a, 0) + k
+        return cost.issue, cost.latency, cost.depth, later
 
     def _host(self, op, start: int):
         """cc.host: sync with SimPy, hand the output to the link, write the reply back
@@ -175,25 +255,21 @@ class Controller:
         self.socket.b_transport(payload, 0)
         payload.raise_for_status()
         if self.trace is not None:
-            self.trace.transaction("host link", start, cycles, len(out), o["nin"])
+            self.trace.transaction(self.agent.index, "host link", start, cycles, len(out),
+                                   o["nin"])
         if self.progress is not None:
             self.progress()
         return cycles
 
-
-def _taken(op, U, zero) -> bool:
-    o = op.operands
-    mn = op.mnemonic
-    a = U[o["a"]]
-    if mn == "cc.bnz":
-        return a != zero
-    if mn == "cc.bz":
-        return a == zero
-    b = U[o["b"]]
-    if mn == "cc.blt":
-        return a < b
-    if mn == "cc.bge":
-        return a >= b
-    if mn == "cc.bsqlt":
-        return op.sqh(a) < b
-    raise SimError(f"no branch rule for {mn}")  # pragma: no cover - kinds come from the table
+    def _sync(self, op, start: int):
+        """An instruction that waits on other agents: run its generator in SimPy time from
+        ``start``; returns the cycles it took."""
+        self.qk.local_time = start - self.env.now
+        yield from self.qk.sync()
+        yield from op.run()
+        waited = self.env.now - start
+        self.qk.local_time = 0
+        if self.trace is not None:
+            self.trace.transaction(self.agent.index, "interconnect", start, waited, 0, 0,
+                                   name=op.mnemonic)
+        return waited

@@ -1,16 +1,22 @@
-"""What a run reports: cycles, time, energy by unit and opcode, utilisation, regions."""
+"""What a run reports: cycles, time, energy by energy unit, action and opcode, utilisation of
+every unit, memory traffic, per-agent figures, the host's time line, the interconnect, regions.
+
+Cycles of a platform are those of its slowest agent; energy, instructions and action counts
+add up over the agents (each agent's clock energy over its own cycles) plus the interconnect.
+A region (:class:`Region`) splits an agent's cycles and energy by its families' result
+categories (Fig. 11's FF/BP_WU/VU/SCA/CC for the base family) and by energy unit.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from isa.errors import RlaccelError
+from rlaccel.isa.errors import RlaccelError
 
-from .energy import ACTIONS, UNITS
-from .program import CATEGORY, category
+from .energy import CLOCK_UNIT
 
-__all__ = ["Results", "Region"]
+__all__ = ["Results", "Region", "region_from_labels"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,41 @@ class Region:
     start: int
     end: int
     count_pc: int
+
+
+def _agent_figures(agent, energy) -> dict:
+    """Per-PC rows, by-opcode table, action counts and unit busy cycles of one agent."""
+    c = agent.controller
+    by_opcode: dict = defaultdict(lambda: {"count": 0, "cycles": 0, "energy_pj": 0.0})
+    actions = dict.fromkeys(energy.unit_of, 0)
+    busy: dict[str, int] = dict.fromkeys(agent.units, 0)
+    per_pc = []
+    for op, n, cyc, stall in zip(agent.ops, c.exec_count, c.cycles_at, c.stall_at):
+        counts = {a: n * k for a, k in op.counts.items()}
+        units = {u: n * pj for u, pj in energy.by_unit(op.counts).items()}
+        dynamic = c.dynamic_actions.get(op.pc)
+        if dynamic:
+            for a, k in dynamic.items():
+                counts[a] = counts.get(a, 0) + k
+            for u, pj in energy.by_unit(dynamic).items():
+                units[u] += pj
+        units[CLOCK_UNIT] = units.get(CLOCK_UNIT, 0.0) + energy.clock * cyc
+        per_pc.append({"pc": op.pc, "mnemonic": op.mnemonic, "count": n, "cycles": cyc,
+                       "stall": stall, "energy_pj": sum(units.values()), "by_unit_pj": units,
+                       "category": op.category or "CC"})
+        if not n:
+            continue
+        for unit, cycles in op.occupy:
+            busy[unit.name] += n * cycles
+        row = by_opcode[op.mnemonic]
+        row["count"] += n
+        row["cycles"] += cyc
+        row["energy_pj"] += per_pc[-1]["energy_pj"]
+        for a, k in counts.items():
+            actions[a] += k
+    for name, cycles in c.dynamic_busy.items():
+        busy[name] = busy.get(name, 0) + cycles
+    return {"per_pc": per_pc, "by_opcode": dict(by_opcode), "actions": actions, "busy": busy}
 
 
 @dataclass
@@ -41,58 +82,83 @@ class Results:
     per_pc: list = field(repr=False, default_factory=list)
     clock_hz: float = 0.0
     marks: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
+    agents: list = field(default_factory=list)
+    host: dict = field(default_factory=dict)
+    interconnect: dict = field(default_factory=dict)
+    categories: tuple = ()
 
     @classmethod
-    def collect(cls, system, wall_s: float) -> "Results":
-        c = system.controller
-        e = system.energy
-        clock = system.arch.knobs.clock_mhz * 1e6
-        by_opcode: dict = defaultdict(lambda: {"count": 0, "cycles": 0, "energy_pj": 0.0})
-        actions = dict.fromkeys(ACTIONS, 0)
-        per_pc = []
-        for op, n, cyc, stall in zip(system.ops, c.exec_count, c.cycles_at, c.stall_at):
-            units = {u: n * pj for u, pj in e.by_unit(op.counts).items()}
-            units["control"] = units.get("control", 0.0) + e.clock * cyc
-            per_pc.append({"pc": op.pc, "mnemonic": op.mnemonic, "count": n, "cycles": cyc,
-                           "stall": stall, "energy_pj": sum(units.values()), "by_unit_pj": units,
-                           "category": category(op.mnemonic) if op.mnemonic else "CC"})
-            if not n:
-                continue
-            row = by_opcode[op.mnemonic]
-            row["count"] += n
-            row["cycles"] += cyc
-            row["energy_pj"] += per_pc[-1]["energy_pj"]
-            for a, k in op.counts.items():
-                actions[a] += n * k
+    def collect(cls, platform, wall_s: float) -> "Results":
+        e = platform.energy
+        clock = platform.arch.knobs.clock_mhz * 1e6
+        lanes = platform.arch.knobs.lanes
+        figs = [_agent_figures(a, e) for a in platform.agents]
+        ctrls = [a.controller for a in platform.agents]
+        cycles = max(c.cycles for c in ctrls)
+        by_opcode: dict = {}
+        actions = dict.fromkeys(e.unit_of, 0)
+        for f in figs:
+            for mn, row in f["by_opcode"].items():
+                acc = by_opcode.setdefault(mn, {"count": 0, "cycles": 0, "energy_pj": 0.0})
+                for key in acc:
+                    acc[key] += row[key]
+            for a, k in f["actions"].items():
+                actions[a] += k
         by_unit = e.by_unit(actions)
-        by_unit["control"] += e.clock * c.cycles
+        by_unit[CLOCK_UNIT] += e.clock * sum(c.cycles for c in ctrls)
+        net = platform.interconnect
+        if net is not None:
+            by_unit["interconnect"] = net.energy_pj
         total = sum(by_unit.values())
-        macs = actions["mac"]
-        lanes = system.arch.knobs.lanes
-        util = {"mac_lanes": macs / (lanes * c.cycles) if c.cycles else 0.0,
-                "issue_busy": 1 - (sum(p["stall"] for p in per_pc) + c.host_cycles) / c.cycles
-                if c.cycles else 0.0}
+        stalls = sum(sum(p["stall"] for p in f["per_pc"]) for f in figs)
+        host_cycles = sum(c.host_cycles for c in ctrls)
+        agent_cycles = sum(c.cycles for c in ctrls)
+        instructions = sum(c.instructions for c in ctrls)
+        util = {"mac_lanes": actions.get("mac", 0) / (lanes * agent_cycles)
+                if agent_cycles else 0.0,
+                "issue_busy": 1 - (stalls + host_cycles) / agent_cycles if agent_cycles else 0.0}
+        units = {}
+        for a, f, c in zip(platform.agents, figs, ctrls):
+            for name, busy in f["busy"].items():
+                key = name if platform.n_agents == 1 else f"agent{a.index}.{name}"
+                units[key] = {"busy_cycles": busy,
+                              "utilization": busy / c.cycles if c.cycles else 0.0}
+        agents = [{"agent": a.index, "cycles": c.cycles, "instructions": c.instructions,
+                   "stall_cycles": sum(p["stall"] for p in f["per_pc"]),
+                   "host_cycles": c.host_cycles, "sync_cycles": c.sync_cycles,
+                   "energy_pj": sum(p["energy_pj"] for p in f["per_pc"]),
+                   "saturations": a.saturations.saturations,
+                   "transactions": {s: m.stats.as_dict() for s, m in a.memories.items()}}
+                  for a, f, c in zip(platform.agents, figs, ctrls)]
+        host = {"agents": [a.link.as_dict() | {"timeline": a.link.timeline.as_dict()}
+                           for a in platform.agents]}
+        inter = ({"kind": type(net).__name__.lower(), "words": net.words, "hops": net.hops,
+                  "energy_pj": net.energy_pj} if net is not None else {})
         sim = {"wall_s": wall_s,
-               "instructions_per_s": c.instructions / wall_s if wall_s else 0.0,
-               "cycles_per_s": c.cycles / wall_s if wall_s else 0.0}
-        return cls(cycles=c.cycles, time_s=c.cycles / clock, energy_pj=total,
-                   instructions=c.instructions, by_opcode=dict(by_opcode), by_unit=by_unit,
-                   actions=actions, utilization=util,
-                   stall_cycles=sum(p["stall"] for p in per_pc), host_cycles=c.host_cycles,
-                   saturations=system.saturations.saturations, sim=sim, per_pc=per_pc,
-                   clock_hz=clock,
-                   marks={str(k): {"count": v[1], "cycles": v[0]} for k, v in c.marks.items()})
+               "instructions_per_s": instructions / wall_s if wall_s else 0.0,
+               "cycles_per_s": cycles / wall_s if wall_s else 0.0}
+        c0 = ctrls[0]
+        return cls(cycles=cycles, time_s=cycles / clock, energy_pj=total,
+                   instructions=instructions, by_opcode=by_opcode, by_unit=by_unit,
+                   actions=actions, utilization=util, stall_cycles=stalls,
+                   host_cycles=host_cycles,
+                   saturations=sum(a.saturations.saturations for a in platform.agents),
+                   sim=sim, per_pc=figs[0]["per_pc"], clock_hz=clock,
+                   marks={str(k): {"count": v[1], "cycles": v[0]} for k, v in c0.marks.items()},
+                   units=units, agents=agents, host=host, interconnect=inter,
+                   categories=platform.categories)
 
     @property
     def power_w(self) -> float:
         return self.energy_pj * 1e-12 / self.time_s if self.time_s else 0.0
 
     def region(self, r: Region, exclude_host: bool = True) -> dict:
-        """Cycles and energy per iteration of a region, split by Fig. 11 category and by
-        Fig. 12 unit (with the power the region draws)."""
+        """Cycles and energy per iteration of a region (of agent 0), split by result category
+        and by energy unit (with the power the region draws)."""
         iters = self.per_pc[r.count_pc]["count"] if r.count_pc < len(self.per_pc) else 0
-        split = {k: {"cycles": 0, "energy_pj": 0.0} for k in CATEGORY}
-        units = dict.fromkeys(UNITS, 0.0)
+        split = {k: {"cycles": 0, "energy_pj": 0.0} for k in self.categories}
+        units = dict.fromkeys(self.per_pc[0]["by_unit_pj"] if self.per_pc else (), 0.0)
         for p in self.per_pc[r.start:r.end]:
             if exclude_host and p["mnemonic"] == "cc.host":
                 continue
@@ -113,19 +179,23 @@ class Results:
 
     @property
     def memory_traffic(self) -> dict:
-        """Words read and written per memory (from the action counts)."""
+        """Words read and written per memory (from the base family's action counts)."""
         a = self.actions
-        return {"synapse_sram": {"read": a["sram_read"], "written": a["sram_write"]},
-                "neuron_registers": {"read": a["reg_read"], "written": a["reg_write"]},
-                "buffers": {"read": a["buf_read"], "written": a["buf_write"]}}
+        return {"synapse_sram": {"read": a.get("sram_read", 0), "written": a.get("sram_write", 0)},
+                "neuron_registers": {"read": a.get("reg_read", 0),
+                                     "written": a.get("reg_write", 0)},
+                "buffers": {"read": a.get("buf_read", 0), "written": a.get("buf_write", 0)}}
 
     def as_dict(self) -> dict:
-        return {"memory_traffic": self.memory_traffic,"cycles": self.cycles, "time_s": self.time_s, "energy_pj": self.energy_pj,
+        return {"memory_traffic": self.memory_traffic, "cycles": self.cycles,
+                "time_s": self.time_s, "energy_pj": self.energy_pj,
                 "power_mw": self.power_w * 1e3, "instructions": self.instructions,
                 "by_opcode": self.by_opcode, "by_unit_pj": self.by_unit,
                 "actions": self.actions, "utilization": self.utilization,
                 "stall_cycles": self.stall_cycles, "host_cycles": self.host_cycles,
-                "saturations": self.saturations, "marks": self.marks, "sim": self.sim}
+                "saturations": self.saturations, "marks": self.marks, "sim": self.sim,
+                "units": self.units, "agents": self.agents, "host": self.host,
+                "interconnect": self.interconnect}
 
 
 def region_from_labels(binary, name: str, start: str, end: str, count: str) -> Region:
@@ -139,4 +209,3 @@ def region_from_labels(binary, name: str, start: str, end: str, count: str) -> R
         raise RlaccelError(f"region '{name}': the counting label '{count}' is not inside "
                            f"[{start}, {end})")
     return Region(name, s, e, cp)
-

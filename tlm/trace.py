@@ -1,9 +1,21 @@
-"""Chrome/Perfetto trace of instructions and host-link transactions (``--trace FILE``).
+"""Chrome/Perfetto trace of a run (``--trace FILE``): one process per agent, one track per
+unit.
 
-Events use the JSON trace format (``chrome://tracing``, https://ui.perfetto.dev): one complete
-event per instruction on the "datapath" track (its stall as a separate event), one per host
-exchange on the "host link" track. Time stamps are microseconds of simulated time. A long run
-is cut after ``max_events`` events (the file says so in its metadata).
+Events use the JSON trace format (``chrome://tracing``, https://ui.perfetto.dev): per agent,
+one complete event per instruction on its "issue" track (a stall as its own event before
+it), the busy time of units that keep working after the issue stage has moved on on their
+own tracks, host exchanges on the "host link" track and waits for other agents on the
+"interconnect" track.
+
+Records are kept compactly as integers -- the compiled loop hands over whole blocks of
+``(pc, start, busy, stall, units shown)`` rows, the Python loop one tuple at a time -- and
+become text once, when the file is written, by a compiled formatter: every boundary is a
+whole nanosecond computed from its cycle (``round(cycle * 1000 / MHz)``), written as
+microseconds with three decimals, so slices that meet in cycles meet exactly in the file
+(Perfetto's importer rounds ``ts`` and ``dur`` to whole nanoseconds separately, and drops a
+slice that crosses an open one). A long run is cut after ``max_events`` events (the file
+says so in its metadata). :meth:`ChromeTrace.events` gives the same events as Python
+dictionaries (the tests compare the two).
 """
 
 from __future__ import annotations
@@ -11,43 +23,310 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assembler.rlb import atomic_write
+import numpy as np
+
+from rlaccel.util.files import atomic_write
+
+from .fast.jit import njit
 
 __all__ = ["ChromeTrace"]
+
+_ISSUE, _HOST, _NET = 1, 2, 3
+_INSTRUCTION, _STALL, _UNIT, _TRANSACTION = range(4)
+_CATS = ("instruction", "stall", "unit", "transaction")
+# record columns: pid, tid (negative: unit name id - 1, given its track at write time),
+# name id, category, start cycle, cycles, pc or words out, words in (-1: a pc)
+_NCOL = 8
 
 
 class ChromeTrace:
     def __init__(self, clock_mhz: float, max_events: int = 200_000):
-        self.us = 1.0 / clock_mhz
+        self.clock_mhz = clock_mhz
         self.max_events = max_events
-        self.events: list[dict] = []
+        # rows of _NCOL ints, or compiled blocks (agent, rows, events kept)
+        self.records: list = []
+        self.kept = 0
         self.dropped = 0
+        self._names: dict[str, int] = {}
+        self._programs: dict[int, tuple] = {}
 
-    def _add(self, ev: dict) -> None:
-        if len(self.events) < self.max_events:
-            self.events.append(ev)
+    # ---- recording ------------------------------------------------------------------------
+    def _name(self, name: str) -> int:
+        i = self._names.get(name)
+        if i is None:
+            i = self._names[name] = len(self._names)
+        return i
+
+    def remaining(self) -> int:
+        """Events that may still be recorded before the cut."""
+        return self.max_events - self.kept
+
+    def _add(self, rec: tuple) -> None:
+        if self.kept < self.max_events:
+            self.records.append(rec)
+            self.kept += 1
         else:
             self.dropped += 1
 
-    def instruction(self, pc: int, mnemonic: str, start: int, busy: int, stall: int) -> None:
-        if stall:
-            self._add({"name": "stall", "ph": "X", "pid": 1, "tid": 1, "cat": "stall",
-                       "ts": (start - stall) * self.us, "dur": stall * self.us,
-                       "args": {"pc": pc}})
-        self._add({"name": mnemonic, "ph": "X", "pid": 1, "tid": 1, "cat": "instruction",
-                   "ts": start * self.us, "dur": busy * self.us, "args": {"pc": pc}})
+    def program(self, agent: int, ops: list) -> None:
+        """Name the PCs of an agent's compiled blocks: ``(mnemonic, ((unit, cycles), ...))``
+        per PC."""
+        n = len(ops)
+        width = max([len(u) for _, u in ops] + [1])
+        name = np.array([self._name(m) for m, _ in ops] or [0], dtype=np.int64)
+        units = np.zeros((max(n, 1), width, 2), dtype=np.int64)
+        nunits = np.zeros(max(n, 1), dtype=np.int64)
+        for pc, (_, us) in enumerate(ops):
+            nunits[pc] = len(us)
+            for k, (u, cycles) in enumerate(us):
+                units[pc, k] = (self._name(u), cycles)
+        self._programs[agent] = (name, units, nunits)
 
-    def transaction(self, name: str, start: int, cycles: int, words_out: int,
-                    words_in: int) -> None:
-        self._add({"name": name, "ph": "X", "pid": 1, "tid": 2, "cat": "transaction",
-                   "ts": start * self.us, "dur": cycles * self.us,
-                   "args": {"words_out": words_out, "words_in": words_in}})
+    def compiled(self, agent: int, rows: np.ndarray, records: int) -> None:
+        """A block of instructions from the compiled loop: rows of ``(pc, start, busy, stall,
+        units shown)`` -- or ``(-1, start, cycles, words out, words in)`` for a host-link
+        transaction -- that make ``records`` events (the first of them are kept while there
+        is room)."""
+        keep = max(min(records, self.max_events - self.kept), 0)
+        if keep:
+            self.records.append((agent, rows, keep))
+        self.kept += keep
+        self.dropped += records - keep
+
+    def instruction(self, agent: int, pc: int, mnemonic: str, start: int, busy: int,
+                    stall: int, units=()) -> None:
+        pid, name = agent + 1, self._name(mnemonic)
+        if stall:
+            self._add((pid, _ISSUE, self._name("stall"), _STALL, start - stall, stall, pc, -1))
+        self._add((pid, _ISSUE, name, _INSTRUCTION, start, busy, pc, -1))
+        for unit, cycles in units:
+            if cycles > busy:
+                self._add((pid, -1 - self._name(unit.name), name, _UNIT, start, cycles, pc,
+                           -1))
+
+    def unit(self, agent: int, unit: str, name: str, start: int, cycles: int,
+             pc: int) -> None:
+        """Busy time of a unit that no issue slot shows: ``cycles`` from ``start`` on the
+        unit's own track, named ``name``, started by the instruction at ``pc`` (a pipeline
+        stage working through a batch sample by sample, a ring link carrying messages)."""
+        self._add((agent + 1, -1 - self._name(unit), self._name(name), _UNIT, start, cycles,
+                   pc, -1))
+
+    def transaction(self, agent: int, track: str, start: int, cycles: int, words_out: int,
+                    words_in: int, name: str | None = None) -> None:
+        tid = _HOST if track == "host link" else _NET
+        self._add((agent + 1, tid, self._name(name or track), _TRANSACTION, start, cycles,
+                   words_out, words_in))
+
+    # ---- writing --------------------------------------------------------------------------
+    def _rows(self) -> tuple[np.ndarray, dict[str, int]]:
+        """Every kept record as one int64 row, unit tracks numbered in order of first use."""
+        parts, loose = [], []
+        stall, host = self._name("stall"), self._name("host link")
+        for rec in self.records:
+            if len(rec) == 3:
+                if loose:
+                    parts.append(np.array(loose, dtype=np.int64))
+                    loose = []
+                agent, rows, keep = rec
+                name, units, nunits = self._programs[agent]
+                parts.append(_expand(rows, name, units, nunits, agent + 1, stall, host, keep))
+            else:
+                loose.append(rec)
+        if loose:
+            parts.append(np.array(loose, dtype=np.int64))
+        R = np.concatenate(parts) if parts else np.zeros((0, _NCOL), dtype=np.int64)
+        tracks: dict[str, int] = {}
+        neg = R[:, 1] < 0
+        if neg.any():
+            ids, first = np.unique(R[neg, 1], return_index=True)
+            names = {i: n for n, i in self._names.items()}
+            for uid in ids[np.argsort(first)]:
+                tracks[names[-1 - int(uid)]] = 10 + len(tracks)
+            lut = {int(uid): tracks[names[-1 - int(uid)]] for uid in ids}
+            R[neg, 1] = [lut[v] for v in R[neg, 1].tolist()]
+        return R, tracks
+
+    def _meta(self, R: np.ndarray, tracks: dict) -> list[dict]:
+        out = []
+        for a in sorted(set((R[:, 0] - 1).tolist()) | {0}):
+            names = {_ISSUE: "issue", _HOST: "host link", _NET: "interconnect",
+                     **{tid: name for name, tid in tracks.items()}}
+            out.append({"name": "process_name", "ph": "M", "pid": a + 1,
+                        "args": {"name": f"agent {a}"}})
+            for tid, name in names.items():
+                out.append({"name": "thread_name", "ph": "M", "pid": a + 1, "tid": tid,
+                            "args": {"name": name}})
+        return out
+
+    def _us(self, cycle: int) -> float:
+        """A cycle boundary in microseconds, rounded to a whole nanosecond."""
+        return round(cycle * 1000 / self.clock_mhz) / 1000
+
+    def events(self) -> list[dict]:
+        """The events as dictionaries (what :meth:`write` writes, built the slow way)."""
+        R, tracks = self._rows()
+        names = {i: n for n, i in self._names.items()}
+        us = self._us
+        out = self._meta(R, tracks)
+        for pid, tid, name, cat, start, cycles, a1, a2 in R.tolist():
+            ts = us(start)
+            args = {"pc": a1} if a2 < 0 else {"words_out": a1, "words_in": a2}
+            out.append({"name": names[name], "ph": "X", "pid": pid, "tid": tid,
+                        "cat": _CATS[cat], "ts": ts, "dur": round(us(start + cycles) - ts, 3),
+                        "args": args})
+        return out
 
     def write(self, path: str | Path) -> None:
-        meta = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
-                 "args": {"name": "datapath"}},
-                {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2,
-                 "args": {"name": "host link"}}]
-        doc = {"traceEvents": meta + self.events, "displayTimeUnit": "ns",
-               "otherData": {"dropped_events": self.dropped, "max_events": self.max_events}}
-        atomic_write(path, json.dumps(doc))
+        R, tracks = self._rows()
+        other = {"dropped_events": self.dropped, "max_events": self.max_events,
+                 "clock_mhz": self.clock_mhz}
+        meta = json.dumps(self._meta(R, tracks), separators=_COMPACT)[1:-1]
+        tail = ('],"displayTimeUnit":"ns","otherData":'
+                + json.dumps(other, separators=_COMPACT) + "}")
+        if len(R) and (R[:, 4] + R[:, 5]).max() * 1000 / self.clock_mhz >= 1e12:
+            # beyond 1e9 us a float's shortest repr may have fewer than 3 decimals
+            body = json.dumps([e for e in self.events() if e["ph"] == "X"],
+                              separators=_COMPACT)[1:-1]
+            atomic_write(path, '{"traceEvents":[' + meta + "," + body + tail)
+            return
+        order = sorted(self._names, key=self._names.get)
+        texts = ([json.dumps(n).encode() for n in order]
+                 + [json.dumps(c).encode() for c in _CATS] + [t.encode() for t in _PIECES]
+                 + [('{"traceEvents":[' + meta + ("," if len(R) else "")).encode(),
+                    tail.encode()])
+        offs = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+        blob = np.frombuffer(b"".join(texts), dtype=np.uint8)
+        text = _format(R, blob, offs, len(order), float(self.clock_mhz))
+        atomic_write(path, memoryview(text))
+
+
+@njit
+def _expand(rows, name, units, nunits, pid, stall, host, keep):
+    """The records of a compiled block, in the order the Python loop makes them."""
+    out = np.zeros((keep, _NCOL), dtype=np.int64)
+    k = 0
+    for r in range(rows.shape[0]):
+        pc, start, busy, st, shown = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3], rows[r, 4]
+        if pc < 0:                                          # a host-link transaction
+            if k < keep:
+                out[k, 0], out[k, 1], out[k, 2], out[k, 3] = pid, _HOST, host, _TRANSACTION
+                out[k, 4], out[k, 5], out[k, 6], out[k, 7] = start, busy, st, shown
+                k += 1
+            if k >= keep:
+                break
+            continue
+        if st and k < keep:
+            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = pid, _ISSUE, stall, _STALL
+            out[k, 4], out[k, 5], out[k, 6], out[k, 7] = start - st, st, pc, -1
+            k += 1
+        if k < keep:
+            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = pid, _ISSUE, name[pc], _INSTRUCTION
+            out[k, 4], out[k, 5], out[k, 6], out[k, 7] = start, busy, pc, -1
+            k += 1
+        if shown:
+            for u in range(nunits[pc]):
+                if units[pc, u, 1] > busy and k < keep:
+                    out[k, 0], out[k, 1], out[k, 2] = pid, -1 - units[pc, u, 0], name[pc]
+                    out[k, 3], out[k, 4], out[k, 5] = _UNIT, start, units[pc, u, 1]
+                    out[k, 6], out[k, 7] = pc, -1
+                    k += 1
+        if k >= keep:
+            break
+    return out[:k]
+
+
+# constant pieces of an event's text, after the names and categories in the blob
+_PIECES = ('{"name":', ',"ph":"X","pid":', ',"tid":', ',"cat":', ',"ts":', ',"dur":',
+           ',"args":{"pc":', ',"args":{"words_out":', ',"words_in":', "}}", ",")
+_COMPACT = (",", ":")
+
+
+@njit(inline=True)
+def _int(buf, p, v):
+    if v < 0:
+        buf[p] = 45
+        p += 1
+        v = -v
+    digits = 1
+    t = v
+    while t >= 10:
+        t //= 10
+        digits += 1
+    for i in range(digits - 1, -1, -1):
+        buf[p + i] = 48 + v % 10
+        v //= 10
+    return p + digits
+
+
+@njit(inline=True)
+def _micro(buf, p, ns):
+    """``ns`` nanoseconds as the shortest repr of ns / 1000 (``12.5``, ``3.0``, ``0.046``)."""
+    p = _int(buf, p, ns // 1000)
+    buf[p] = 46
+    p += 1
+    f = ns % 1000
+    if f == 0:
+        buf[p] = 48
+        return p + 1
+    d0, d1, d2 = f // 100, (f // 10) % 10, f % 10
+    buf[p] = 48 + d0
+    p += 1
+    if d1 or d2:
+        buf[p] = 48 + d1
+        p += 1
+        if d2:
+            buf[p] = 48 + d2
+            p += 1
+    return p
+
+
+@njit(inline=True)
+def _blob(buf, p, blob, offs, i):
+    for j in range(offs[i], offs[i + 1]):
+        buf[p] = blob[j]
+        p += 1
+    return p
+
+
+@njit
+def _format(R, blob, offs, ncat0, mhz):
+    """The file: its head, the events of R as compact JSON text (``json.dumps`` of
+    :meth:`ChromeTrace.events`' dicts without blanks) and its tail, as bytes."""
+    n = R.shape[0]
+    k0 = ncat0 + 4                            # the first constant piece
+    head, tail = k0 + len(_PIECES), k0 + len(_PIECES) + 1
+    longest = 0
+    for i in range(ncat0 + 4):
+        longest = max(longest, offs[i + 1] - offs[i])
+    size = offs[k0 + len(_PIECES)] - offs[k0] + 2 * longest + 2 * 21 + 4 * 20
+    buf = np.empty(n * size + offs[tail + 1] - offs[head], dtype=np.uint8)
+    p = _blob(buf, 0, blob, offs, head)
+    for r in range(n):
+        if r:
+            p = _blob(buf, p, blob, offs, k0 + 10)
+        p = _blob(buf, p, blob, offs, k0)
+        p = _blob(buf, p, blob, offs, R[r, 2])
+        p = _blob(buf, p, blob, offs, k0 + 1)
+        p = _int(buf, p, R[r, 0])
+        p = _blob(buf, p, blob, offs, k0 + 2)
+        p = _int(buf, p, R[r, 1])
+        p = _blob(buf, p, blob, offs, k0 + 3)
+        p = _blob(buf, p, blob, offs, ncat0 + R[r, 3])
+        t0 = np.int64(np.rint(R[r, 4] * 1000.0 / mhz))
+        t1 = np.int64(np.rint((R[r, 4] + R[r, 5]) * 1000.0 / mhz))
+        p = _blob(buf, p, blob, offs, k0 + 4)
+        p = _micro(buf, p, t0)
+        p = _blob(buf, p, blob, offs, k0 + 5)
+        p = _micro(buf, p, t1 - t0)
+        if R[r, 7] < 0:
+            p = _blob(buf, p, blob, offs, k0 + 6)
+            p = _int(buf, p, R[r, 6])
+        else:
+            p = _blob(buf, p, blob, offs, k0 + 7)
+            p = _int(buf, p, R[r, 6])
+            p = _blob(buf, p, blob, offs, k0 + 8)
+            p = _int(buf, p, R[r, 7])
+        p = _blob(buf, p, blob, offs, k0 + 9)
+    p = _blob(buf, p, blob, offs, tail)
+    return buf[:p]

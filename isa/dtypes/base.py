@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from isa.errors import DTypeError
+from rlaccel.isa.errors import DTypeError
 
 __all__ = ["DType", "SaturationCounter"]
 
@@ -130,11 +130,11 @@ class DType:
         (``target.quantize(self.to_float(raw))``). Saturations count on ``target``.
         """
         if isinstance(target, str):
-            from isa.dtypes.registry import get_dtype
+            from rlaccel.isa.dtypes.registry import get_dtype
             target = get_dtype(target)
         if self.is_float or target.is_float:
             return target.quantize(self.to_float(raw), counter=counter)
-        from isa.dtypes._rounding import round_shift
+        from rlaccel.isa.dtypes._rounding import round_shift
         x = self._raw(raw)
         d = target.frac_bits - self.frac_bits
         y = x << np.int64(d) if d >= 0 else round_shift(x, -d)    # |x| <= 2^31, d <= 31

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.dtypes._rounding import round_shift
-from isa.dtypes.activations import activation_name
-from isa.dtypes.base import DType
-from isa.errors import DTypeError
+from rlaccel.isa.dtypes._rounding import round_shift
+from rlaccel.isa.dtypes.activations import activation_name
+from rlaccel.isa.dtypes.base import DType
+from rlaccel.isa.errors import DTypeError
 
 __all__ = ["FixedType"]
 
@@ -255,7 +255,7 @@ class FixedType(DType):
     # ------------------------------------------------------------------ activations
     def pwl(self, name: str, segments: int | None = None, xmax: float | None = None):
         """The (cached) :class:`~isa.dtypes.PwlTable` of ``name`` in this format."""
-        from isa.dtypes.pwl import PwlTable
+        from rlaccel.isa.dtypes.pwl import PwlTable
         key = (name, segments or self.segments, xmax)
         table = self._tables.get(key)
         if table is None:

@@ -1,4 +1,4 @@
-"""Floating-point formats: ``float64`` (the exact reference) and ``fp16``.
+"""Floating-point formats: ``float64`` (the exact reference), ``fp16`` and ``fp32``.
 
 float64 is plain numpy float64: ``mul`` is ``a * b``, ``matvec(W, x)`` is ``W @ x``,
 ``rmatvec(W, g)`` is ``W.T @ g``, ``outer`` is ``np.outer(g, x)``, ``dot(a, b)`` is ``a @ b``,
@@ -15,22 +15,43 @@ fp16 stores IEEE binary16 values (raw arrays are ``float16``):
   fp16 operation; an fp16 product is even exact in float32.)
 * ``matvec``/``rmatvec``/``dot``/``sumsq``: products exact in float32, accumulated in
   float32 sequentially in index order (a MAC chain from a +0 accumulator, ``j = 0 .. K-1``,
-  not numpy's pairwise or BLAS order), then rounded once to float16.
+  not numpy's pairwise or BLAS order), then rounded once to float16. With the option
+  ``accumulate="fp16"`` (``get_dtype("fp16", accumulate="fp16")``: an FP16 multiplier and
+  an FP16 adder with FP16 accumulation registers, as LearningGroup's VPUs, seed 000 section
+  III-D) every product is rounded to float16 and every partial sum too, in the same order
+  from +0 (``2048 + 1 + 1 + 1 + 1`` is 2048, where the float32 rule gives 2052).
 * activations: the float64 functions of the fp16 input, rounded once to float16;
   derivatives: the float64 expressions (exact for fp16 inputs), rounded once to float16.
 
 Every float16 result that is inf from finite inputs counts as a saturation (an overflow).
+
+fp32 stores IEEE binary32 values (raw arrays are ``float32``); it is the number format of the
+MADDPG accelerator (seed 003, section IV-A: a float multiplier-adder costs 5 DSPs in Vitis
+HLS, i.e. a separate multiplier and adder, not a fused multiply-add):
+
+* ``quantize``: float64 to float32, round to nearest even; overflow to inf is counted (or
+  raised with ``strict=True``).
+* ``add``/``sub``/``mul``/``outer``: computed exactly or in float64, then rounded once to
+  float32 (float64 has more than 2*24 + 2 significand bits, so this equals a correctly rounded
+  float32 operation, i.e. numpy's own float32 arithmetic).
+* ``matvec``/``rmatvec``/``dot``/``sumsq``: every product rounded to float32 (the
+  multiplier), then accumulated in float32 sequentially in index order from a +0 accumulator
+  (``j = 0 .. K-1``, every partial sum rounded: the adder), so it is a MAC chain of unfused
+  multiply-adds, not numpy's pairwise or BLAS order.
+* activations and derivatives: the float64 expressions of the fp32 input, rounded once.
+
+An output that is inf or NaN although every operand was finite counts as a saturation.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from isa.dtypes.activations import activation_name, float_activate, float_derivative
-from isa.dtypes.base import DType
-from isa.errors import DTypeError
+from rlaccel.isa.dtypes.activations import activation_name, float_activate, float_derivative
+from rlaccel.isa.dtypes.base import DType
+from rlaccel.isa.errors import DTypeError
 
-__all__ = ["FloatType", "Float64Type", "Fp16Type"]
+__all__ = ["FloatType", "Float64Type", "Fp16Type", "Fp32Type"]
 
 
 class FloatType(DType):
@@ -54,6 +75,23 @@ class FloatType(DType):
 
     def _check_strict(self, v: np.ndarray, raw: np.ndarray) -> None:
         self._refuse(v, ~np.isfinite(raw))
+
+    def _exact(self, a) -> np.ndarray:
+        """``a`` as this format's storage; every element must already be a value of the format
+        (a narrow float format never rounds an operand silently)."""
+        a = np.asarray(a)
+        if a.dtype == self.storage:
+            return a
+        if a.dtype.kind not in "fiu":
+            raise DTypeError(f"{self.name} operands must be real numbers, not {a.dtype}")
+        with np.errstate(over="ignore"):
+            h = a.astype(self.storage)
+        same = (h.astype(a.dtype) == a) | (np.isnan(h) & np.isnan(a.astype(np.float64)))
+        if not np.all(same):
+            bad = a.reshape(-1)[np.flatnonzero(~same.reshape(-1))[0]]
+            raise DTypeError(f"{float(bad)!r} is not an {self.name} value (quantize values "
+                             f"first)")
+        return h
 
     @staticmethod
     def _shapes(name: str, W: np.ndarray, x: np.ndarray) -> None:
@@ -153,24 +191,27 @@ class Float64Type(FloatType):
 
 
 class Fp16Type(FloatType):
-    """IEEE binary16 storage with float32 arithmetic (module rules)."""
+    """IEEE binary16 storage with float32 arithmetic (module rules); ``accumulate`` is
+    ``"float32"`` (the default) or ``"fp16"`` (every product and partial sum of a
+    ``matvec``/``dot`` rounded to float16)."""
 
-    def __init__(self, name: str = "fp16", segments: int = 16) -> None:
+    ACCUMULATE = ("float32", "fp16")
+
+    def __init__(self, name: str = "fp16", segments: int = 16,
+                 accumulate: str = "float32") -> None:
+        if accumulate not in self.ACCUMULATE:
+            raise DTypeError(f"fp16 accumulate must be one of {', '.join(self.ACCUMULATE)}, "
+                             f"not {accumulate!r}")
         super().__init__(name, np.float16, segments)
+        self.accumulate = accumulate
+
+    def __repr__(self) -> str:
+        if self.accumulate != "float32":
+            return f"<DType {self.name} accumulate={self.accumulate}>"
+        return super().__repr__()
 
     def _raw(self, a) -> np.ndarray:
-        a = np.asarray(a)
-        if a.dtype == np.float16:
-            return a
-        if a.dtype.kind not in "fiu":
-            raise DTypeError(f"{self.name} operands must be real numbers, not {a.dtype}")
-        h = a.astype(np.float16)
-        same = (h.astype(a.dtype) == a) | (np.isnan(h) & np.isnan(a.astype(np.float64)))
-        if not np.all(same):
-            bad = a.reshape(-1)[np.flatnonzero(~same.reshape(-1))[0]]
-            raise DTypeError(f"{float(bad)!r} is not an {self.name} value (quantize values "
-                             f"first)")
-        return h
+        return self._exact(a)
 
     def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
         """Round float32/float64 results to float16, counting finite -> inf overflows."""
@@ -212,15 +253,98 @@ class Fp16Type(FloatType):
 
     def matvec(self, W, x, *, counter=None) -> np.ndarray:
         """``W @ x``: exact float32 products summed in float32 in order j = 0..K-1, then one
-        rounding to float16."""
+        rounding to float16; with ``accumulate="fp16"`` every product and every partial sum
+        is rounded to float16 (a chain of FP16 multiplies and adds)."""
         W, x = self._f32(W), self._f32(x)
         self._shapes(self.name, W, x)
         if W.shape[1] == 0:
             return np.zeros((W.shape[0],) + x.shape[1:], dtype=np.float16)
         p = W * x[None, :] if x.ndim == 1 else W[:, :, None] * x[None, :, :]
+        if self.accumulate == "fp16":
+            return self._chain16(p, counter)
         acc = np.cumsum(p, axis=1, dtype=np.float32)[:, -1]    # sequential accumulation
         # + 0.0: the accumulator starts cleared to +0, so an all -0 sum is +0, as in a MAC.
         return self._round(acc + np.float32(0.0), counter)
+
+    def _chain16(self, p: np.ndarray, counter) -> np.ndarray:
+        """FP16 MAC chains along axis 1 of exact float32 products ``p``: each product rounded
+        to float16, then added in order from +0, each partial sum rounded (numpy's float16
+        cumsum adds one element at a time and rounds every sum)."""
+        products = self._round(p, counter)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.cumsum(products, axis=1, dtype=np.float16)[:, -1] + np.float16(0.0)
+        finite = np.isfinite(products).all(axis=1)
+        self._count(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
+        return np.asarray(out)
+
+    def dot(self, a, b, *, counter=None) -> np.ndarray:
+        """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""
+        return self.matvec(self._raw(a).reshape(1, -1), b, counter=counter)[0]
+
+
+class Fp32Type(FloatType):
+    """IEEE binary32 storage; unfused multiply-add chains (module rules)."""
+
+    def __init__(self, name: str = "fp32", segments: int = 16) -> None:
+        super().__init__(name, np.float32, segments)
+
+    def _raw(self, a) -> np.ndarray:
+        return self._exact(a)
+
+    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
+        """Round float64 results to float32, counting finite -> inf overflows."""
+        v = np.asarray(v)
+        with np.errstate(over="ignore"):
+            r = v.astype(np.float32)
+        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
+        return r
+
+    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
+        """float64 to float32, round to nearest even; overflow to inf is counted (or, with
+        ``strict=True``, raised like inf and NaN)."""
+        v = np.asarray(x, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            r = v.astype(np.float32)
+        if strict:
+            self._check_strict(v, r)
+        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
+        return r
+
+    def _f64(self, a) -> np.ndarray:
+        return self._raw(a).astype(np.float64)
+
+    def add(self, a, b, *, counter=None) -> np.ndarray:
+        """``a + b`` in float64, rounded once to float32."""
+        return self._round(self._f64(a) + self._f64(b), counter)
+
+    def sub(self, a, b, *, counter=None) -> np.ndarray:
+        """``a - b`` in float64, rounded once to float32."""
+        return self._round(self._f64(a) - self._f64(b), counter)
+
+    def mul(self, a, b, *, counter=None) -> np.ndarray:
+        """``a * b`` (exact in float64), rounded once to float32."""
+        return self._round(self._f64(a) * self._f64(b), counter)
+
+    def outer(self, g, x, *, counter=None) -> np.ndarray:
+        """``out[i, j] = mul(g[i], x[j])``."""
+        return self._round(np.outer(self._f64(g), self._f64(x)), counter)
+
+    def matvec(self, W, x, *, counter=None) -> np.ndarray:
+        """``W @ x``: every product rounded to float32, summed in float32 in order
+        j = 0..K-1 from a +0 accumulator (each partial sum rounded)."""
+        W, x = self._f64(W), self._f64(x)
+        self._shapes(self.name, W, x)
+        if W.shape[1] == 0:
+            return np.zeros((W.shape[0],) + x.shape[1:], dtype=np.float32)
+        exact = W * x[None, :] if x.ndim == 1 else W[:, :, None] * x[None, :, :]
+        with np.errstate(over="ignore", invalid="ignore"):
+            products = exact.astype(np.float32)                        # the multiplier
+            acc = np.cumsum(products, axis=1, dtype=np.float32)[:, -1]  # the adder, in order
+            # + 0.0: the accumulator starts cleared to +0, so an all -0 sum is +0, as in a MAC.
+            out = acc + np.float32(0.0)
+        finite = np.isfinite(exact).all(axis=1)
+        self._count(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
+        return out
 
     def dot(self, a, b, *, counter=None) -> np.ndarray:
         """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""

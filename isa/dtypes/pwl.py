@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from isa.dtypes._rounding import round_shift
-from isa.dtypes.activations import PWL_FUNCTIONS, exact_raw
-from isa.errors import DTypeError
+from rlaccel.isa.dtypes._rounding import round_shift
+from rlaccel.isa.dtypes.activations import PWL_FUNCTIONS, exact_raw
+from rlaccel.isa.errors import DTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from isa.dtypes.fixed import FixedType
+    from rlaccel.isa.dtypes.fixed import FixedType
 
 __all__ = ["PwlTable", "PWL_DEFAULT_SEGMENTS", "PWL_DEFAULT_XMAX"]
 
@@ -74,7 +74,7 @@ class PwlTable:
     def __init__(self, func: str, dtype, segments: int | None = None,
                  xmax: float | None = None) -> None:
         if isinstance(dtype, str):
-            from isa.dtypes.registry import get_dtype
+            from rlaccel.isa.dtypes.registry import get_dtype
             dtype = get_dtype(dtype)
         if dtype.is_float:
             raise DTypeError(f"PWL tables are for fixed-point formats, not {dtype.name}")

@@ -12,10 +12,14 @@ Names (case-insensitive, surrounding blanks ignored):
   16-bit halves at exactly that boundary; fixed16 halves both parts (range +-128, LSB 2^-8,
   the 8-bit resolution QuaRL finds sufficient). A QAT format with another split is simply a
   ``qM.N`` name.
-* ``fp16`` (IEEE binary16, float32 arithmetic) and ``float64`` (the exact reference).
+* ``fp16`` (IEEE binary16, float32 arithmetic), ``fp32`` (IEEE binary32 with unfused
+  multiply-add chains: the MADDPG accelerator's format, seed 003) and ``float64`` (the exact
+  reference).
 
 Options: ``segments`` (positive int, default 16) is the PWL segment count
-:meth:`~isa.dtypes.DType.activate` uses when none is given.
+:meth:`~isa.dtypes.DType.activate` uses when none is given. ``accumulate`` (fp16 only:
+``"float32"``, the default, or ``"fp16"``) is how ``matvec``/``dot`` accumulate
+(:mod:`~isa.dtypes.floating`); ``None`` means the format's default.
 
 Instances are cached per (name, options), so ``get_dtype("Q6.18") is get_dtype("q6.18")``;
 ``fixed32`` and ``q16.16`` are distinct instances of the same format (``.format``).
@@ -27,11 +31,11 @@ import re
 
 import numpy as np
 
-from isa.dtypes.base import DType
-from isa.dtypes.fixed import FixedType
-from isa.dtypes.floating import Float64Type, Fp16Type
-from isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
-from isa.errors import DTypeError
+from rlaccel.isa.dtypes.base import DType
+from rlaccel.isa.dtypes.fixed import FixedType
+from rlaccel.isa.dtypes.floating import Float64Type, Fp16Type, Fp32Type
+from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
+from rlaccel.isa.errors import DTypeError
 
 __all__ = ["get_dtype", "ALIASES", "VALID_FORMS"]
 
@@ -39,10 +43,11 @@ __all__ = ["get_dtype", "ALIASES", "VALID_FORMS"]
 ALIASES = {"fixed32": (16, 16), "fixed16": (8, 8)}
 
 VALID_FORMS = ("qM.N (M >= 1 integer bits counting the sign, N >= 0 fraction bits, "
-               "M + N <= 32, e.g. q6.18), fixed32 (= q16.16), fixed16 (= q8.8), fp16, float64")
+               "M + N <= 32, e.g. q6.18), fixed32 (= q16.16), fixed16 (= q8.8), fp16, fp32, "
+               "float64")
 
 _Q = re.compile(r"q(\d+)\.(\d+)")
-_OPTIONS = {"segments": PWL_DEFAULT_SEGMENTS}
+_OPTIONS = {"segments": PWL_DEFAULT_SEGMENTS, "accumulate": None}
 _cache: dict[tuple, DType] = {}
 
 
@@ -62,18 +67,25 @@ def get_dtype(name: str, **opts) -> DType:
         raise DTypeError(f"a number format name must be a string, not {name!r}; valid forms: "
                          f"{VALID_FORMS}")
     key_name = name.strip().lower()
-    key = (key_name, seg)
+    acc = full["accumulate"]
+    if acc is not None and key_name != "fp16":
+        raise DTypeError(f"the accumulate option applies to fp16 only, not {name!r}")
+    if acc == "float32":
+        acc = None                      # the default rule: the same instance as get_dtype("fp16")
+    key = (key_name, seg) if acc is None else (key_name, seg, acc)
     dt = _cache.get(key)
     if dt is None:
-        dt = _cache[key] = _make(key_name, name, seg)
+        dt = _cache[key] = _make(key_name, name, seg, acc)
     return dt
 
 
-def _make(key: str, original: str, seg: int) -> DType:
+def _make(key: str, original: str, seg: int, accumulate: str | None = None) -> DType:
     if key == "float64":
         return Float64Type(segments=seg)
     if key == "fp16":
-        return Fp16Type(segments=seg)
+        return Fp16Type(segments=seg, accumulate=accumulate or "float32")
+    if key == "fp32":
+        return Fp32Type(segments=seg)
     if key in ALIASES:
         return FixedType(*ALIASES[key], name=key, segments=seg)
     m = _Q.fullmatch(key)

@@ -1,7 +1,7 @@
 import pytest
 
-from assembler.assemble import assemble
-from isa.errors import AsmError
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.errors import AsmError
 
 
 @pytest.fixture

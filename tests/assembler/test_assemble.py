@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from assembler.assemble import assemble
-from isa.dtypes import get_dtype
-from isa.encoding import Instruction
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.encoding import Instruction
 
 
 def test_labels_constants_and_named_operands(asm):
@@ -83,7 +83,7 @@ again:  cc.loop 0, n, again
 def test_include(tmp_path):
     (tmp_path / "lib.inc").write_text(".equ K, 9\n")
     (tmp_path / "main.s").write_text('.arch adhdp\n.include "lib.inc"\n.text\ncc.loop 0, K, 0\n')
-    from assembler.assemble import assemble_file
+    from rlaccel.assembler.assemble import assemble_file
     a = assemble_file(tmp_path / "main.s")
     assert a.instructions[0].operands["limit"] == 9
     files = [f["path"] for f in a.binary.source["files"]]
@@ -159,8 +159,8 @@ def test_include_cycle(tmp_path):
     (tmp_path / "a.inc").write_text('.include "b.inc"\n')
     (tmp_path / "b.inc").write_text('.include "a.inc"\n')
     (tmp_path / "m.s").write_text('.arch adhdp\n.include "a.inc"\n')
-    from assembler.assemble import assemble_file
-    from isa.errors import AsmError
+    from rlaccel.assembler.assemble import assemble_file
+    from rlaccel.isa.errors import AsmError
     with pytest.raises(AsmError, match=r"\.include cycle: m\.s -> a\.inc -> b\.inc -> a\.inc"):
         assemble_file(tmp_path / "m.s")
 

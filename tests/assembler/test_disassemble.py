@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from assembler.assemble import assemble, assemble_file
-from assembler.disassemble import disassemble, decode_program
-from assembler.rlb import dumps, loads
-from isa.encoding import Instruction, encoding_for
-from isa.errors import ArchError, DecodeError
+from rlaccel.assembler.assemble import assemble, assemble_file
+from rlaccel.assembler.disassemble import disassemble, decode_program
+from rlaccel.assembler.rlb import dumps, loads
+from rlaccel.isa.encoding import Instruction, encoding_for
+from rlaccel.isa.errors import ArchError, DecodeError
 
 PROGRAMS = sorted(Path(__file__).parents[2].joinpath("programs").rglob("*.s"))
 
@@ -28,8 +28,8 @@ def test_programs_round_trip(path):
 
 
 def _program(enc, instrs):
-    from assembler.disassemble import format_instruction
-    from isa.dtypes import get_dtype
+    from rlaccel.assembler.disassemble import format_instruction
+    from rlaccel.isa.dtypes import get_dtype
     dt = get_dtype(enc.arch.knobs.dtype)
     body = "\n".join(format_instruction(i, enc, dt) for i in instrs)
     return f".arch {enc.arch.name}\n.text\n{body}\n"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assembler.assemble import assemble
-from isa.errors import RlaccelError
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.errors import RlaccelError
 
 PROGRAMS = sorted(Path(__file__).parents[2].joinpath("programs").rglob("*.s"))
 ROOT = Path(__file__).parents[2] / "programs" / "adhdp"

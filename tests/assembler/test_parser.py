@@ -2,9 +2,9 @@
 
 import pytest
 
-from assembler.ast import BinOp, Directive, InstrStmt, Label, Name, Num
-from assembler.parser import parse
-from isa.errors import AsmError
+from rlaccel.assembler.ast import BinOp, Directive, InstrStmt, Label, Name, Num
+from rlaccel.assembler.parser import parse
+from rlaccel.isa.errors import AsmError
 
 
 def test_statements_and_locations():

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assembler import rlb
-from assembler.rlb import (FORMAT_VERSION, KINDS, MAGIC, SPACES, Binary, Symbol,
+from rlaccel.assembler import rlb
+from rlaccel.assembler.rlb import (FORMAT_VERSION, KINDS, MAGIC, SPACES, Binary, Symbol,
                            UnknownSymbolError, check_arch, dumps, loads, read, write)
-from isa.errors import ArchError, BinaryFormatError, RlaccelError
+from rlaccel.isa.errors import ArchError, BinaryFormatError, RlaccelError
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -590,7 +590,7 @@ def test_written_file_has_ordinary_permissions(tmp_path):
 def test_read_missing_file(tmp_path):
     """Reading a file that does not exist names the path."""
     path = tmp_path / "missing.rlb"
-    with pytest.raises(BinaryFormatError, match=f"^{path}: no such file$"):
+    with pytest.raises(BinaryFormatError, match=f"^{path}: no such binary file$"):
         read(path)
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from isa.arch import arch_names, derive, load_arch
-from isa.errors import ArchError
+from rlaccel.isa.arch import arch_names, derive, load_arch
+from rlaccel.isa.errors import ArchError
 
 
 def test_shipped_architectures():

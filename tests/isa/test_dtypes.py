@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import isa.dtypes as dtypes
-from isa.dtypes import ACTIVATIONS, SaturationCounter, get_dtype
-from isa.errors import DTypeError
+import rlaccel.isa.dtypes as dtypes
+from rlaccel.isa.dtypes import ACTIVATIONS, SaturationCounter, get_dtype
+from rlaccel.isa.errors import DTypeError
 
 FIXED = ["q6.18", "q2.4", "q8.8", "fixed16", "fixed32"]
 
@@ -110,7 +110,7 @@ def test_unknown_names(name, message):
     """Bad names raise DTypeError listing the valid forms."""
     with pytest.raises(DTypeError, match=re.escape(message)) as info:
         get_dtype(name)
-    assert "fixed32 (= q16.16), fixed16 (= q8.8), fp16, float64" in str(info.value)
+    assert "fixed32 (= q16.16), fixed16 (= q8.8), fp16, fp32, float64" in str(info.value)
 
 
 def test_bad_options():

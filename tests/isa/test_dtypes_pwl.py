@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isa.dtypes import PWL_DEFAULT_XMAX, PwlTable, SaturationCounter, get_dtype
-from isa.errors import DTypeError
+from rlaccel.isa.dtypes import PWL_DEFAULT_XMAX, PwlTable, SaturationCounter, get_dtype
+from rlaccel.isa.errors import DTypeError
 
 F2MAX = {"tanh": 4 / (3 * math.sqrt(3)), "sigmoid": math.sqrt(3) / 18,
          "bsig": 1 / (3 * math.sqrt(3))}
@@ -210,7 +210,7 @@ def test_pwl_errors():
 def test_short_vectors_take_the_same_rule(fmt, func):
     """The element-by-element path for short vectors equals the vectorised one bit for bit,
     across the whole input range (inside, at and beyond xmax, both signs, extremes)."""
-    from isa.dtypes import get_dtype
+    from rlaccel.isa.dtypes import get_dtype
     dt = get_dtype(fmt)
     t = dt.pwl(func)
     rng = np.random.default_rng(11)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from isa.errors import IsaError
-from isa.table import FAMILIES, OPCODES, TABLE, op, validate
+from rlaccel.isa.errors import IsaError
+from rlaccel.isa.table import FAMILIES, OPCODES, TABLE, op, validate
 
 
 def test_every_family_is_declared():

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import rlaccel
-from assembler.rlb import read
+from rlaccel.assembler.rlb import read
 from rlaccel.cli import build_parser, main
 
 ROOT = Path(__file__).parents[2]
@@ -62,7 +62,7 @@ def test_help(verb, capsys):
 
 
 def test_isa_markdown_lists_every_mnemonic(capsys):
-    from isa.table import TABLE
+    from rlaccel.isa.table import TABLE
     assert main(["isa", "--markdown", "--arch", "fixar"]) == 0
     text = capsys.readouterr().out
     for mn in TABLE:

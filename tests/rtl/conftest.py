@@ -2,7 +2,7 @@
 
 import pytest
 
-from rtl import hdl
+from rlaccel.rtl import hdl
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 bsig), relu, the bypass and every derivative bit for bit, in MyHDL and in Icarus; its
 Verilog is Verilator-clean."""
 
-from rtl.activation import ACT
-from rtl.cosim import run
-from rtl.hdl import lint
+from rlaccel.rtl.activation import ACT
+from rlaccel.rtl.cosim import run
+from rlaccel.rtl.hdl import lint
 
 from .conftest import assert_clean
 

@@ -3,8 +3,8 @@
 import pytest
 
 from rlaccel.cli import main
-from rtl import hdl
-from rtl.errors import ToolMissing
+from rlaccel.rtl import hdl
+from rlaccel.rtl.errors import ToolMissing
 
 
 def test_cosim_prints_the_counts(capsys, tmp_path):

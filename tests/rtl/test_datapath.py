@@ -1,5 +1,5 @@
-"""The datapath (rtl/datapath.py) executes FF, BP, WU and BP_WU exactly as tlm.semantics does
--- memories and saturation counts bit for bit -- in the cycles tlm.timing gives (issue +
+"""The datapath (rtl/datapath.py) executes FF, BP, WU and BP_WU exactly as tlm.families.base.semantics does
+-- memories and saturation counts bit for bit -- in the cycles tlm.families.base.timing gives (issue +
 depth from start to done; one STALL cycle more for a BP whose window fits one tile), on
 MyHDL and as Verilog in Icarus; its Verilog is Verilator-clean."""
 
@@ -8,13 +8,13 @@ from math import ceil
 import numpy as np
 import pytest
 
-from isa.encoding import Instruction
-from rtl.benches import datapath_txn
-from rtl.cosim import run
-from rtl.datapath import DATAPATH_MNEMONICS, rtl_cycles
-from rtl.hdl import lint
-from rtl.params import params
-from tlm.timing import matrix_timing
+from rlaccel.isa.encoding import Instruction
+from rlaccel.rtl.benches import datapath_txn
+from rlaccel.rtl.cosim import run
+from rlaccel.rtl.datapath import DATAPATH_MNEMONICS, rtl_cycles
+from rlaccel.rtl.hdl import lint
+from rlaccel.rtl.params import params
+from rlaccel.tlm.families.base.timing import matrix_timing
 
 from .conftest import assert_clean
 
@@ -79,7 +79,7 @@ def test_verilog_agrees_in_icarus_and_lints_clean(hdl_tools, tmp_path):
 
 @pytest.mark.parametrize("mn", DATAPATH_MNEMONICS)
 def test_cycles_are_tlm_timing(mn):
-    """The scoreboards expect start to done = issue + depth of tlm.timing, whose BP one tile
+    """The scoreboards expect start to done = issue + depth of tlm.families.base.timing, whose BP one tile
     wide carries the STALL slot this RTL inserts (the benches check the RTL's real counts)."""
     L = params().lanes
     for rows in (1, 2, 7):

@@ -2,10 +2,10 @@
 legal words of every mnemonic, on single-bit corruptions and on random words; its Verilog
 is Verilator-clean."""
 
-from rtl.cosim import run
-from rtl.decoder import mnemonics
-from rtl.hdl import lint
-from rtl.params import params
+from rlaccel.rtl.cosim import run
+from rlaccel.rtl.decoder import mnemonics
+from rlaccel.rtl.hdl import lint
+from rlaccel.rtl.params import params
 
 from .conftest import assert_clean
 

@@ -2,9 +2,9 @@
 sub(c, mul), one-rounding dot products -- with the same saturation flags, in MyHDL and as
 Verilog in Icarus; its Verilog is Verilator-clean."""
 
-from rtl.cosim import run
-from rtl.hdl import lint
-from rtl.params import params
+from rlaccel.rtl.cosim import run
+from rlaccel.rtl.hdl import lint
+from rlaccel.rtl.params import params
 
 from .conftest import assert_clean
 

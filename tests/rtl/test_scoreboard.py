@@ -1,7 +1,7 @@
 """The in-order checker: matches pass, a mismatch names opcode, operands, expected, actual
 and cycle, missing outputs count, unexpected outputs count."""
 
-from rtl.scoreboard import Scoreboard, Txn
+from rlaccel.rtl.scoreboard import Scoreboard, Txn
 
 
 def test_match_and_mismatch_message():

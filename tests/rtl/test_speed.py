@@ -4,7 +4,7 @@ import random
 
 import myhdl._bin
 
-from rtl import _speed
+from rlaccel.rtl import _speed
 
 
 def test_bin_equals_myhdl():

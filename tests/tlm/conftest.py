@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from assembler.assemble import assemble
-from isa.arch import load_arch
-from tlm.system import System
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.arch import load_arch
+from rlaccel.tlm.platform import Platform
 
 
 class ScriptedHost:
@@ -21,8 +21,8 @@ class ScriptedHost:
 
 @pytest.fixture
 def machine():
-    """Assemble a snippet for an architecture and build its System (not yet run)."""
+    """Assemble a snippet for an architecture and build its Platform (not yet run)."""
     def build(body: str, arch: str = "adhdp-f64", host=None, **kw):
         a = assemble(f".arch {arch}\n" + body, "t.s")
-        return System(load_arch(arch), a.binary, host or ScriptedHost(), **kw), a
+        return Platform(load_arch(arch), a.binary, host or ScriptedHost(), **kw), a
     return build

@@ -1,12 +1,15 @@
-"""The controller: hazards stall, loops and branches steer, faults stop with a location."""
+"""The controller: hazards stall, loops and branches steer, faults stop with a location --
+in both of its loops, the compiled one and the Python one with the reference semantics."""
 
 import pytest
 from dataclasses import replace
 
-from isa.arch import load_arch
-from isa.encoding import Instruction, encoding_for
-from isa.errors import ArchError, SimError
-from tlm.system import System
+from rlaccel.tlm.controller import KERNELS
+
+from rlaccel.isa.arch import load_arch
+from rlaccel.isa.encoding import Instruction, encoding_for
+from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.tlm.platform import Platform
 
 from .conftest import ScriptedHost
 
@@ -23,10 +26,18 @@ W2: .rand 16, -1, 1, 2
 """
 
 
+@pytest.fixture(params=KERNELS)
+def machine(request, machine):
+    """conftest's ``machine``, once per controller loop."""
+    def build(body: str, arch: str = "adhdp-f64", host=None, **kw):
+        return machine(body, arch, host, kernels=request.param, **kw)
+    return build
+
+
 def test_independent_instructions_do_not_stall(machine):
     s, _ = machine(DATA + "ff X, W, H1, 4, 4\nff X, W2, H2, 4, 4\ncc.halt\n")
     s.run()
-    assert s.controller.stall_at[:2] == [0, 0]
+    assert s.agent.controller.stall_at[:2] == [0, 0]
 
 
 def test_read_after_write_stalls_until_the_result_is_ready(machine):
@@ -35,10 +46,10 @@ def test_read_after_write_stalls_until_the_result_is_ready(machine):
     stalls 3 cycles after the producer's 5 issue cycles."""
     s, _ = machine(DATA + "ff X, W, H1, 4, 4\nff H1, W2, H2, 4, 4\ncc.halt\n")
     r = s.run()
-    assert s.controller.stall_at[:2] == [0, 3]
-    assert s.controller.cycles_at[:2] == [5, 8]
+    assert s.agent.controller.stall_at[:2] == [0, 3]
+    assert s.agent.controller.cycles_at[:2] == [5, 8]
     # cc.halt waits for the last result: ready at 8 + 5 + 3 = 16
-    assert r.cycles == sum(s.controller.cycles_at) == 16
+    assert r.cycles == sum(s.agent.controller.cycles_at) == 16
 
 
 def test_loop_counter_and_branch(machine):
@@ -48,7 +59,7 @@ again: sca.add A, A, X
        cc.halt
 """)
     s.run()
-    assert s.controller.exec_count == [1, 5, 5, 1]
+    assert s.agent.controller.exec_count == [1, 5, 5, 1]
     assert s.symbol_view("A")[0] == 3.0 + 5 * 0.5
 
 
@@ -62,7 +73,7 @@ done:  cc.halt
 """)
     s.run()
     assert s.symbol_view("A")[0] == 3.0
-    assert s.controller.exec_count == [1, 0, 1, 1, 0, 1]
+    assert s.agent.controller.exec_count == [1, 0, 1, 1, 0, 1]
 
 
 def test_host_exchange_writes_the_reply_by_transaction(machine):
@@ -71,7 +82,7 @@ def test_host_exchange_writes_the_reply_by_transaction(machine):
     r = s.run()
     assert list(s.symbol_view("B")) == [7.0, 8.0]
     assert host.calls[0].tolist() == [3.0]
-    assert s.link.exchanges == 1 and r.host_cycles == s.link.cycles > 0
+    assert s.agent.link.exchanges == 1 and r.host_cycles == s.agent.link.cycles > 0
 
 
 def _patched(machine_binary, pc, word):
@@ -85,7 +96,7 @@ def test_out_of_range_access_stops_with_location(machine):
     _, a = machine(DATA + "ff X, W, H1, 4, 4\ncc.halt\n")
     enc = encoding_for("adhdp-f64")
     bad = enc.encode(Instruction("ff", dict(src=170, syn=0, dst=0, rows=1, cols=8)))
-    s = System(load_arch("adhdp-f64"), _patched(a.binary, 0, bad), ScriptedHost())
+    s = Platform(load_arch("adhdp-f64"), _patched(a.binary, 0, bad), ScriptedHost())
     with pytest.raises(SimError, match=r"PC 0 \(ff +src=170, syn=0, dst=0, rows=1, cols=8, "
                                        r"off=0, act=none\): reads unified words 170\.\.177 \(src\) "
                                        r"outside the 176-word unified memory"):
@@ -95,9 +106,9 @@ def test_out_of_range_access_stops_with_location(machine):
 def test_illegal_word_stops_with_location(machine):
     """A bad word is reported when it is fetched, not when the program is loaded."""
     _, a = machine(DATA + "sca.mov A, X\ncc.halt\ncc.halt\n")
-    s = System(load_arch("adhdp-f64"), _patched(a.binary, 2, 7), ScriptedHost())
+    s = Platform(load_arch("adhdp-f64"), _patched(a.binary, 2, 7), ScriptedHost())
     s.run()                                   # PC 2 is never fetched
-    s = System(load_arch("adhdp-f64"), _patched(a.binary, 1, 7), ScriptedHost())
+    s = Platform(load_arch("adhdp-f64"), _patched(a.binary, 1, 7), ScriptedHost())
     with pytest.raises(SimError, match=r"PC 1 \(0x0000000000007\): illegal instruction word: "
                                        r"0x0000000000007: opcode 7 is not an instruction"):
         s.run()
@@ -120,32 +131,32 @@ def test_quantum_bounds_the_syncs(machine):
     s, _ = machine(DATA + "cc.lset 0\nl: ff X, W, H1, 4, 4\ncc.loop 0, 2000, l\ncc.halt\n",
                    quantum=100)
     r = s.run()
-    assert s.controller.qk.syncs <= r.cycles // 100 + 2
+    assert s.agent.controller.qk.syncs <= r.cycles // 100 + 2
     assert s.env.now == r.cycles
 
 
 def test_binary_that_does_not_fit(machine):
     _, a = machine(DATA + "cc.halt\n", arch="adhdp")
     with pytest.raises(ArchError, match="assembled for 'adhdp' .* not 'adhdp-f64' .*reassemble"):
-        System(load_arch("adhdp-f64"), a.binary, ScriptedHost())
+        Platform(load_arch("adhdp-f64"), a.binary, ScriptedHost())
     enc = encoding_for("adhdp")
     big = replace(a.binary, text=enc.to_bytes([enc.encode(Instruction("cc.halt", {}))] * 40))
     with pytest.raises(ArchError, match=r"its 40 instructions of 51 bits \(255 bytes\) exceed "
                                         r"the 240-byte instruction memory \(37 instructions\)"):
-        System(load_arch("adhdp"), big, ScriptedHost())
+        Platform(load_arch("adhdp"), big, ScriptedHost())
     fam = replace(a.binary, families=("base", "ddpg"))
     with pytest.raises(ArchError, match="uses ISA family ddpg, which 'adhdp' does not implement"):
-        System(load_arch("adhdp"), fam, ScriptedHost())
+        Platform(load_arch("adhdp"), fam, ScriptedHost())
 
 
 def test_energy_and_stats_add_up(machine):
     s, _ = machine(DATA + "ff X, W, H1, 4, 4, act=bsig\ncc.halt\n")
     r = s.run()
     assert r.actions["mac"] == 16 and r.actions["act"] == 4 and r.actions["sram_read"] == 16
-    e = s.energy
-    static = 16 * e.mac + 4 * e.act + 16 * e.sram_read + 4 * e.reg_read + 4 * e.reg_write + \
-        2 * e.decode
-    assert r.energy_pj == pytest.approx(static + e.clock * r.cycles)
+    e = s.energy.prices
+    static = 16 * e["mac"] + 4 * e["act"] + 16 * e["sram_read"] + 4 * e["reg_read"] + \
+        4 * e["reg_write"] + 2 * e["decode"]
+    assert r.energy_pj == pytest.approx(static + s.energy.clock * r.cycles)
     assert sum(r.by_unit.values()) == pytest.approx(r.energy_pj)
 
 

@@ -19,6 +19,8 @@ name                   what it is
 ``global_quantum``     the global quantum of a simulation
 ``Memory``             reference memory target: numpy array, timing, statistics, energy
 ``MemoryStats``        access and word counters of a memory, energy in picojoules
+``Ring``               ring interconnect: send/recv to the next node, all-gather, barrier
+``Butterfly``          butterfly all-reduce of a power-of-two number of nodes
 =====================  ==================================================================
 
 Time is counted in clock cycles of the accelerator (``env.now``, integers). A transaction is
@@ -31,6 +33,8 @@ from .payload import Command, GenericPayload, Status
 from .quantum import DEFAULT_QUANTUM, QuantumKeeper, global_quantum, set_global_quantum
 from .router import Router
 from .sockets import InitiatorSocket, Target, TargetSocket
+from .ring import Ring
+from .butterfly import Butterfly
 from .timing import AccessTiming
 
 __all__ = [
@@ -38,5 +42,5 @@ __all__ = [
     "Target", "TargetSocket", "InitiatorSocket", "Router",
     "DmiRegion", "DmiCache",
     "QuantumKeeper", "DEFAULT_QUANTUM", "set_global_quantum", "global_quantum",
-    "Memory", "MemoryStats",
+    "Memory", "MemoryStats", "Ring", "Butterfly",
 ]

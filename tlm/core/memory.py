@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from isa.errors import SimError
+from rlaccel.isa.errors import SimError
 
 from .dmi import DmiRegion
 from .payload import Command, GenericPayload, Status, _words

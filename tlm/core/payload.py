@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from isa.errors import SimError
+from rlaccel.isa.errors import SimError
 
 __all__ = ["Command", "Status", "GenericPayload"]
 

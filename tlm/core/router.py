@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from isa.errors import ArchError
+from rlaccel.isa.errors import ArchError
 
 from .dmi import DmiRegion
 from .payload import GenericPayload, Status, _words

@@ -20,7 +20,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Callable
 
-from isa.errors import ArchError, SimError
+from rlaccel.isa.errors import ArchError, SimError
 
 from .dmi import DmiRegion
 from .payload import GenericPayload, Status

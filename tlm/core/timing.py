@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.errors import SimError
+from rlaccel.isa.errors import SimError
 
 __all__ = ["AccessTiming"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 import simpy
 
-from tlm.core import AccessTiming, InitiatorSocket, Memory, Router
+from rlaccel.tlm.core import AccessTiming, InitiatorSocket, Memory, Router
 
 BASE = 0x1000          # where the router maps the memory under test
 HOP = 2                # cycles the router adds per access

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlm.core import (AccessTiming, Command, DmiCache, DmiRegion, GenericPayload,
+from rlaccel.tlm.core import (AccessTiming, Command, DmiCache, DmiRegion, GenericPayload,
                       InitiatorSocket, Memory, Router)
 
 from .conftest import BASE, PATHS, SIZE, build

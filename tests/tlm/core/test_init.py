@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-import tlm.core
+from rlaccel.tlm import core as tlm_core
 
 
 def test_all_equals_the_documented_table():
     """__all__ lists exactly the names of the docstring's table, and each exists."""
-    documented = re.findall(r"^``(\w+)``", tlm.core.__doc__, flags=re.MULTILINE)
-    assert sorted(documented) == sorted(tlm.core.__all__)
-    assert len(set(tlm.core.__all__)) == len(tlm.core.__all__)
-    for name in tlm.core.__all__:
-        assert getattr(tlm.core, name) is not None
+    documented = re.findall(r"^``(\w+)``", tlm_core.__doc__, flags=re.MULTILINE)
+    assert sorted(documented) == sorted(tlm_core.__all__)
+    assert len(set(tlm_core.__all__)) == len(tlm_core.__all__)
+    for name in tlm_core.__all__:
+        assert getattr(tlm_core, name) is not None

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from isa.errors import SimError
-from tlm.core import AccessTiming, Command, GenericPayload, InitiatorSocket, Memory, Status
+from rlaccel.isa.errors import SimError
+from rlaccel.tlm.core import AccessTiming, Command, GenericPayload, InitiatorSocket, Memory, Status
 
 from .conftest import SIZE, build
 

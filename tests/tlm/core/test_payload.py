@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from isa.errors import SimError
-from tlm.core import Command, GenericPayload, Status
+from rlaccel.isa.errors import SimError
+from rlaccel.tlm.core import Command, GenericPayload, Status
 
 
 def test_new_payload_is_incomplete_and_carries_no_extensions():

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import simpy
 
-from isa.errors import SimError
-from tlm.core import (DEFAULT_QUANTUM, AccessTiming, GenericPayload, InitiatorSocket, Memory,
+from rlaccel.isa.errors import SimError
+from rlaccel.tlm.core import (DEFAULT_QUANTUM, AccessTiming, GenericPayload, InitiatorSocket, Memory,
                       QuantumKeeper, global_quantum, set_global_quantum)
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isa.errors import ArchError, SimError
-from tlm.core import (AccessTiming, Command, DmiRegion, GenericPayload, InitiatorSocket,
+from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.tlm.core import (AccessTiming, Command, DmiRegion, GenericPayload, InitiatorSocket,
                       Memory, Router, Status, Target, TargetSocket)
 
 from .conftest import BASE, PATHS, READ, SIZE, WRITE, build

@@ -1,0 +1,157 @@
+"""The AAP cores' exact matrix products: every product exact, the sum exact, one round half
+up and one saturation per output -- compared bit for bit with plain Python ints, on random and
+extreme operands at DDPG's 400x300 layers and a batch of 64."""
+
+import numpy as np
+import pytest
+
+from rlaccel.isa.dtypes import SaturationCounter, get_dtype
+from rlaccel.isa.errors import DTypeError
+from rlaccel.tlm.families.fixar.kernels import limb_plan, matmul_round, saturate
+from rlaccel.tlm.families.fixar.pe import product_full
+
+from .conftest import python_matmul_round
+
+Q32 = get_dtype("fixed32")
+LO, HI = int(Q32.min_raw), int(Q32.max_raw)
+I32 = (-(1 << 31), (1 << 31) - 1)
+
+
+def cancelling(rng, m, k, n, small):
+    """Operands whose product is small although every partial sum is huge: ``A = [P, P+D]``,
+    ``B = [V; -V]`` so ``A @ B = -D @ V`` (32-bit P and V, |D| <= small)."""
+    P = rng.integers(-(1 << 31) + small, (1 << 31) - small, size=(m, k))
+    D = rng.integers(-small, small + 1, size=(m, k))
+    V = rng.integers(*I32, size=(k, n), endpoint=True)
+    return np.hstack([P, P + D]), np.vstack([V, -V])
+
+
+def test_limb_plan():
+    """One product when the sum fits 2**52; otherwise limbs narrow enough for 400 terms."""
+    assert limb_plan(400, 1 << 16, 1 << 24)[1] == 1
+    width, n = limb_plan(400, 1 << 31, 1 << 31)
+    assert 400 * (1 << 31) * (1 << width) <= 1 << 52 and width * n >= 32
+    with pytest.raises(DTypeError, match="cannot be kept exact"):
+        limb_plan(1 << 22, 1 << 31, 1 << 31)
+
+
+def test_random_full_range_400x300_batch64(rng):
+    """Full 32-bit operands, shift 44 so the results do not saturate: limbs, high path."""
+    X = rng.integers(*I32, size=(64, 400), endpoint=True)
+    Wt = rng.integers(*I32, size=(400, 300), endpoint=True)
+    got = matmul_round(X, Wt, 44, Q32)
+    want = python_matmul_round(X, Wt, 44, LO, HI)
+    assert (got == want).all() and (np.abs(want) < HI).mean() > 0.99
+
+
+def test_cancelling_sums_400x300_batch64(rng):
+    """Huge partial sums that cancel to small results: the low limbs decide every bit."""
+    A, B = cancelling(rng, 64, 200, 300, small=255)
+    got = matmul_round(A, B, 16, Q32)
+    want = python_matmul_round(A, B, 16, LO, HI)
+    assert A.shape == (64, 400) and (got == want).all()
+    assert (np.abs(want) < HI).all()
+
+
+def test_extremes_saturate_and_count():
+    """Every operand at -2**31: 400 products of 2**62 saturate, and are counted."""
+    A = np.full((64, 400), I32[0])
+    B = np.full((400, 300), I32[0])
+    B[:, 1] = I32[1]
+    c = SaturationCounter()
+    got = matmul_round(A, B, 16, Q32, counter=c)
+    assert (got[:, 0] == HI).all() and (got[:, 1] == LO).all() and c.saturations == 64 * 300
+    assert (got == python_matmul_round(A, B, 16, LO, HI)).all()
+
+
+def test_typical_ddpg_operands_take_one_product(rng):
+    """q16.16 weights below 1 and activations below 256: one exact float64 product."""
+    X = rng.integers(-(1 << 24), 1 << 24, size=(64, 400))
+    Wt = rng.integers(-(1 << 16), 1 << 16, size=(400, 300))
+    assert limb_plan(400, 1 << 24, 1 << 16)[1] == 1
+    assert (matmul_round(X, Wt, 16, Q32) == python_matmul_round(X, Wt, 16, LO, HI)).all()
+
+
+def test_round_half_up_ties():
+    """Exactly half an LSB rounds towards +infinity, whichever path sums."""
+    for big in (0, 1 << 30):       # 0: one product; 2**30: limbs
+        A = np.array([[1, big, big], [-1, big, big]])
+        B = np.array([[1 << 15], [1 << 31 - 1], [-(1 << 31 - 1)]])
+        assert matmul_round(A, B, 16, Q32).ravel().tolist() == [1, 0]
+
+
+def test_addend_is_a_bias_at_the_products_binary_point(rng):
+    A, B = cancelling(rng, 8, 50, 20, small=1000)
+    bias = rng.integers(*I32, size=20, endpoint=True) << 16
+    got = matmul_round(A, B, 16, Q32, addend=bias)
+    assert (got == python_matmul_round(A, B, 16, LO, HI, addend=bias)).all()
+
+
+def test_equals_isa_dtypes_matvec_and_rmatvec(rng):
+    """Same format on both sides: the kernel is dtypes' matvec rule, batched."""
+    W = rng.integers(*I32, size=(300, 400), endpoint=True) >> 8
+    x = rng.integers(*I32, size=(400, 64), endpoint=True) >> 4
+    assert (matmul_round(W, x, 16, Q32) == Q32.matvec(W, x)).all()
+    g = rng.integers(*I32, size=(300,), endpoint=True) >> 10
+    assert (matmul_round(W.T, g[:, None], 16, Q32)[:, 0] == Q32.rmatvec(W, g)).all()
+
+
+def test_isa_dtypes_fixed32_exact_at_ddpg_sizes(rng):
+    """The brief's check: isa.dtypes' fixed32 matvec (limb split) and outer are exact for
+    400-term sums of 32x32-bit products and a batch of 64, against Python ints."""
+    A, B = cancelling(rng, 300, 200, 64, small=1 << 12)       # W (300, 400), X (400, 64)
+    assert (Q32.matvec(A, B) == python_matmul_round(A, B, 16, LO, HI)).all()
+    g = rng.integers(*I32, size=300, endpoint=True)
+    x = rng.integers(*I32, size=400, endpoint=True)
+    want = python_matmul_round(g[:, None], x[None, :], 16, LO, HI)
+    assert (Q32.outer(g, x) == want).all()
+
+
+def test_sum_of_pe_products(rng):
+    """The kernel sums exactly what the PEs multiply (pe.product_full, 32x32 from 32x16)."""
+    W = rng.integers(*I32, size=(3, 16), endpoint=True)
+    x = rng.integers(*I32, size=16, endpoint=True)
+    for i in range(3):
+        s = sum(int(product_full(int(w), int(a))) for w, a in zip(W[i], x))
+        want = min(max((s + (1 << 43)) >> 44, LO), HI)
+        assert matmul_round(W[i:i + 1], x[:, None], 44, Q32)[0, 0] == want
+
+
+def test_mixed_formats_32x16(rng):
+    """q16.16 weights times 16-bit QAT operands with 12 fraction bits: shift = 16 + 12 - 16."""
+    Wt = rng.integers(*I32, size=(400, 300), endpoint=True) >> 4
+    codes = rng.integers(-(1 << 16), 1 << 16, size=(64, 400))
+    got = matmul_round(codes, Wt, 12, Q32)
+    assert (got == python_matmul_round(codes, Wt, 12, LO, HI)).all()
+
+
+def test_errors_name_the_problem():
+    q = Q32
+    with pytest.raises(DTypeError, match="must be raw integers, not float64"):
+        matmul_round(np.ones((2, 2)), np.ones((2, 2), dtype=np.int64), 0, q)
+    with pytest.raises(DTypeError, match=r"shapes \(2, 3\) and \(2, 2\) do not match"):
+        matmul_round(np.ones((2, 3), dtype=np.int64), np.ones((2, 2), dtype=np.int64), 0, q)
+    with pytest.raises(DTypeError, match="wider than 33-bit signed"):
+        matmul_round(np.array([[1 << 40]]), np.array([[1]]), 0, q)
+    with pytest.raises(DTypeError, match="shift -1 is outside 0..60"):
+        matmul_round(np.array([[1]]), np.array([[1]]), -1, q)
+
+
+def test_saturate_counts():
+    c = SaturationCounter()
+    y = saturate(np.array([-5, 0, 5, 9]), -4, 4, c)
+    assert y.tolist() == [-4, 0, 4, 4] and c.saturations == 3
+
+
+def test_prepared_operands_give_the_same_bits(rng):
+    """An Operand (checked, max and float64 copy made once) and its transpose are the same
+    operands as the raw arrays, on the one-product and the limb paths."""
+    from rlaccel.tlm.families.fixar.kernels import Operand
+    W = rng.integers(*I32, size=(300, 400), endpoint=True)
+    X = rng.integers(-(1 << 20), 1 << 20, size=(64, 400))
+    op = Operand(W)
+    for w in (W >> 12, W):                  # small: one product; full range: limbs
+        o = Operand(w)
+        assert (matmul_round(X, o.T, 16, Q32) == matmul_round(X, w.T, 16, Q32)).all()
+        assert (matmul_round(o, X.T, 30, Q32) == matmul_round(w, X.T, 30, Q32)).all()
+    assert op.shape == (300, 400) and op.T.shape == (400, 300) and op.maxabs <= 1 << 31

@@ -1,0 +1,85 @@
+"""A batch of runs is one simulation whose members each equal their single run bit for bit;
+what a batch cannot run is refused before it starts."""
+
+import numpy as np
+import pytest
+
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.arch import load_arch
+from rlaccel.isa.errors import SimError
+from rlaccel.tlm.fast.batch import Batch
+from rlaccel.tlm.platform import Platform
+
+from ..conftest import ScriptedHost
+
+PROGRAM = """.arch adhdp
+.data
+X: .values {x}
+H: .zero 4
+C: .zero 1
+.synapse
+W: .rand 16, -1, 1, {seed}
+.text
+        cc.lset 0
+l:      ff X, W, H, 4, 4, act=bsig
+        ff H, W, X, 4, 4, act=tanh
+        cc.host out=H, nout=1, inp=C, nin=1
+        cc.bnz  C, l
+        cc.loop 0, {n}, l
+        cc.halt
+"""
+
+
+class CountingHost:
+    """Answers 1 (go on) until its budget is spent, then 0 (the program falls through)."""
+
+    def __init__(self, budget):
+        self.budget = budget
+        self.finished = False
+        self.seen = []
+
+    def exchange(self, out):
+        self.seen.append(int(out[0]))
+        self.budget -= 1
+        return np.array([1 << 18 if self.budget > 0 else 0])
+
+
+def _platform(seed, budget, kernels="compiled"):
+    arch = load_arch("adhdp")
+    a = assemble(PROGRAM.format(x="0.5, -0.25, 0.125, 1.0", seed=seed, n=40), "t.s")
+    return Platform(arch, a.binary, CountingHost(budget), kernels=kernels)
+
+
+def test_members_equal_single_runs():
+    """Members differ in weights and in how long their hosts keep them looping (their own
+    branches); each member's memories, cycles, energy and host traffic are its single run's."""
+    specs = [(1, 5), (2, 30), (3, 1), (4, 17)]
+    batch = [_platform(s, n) for s, n in specs]
+    res = Batch(batch).run()
+    for (s, n), p, r in zip(specs, batch, res):
+        single = _platform(s, n)
+        rs = single.run()
+        assert r.per_pc == rs.per_pc
+        assert np.array_equal(p.symbol_view("X"), single.symbol_view("X"))
+        assert p.agent.link.host.seen == single.agent.link.host.seen
+        d, ds = r.as_dict(), rs.as_dict()
+        for key in ("cycles", "energy_pj", "instructions", "by_opcode", "actions",
+                    "stall_cycles", "host_cycles", "saturations", "units"):
+            assert d[key] == ds[key], key
+        for key in ("exchanges", "words_out", "words_in", "cycles"):
+            assert d["host"]["agents"][0][key] == ds["host"]["agents"][0][key]
+        a, b = d["agents"][0], ds["agents"][0]
+        assert a["transactions"] == b["transactions"] and a["cycles"] == b["cycles"]
+    assert len({r.instructions for r in res}) == 4
+
+
+def test_what_a_batch_refuses():
+    with pytest.raises(SimError, match="runs the compiled loop"):
+        Batch([_platform(1, 3, kernels="reference")])
+    arch = load_arch("adhdp")
+    other = Platform(arch, assemble(".arch adhdp\n.text\ncc.halt\n", "o.s").binary,
+                     ScriptedHost())
+    with pytest.raises(SimError, match="its program differs from member 0's"):
+        Batch([_platform(1, 3), other])
+    with pytest.raises(SimError, match="needs at least one platform"):
+        Batch([])

@@ -1,0 +1,13 @@
+"""The base family (seed 001, the ADHDP accelerator): matrix and virtual-update instructions on
+the L-lane datapath, the scalar unit, the controller.
+
+``FAMILY`` is what the simulator loads (:mod:`rlaccel.tlm.families`)."""
+
+from ...model import Family
+from .energy import ACTIONS
+from .models import CATEGORIES, MODELS
+from .timing import TIMING_KEYS
+
+FAMILY = Family(name="base", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
+                timing_keys=TIMING_KEYS,
+                doc="ADHDP accelerator (seed 001): FF/BP/WU/BP_WU/VU on the datapath, SCA, CC")

@@ -1,0 +1,104 @@
+"""The base family's instruction models: one entry per mnemonic of ``isa/families/base.py``.
+
+Each entry ties the functional semantics (:mod:`.semantics`), the timing (:mod:`.timing`),
+the energy actions (:mod:`.energy`), the Fig. 11 category and the fused kernel
+(:mod:`.kernels`) of one mnemonic together.
+"""
+
+from __future__ import annotations
+
+from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.errors import ArchError
+from rlaccel.isa.table import TABLE
+
+from ...model import BY_CONTROLLER, Binding, Cost, InstructionModel
+from .energy import actions
+from .kernels import kernel
+from .semantics import BRANCHES, MATRIX, SCALAR, bind, branch_rule
+from .timing import FORWARDING, control_timing, matrix_schedule, matrix_timing
+
+__all__ = ["MODELS", "CATEGORIES", "category", "forwarding"]
+
+#: Fig. 11's categories of seed 001, in report order
+CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
+
+#: controller behaviour of the controller's own instructions
+_CONTROL = {"cc.jmp": "jump", "cc.halt": "halt", "cc.lset": "lset", "cc.loop": "loop",
+            "cc.host": "host", "cc.mark": "mark", "cc.endmark": "endmark"}
+
+
+def category(mnemonic: str) -> str:
+    """The Fig. 11 category of a base-family mnemonic."""
+    if mnemonic in ("ff", "ff.mov"):
+        return "FF"
+    if mnemonic in ("bp", "wu", "bp_wu", "bp.vu", "bp_wu.vu"):
+        return "BP_WU"
+    if mnemonic.startswith("vu."):
+        return "VU"
+    if mnemonic.startswith("sca."):
+        return "SCA"
+    return "CC"
+
+
+def _instruction(b: Binding) -> Instruction:
+    return Instruction(b.mnemonic, dict(b.ops))
+
+
+def _semantics(b: Binding):
+    return bind(_instruction(b), b.mem("unified"), b.mem("synapse"), b.dt, b.counter)
+
+
+def _branch(b: Binding):
+    return branch_rule(_instruction(b), b.mem("unified"), b.dt, b.counter)
+
+
+def _matrix_cost(b: Binding) -> Cost:
+    o = b.ops
+    issue, depth = matrix_timing(b.mnemonic, o.get("rows", 1), o["cols"] - o.get("off", 0),
+                                 b.knobs.lanes, o.get("act", 0), b.timing["pipeline_depth"])
+    return Cost(issue, depth, (("datapath", issue),))
+
+
+def _scalar_cost(b: Binding) -> Cost:
+    return Cost(1, b.timing["scalar_latency"], (("scalar", 1),))
+
+
+def _control_cost(b: Binding) -> Cost:
+    return Cost(control_timing(b.mnemonic), 1)
+
+
+def forwarding(arch) -> str:
+    """The architecture's ``[datapath] forwarding`` (:data:`.timing.FORWARDING`; without the
+    table, per instruction)."""
+    value = arch.extra.get("datapath", {}).get("forwarding", "instruction")
+    if value not in FORWARDING:
+        raise ArchError(f"{arch.path or arch.name}: [datapath] forwarding must be one of "
+                        f"{', '.join(repr(f) for f in FORWARDING)}, not {value!r}")
+    return value
+
+
+def _schedule(b: Binding):
+    if forwarding(b.agent.arch) != "element":
+        return None
+    return matrix_schedule(b.mnemonic, b.ops, b.knobs.lanes, b.timing["pipeline_depth"])
+
+
+def _actions(b: Binding):
+    return actions(b.mnemonic, b.ops, b.knobs.neuron_words)
+
+
+def _model(mnemonic: str) -> InstructionModel:
+    if mnemonic in MATRIX:
+        control, sem, timing = "exec", _semantics, _matrix_cost
+    elif mnemonic in SCALAR:
+        control, sem, timing = "exec", _semantics, _scalar_cost
+    elif mnemonic in BRANCHES:
+        control, sem, timing = "branch", _branch, _control_cost
+    else:
+        control, sem, timing = _CONTROL.get(mnemonic), BY_CONTROLLER, _control_cost
+    fused = kernel if control in ("exec", "branch") else None
+    return InstructionModel(mnemonic, control, sem, timing, _actions, category(mnemonic), fused,
+                            _schedule if mnemonic in MATRIX else None)
+
+
+MODELS = {m: _model(m) for m, d in TABLE.items() if d.family == "base"}

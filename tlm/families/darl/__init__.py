@@ -1,0 +1,49 @@
+"""Functional models of DARL's units (seed 004), for the ``hdc`` ISA family.
+
+Pure numpy on the number formats of :mod:`rlaccel.isa.dtypes` (fixed32 = q16.16, the seed's
+"fixed point-32 bit", and float64); nothing here knows about the simulator, so the phase-B
+instruction models call these as their semantics and the RTL benches use them as predictors
+(one functional semantics per unit). This package imports only :mod:`rlaccel.isa` and numpy.
+
+* :mod:`.codebook` -- the triangle codebook: sin/cos by lookup of the phase's fraction bits
+  in a quarter-wave table (section 3.2);
+* :mod:`.encoder` -- the encoding layer: position matrix (in turns), multiply, reduce,
+  codebook (eq. 1-6);
+* :mod:`.regression` -- the chunked systolic regression of Re and Im against Q or Q'
+  (eq. 9-10);
+* :mod:`.updating` -- select (eq. 11-13), the update value (eq. 14), the update hypervectors
+  (eq. 15-16);
+* :mod:`.update_cache` -- the delayed update cache, a FIFO whose entries land on Q when the
+  action's row is next used with its mask bit (eq. 7-8, 17-18);
+* :mod:`.allreduce` -- the butterfly all-reduce of the agents' shards and its cycles
+  (eq. 19-22);
+* :mod:`.timing` -- cycles of one kernel iteration (Table 1's L) with the three
+  optimisations of Fig. 10(a) as switches;
+* :mod:`.throughput` -- inferences per second (eq. 23-25);
+* :mod:`.power` -- the kernel's power through Table 2's two points, energy per iteration.
+
+``docs/darl.md`` is the specification these implement.
+"""
+
+from .allreduce import allreduce_cycles, butterfly_allreduce, stages
+from .codebook import Codebook
+from .encoder import Encoder, encode_float, position_matrix
+from .power import TABLE2_POWER, PowerModel
+from .regression import chunks, regress
+from .throughput import ips, ips_terms, iteration_seconds
+from .timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteration_cycles,
+                     latency_cycles)
+from .update_cache import UpdateCache
+from .updating import greedy, select, update_hypervectors, update_value
+
+__all__ = [
+    "Codebook", "Encoder", "encode_float", "position_matrix",
+    "chunks", "regress",
+    "greedy", "select", "update_value", "update_hypervectors",
+    "UpdateCache",
+    "stages", "butterfly_allreduce", "allreduce_cycles",
+    "TABLE1", "LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
+    "latency_cycles",
+    "iteration_seconds", "ips", "ips_terms",
+    "PowerModel", "TABLE2_POWER",
+]

@@ -1,0 +1,39 @@
+"""Fixed-point helpers the units share: the format from a name, saturation with a counter,
+round-half-up division of exact sums."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlaccel.isa.dtypes import DType, FixedType, get_dtype
+from rlaccel.isa.errors import DTypeError
+
+__all__ = ["as_dtype", "saturate", "div_round"]
+
+
+def as_dtype(fmt) -> DType:
+    """A :class:`~rlaccel.isa.dtypes.DType` from itself or its name; only fixed point and
+    float64 are machine formats here."""
+    t = get_dtype(fmt) if isinstance(fmt, str) else fmt
+    if not isinstance(t, FixedType) and t.name != "float64":
+        raise DTypeError(f"the DARL units compute in a fixed-point format or float64, not "
+                         f"{t.name}")
+    return t
+
+
+def saturate(fmt: FixedType, y, counter=None) -> np.ndarray:
+    """Clip int64 ``y`` to the format; clipped elements are added to ``counter.saturations``."""
+    y = np.asarray(y, dtype=np.int64)
+    lo, hi = fmt.min_raw, fmt.max_raw
+    if y.size and (int(y.min()) < lo or int(y.max()) > hi):
+        if counter is not None:
+            counter.saturations += int(np.count_nonzero(y < lo) + np.count_nonzero(y > hi))
+        return np.clip(y, lo, hi)
+    return y
+
+
+def div_round(total, divisor: int) -> np.ndarray:
+    """``floor(total / divisor + 1/2)`` exactly (Python integers), for an int64 array of exact
+    sums and a positive integer divisor: the one rounding of a scaled reduction."""
+    flat = [(2 * int(t) + divisor) // (2 * divisor) for t in np.asarray(total).ravel()]
+    return np.array(flat, dtype=object).astype(np.int64).reshape(np.shape(total))

@@ -1,0 +1,87 @@
+"""The Adam unit of FIXAR (seed 002, section III: "weight update occurs in Adam optimizer
+module, which is fully local to FPGA as the entire model parameters are stored on-chip").
+
+The seed gives the optimiser (Adam, learning rate 1e-4, section VI-B) but not the unit's
+arithmetic. Table I gives it 46.7K LUTs, 70.2K flip-flops and **3 DSPs**: too few for
+fixed-point multipliers per lane, about one IEEE single-precision multiplier (LUTs for the
+adders, square root and divider). We therefore model its datapath as float32, with every
+operation correctly rounded (numpy float32 arithmetic is), in this order::
+
+    m  <- b1 * m + (1 - b1) * g
+    v  <- b2 * v + (1 - b2) * (g * g)
+    dw <- (lr * c1) * m / (sqrt(v) * c2 + eps),   c1 = 1 / (1 - b1**t),  c2 = 1 / sqrt(1 - b2**t)
+
+which is Kingma & Ba's update with the bias corrections folded into two per-step constants
+(:func:`corrections`, computed once per step by the host or controller, in float64 and
+rounded to float32). The moments ``m`` and ``v`` are float32 words of the optimiser-state
+memory. On the fixed-point machine (:func:`adam_fixed`) the 32-bit gradient word is converted
+to float32 (round to nearest even), and ``dw`` is rounded half up to the weight format and
+subtracted with saturation. The float reference runs the same :func:`adam_update` on float32
+weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["AdamHyper", "corrections", "adam_update", "adam_fixed", "round_to"]
+
+
+@dataclass(frozen=True)
+class AdamHyper:
+    """Adam's hyper-parameters (seed 002: lr 1e-4; betas and eps are Kingma & Ba's)."""
+
+    lr: float = 1e-4
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+
+
+def corrections(t: int, hp: AdamHyper) -> tuple[np.float32, np.float32]:
+    """``(lr * c1, c2)`` for step ``t >= 1`` as float32: the two constants the unit takes
+    per step (bias corrections folded into them)."""
+    if t < 1:
+        raise ValueError(f"Adam step {t}: steps count from 1")
+    c1 = 1.0 / (1.0 - hp.beta1 ** t)
+    c2 = 1.0 / np.sqrt(1.0 - hp.beta2 ** t)
+    return np.float32(hp.lr * c1), np.float32(c2)
+
+
+def adam_update(g, m, v, t: int, hp: AdamHyper):
+    """``(dw, m', v')``: one Adam step in float32 (see the module docstring for the order);
+    the weight moves by ``-dw``. ``g``, ``m``, ``v`` are float32 arrays of one shape."""
+    g = np.asarray(g, dtype=np.float32)
+    f = np.float32
+    lr_c1, c2 = corrections(t, hp)
+    m = f(hp.beta1) * m + f(1.0 - hp.beta1) * g
+    v = f(hp.beta2) * v + f(1.0 - hp.beta2) * (g * g)
+    dw = lr_c1 * m / (np.sqrt(v) * c2 + f(hp.eps))
+    return dw, m, v
+
+
+def adam_fixed(w_raw, g_raw, m, v, t: int, hp: AdamHyper, wfmt, gfmt, *, counter=None):
+    """``(w', m', v')`` on the fixed-point machine: ``w_raw`` in ``wfmt``, ``g_raw`` in
+    ``gfmt`` (both :class:`~rlaccel.isa.dtypes.FixedType`), moments float32."""
+    g32 = (np.asarray(g_raw, dtype=np.int64).astype(np.float64) * gfmt.lsb).astype(np.float32)
+    dw, m, v = adam_update(g32, m, v, t, hp)
+    w = wfmt.sub(w_raw, round_to(wfmt, dw, counter=counter), counter=counter)
+    return w, m, v
+
+
+def round_to(fmt, x, *, counter=None) -> np.ndarray:
+    """``fmt.quantize(x)`` (round half up, saturate) of float32 values, by the shortcut
+    ``floor(x * 2**N + 1/2)``, exact while ``|x * 2**N| < 2**51`` (then ``+ 1/2`` is exact);
+    anything else (huge or not finite) goes through ``fmt.quantize`` itself."""
+    t = np.asarray(x, dtype=np.float64) * (2.0 ** fmt.frac_bits)
+    if t.size and not (np.abs(t).max() < 2.0 ** 51):
+        return fmt.quantize(np.asarray(x, dtype=np.float64), counter=counter)
+    r = np.floor(t + 0.5).astype(np.int64)
+    lo, hi = int(fmt.min_raw), int(fmt.max_raw)
+    if r.size and (int(r.min()) < lo or int(r.max()) > hi):
+        n = int(np.count_nonzero(r < lo) + np.count_nonzero(r > hi))
+        if counter is not None:
+            counter.saturations += n
+        r = np.clip(r, lo, hi)
+    return r

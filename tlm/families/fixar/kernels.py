@@ -1,0 +1,175 @@
+"""The AAP cores' matrix products on raw fixed-point operands, exact and batched.
+
+FIXAR's PEs multiply a 32-bit weight by a 32-bit activation (or by a 16-bit one, two a cycle:
+:mod:`.pe`); the products of a column are summed down the array, the columns' partial sums in
+the accumulator and, in forward propagation, the cores' partial sums again (seed 002, section
+V-B). The functional rule is the project's (``isa/dtypes/README.md``): **every product exact,
+the whole sum exact, one round half up at the output's binary point, one saturation**. An
+exact sum does not depend on the order it is formed in, so interleaving columns across cores
+(forward) or vectors across cores (back-propagation, weight gradients) cannot change a result.
+
+A 32x32-bit product has 62 bits and 400 of them need 71, beyond int64 and far beyond float64's
+53-bit mantissa. :func:`matmul_round` therefore computes ``A @ B`` in float64 BLAS only where
+that is exact: when ``K * max|A| * max|B| <= 2**52`` one product does it; otherwise ``B`` (or
+``A``, whichever is larger) is split into ``L``-bit limbs small enough that every partial
+product sum stays below ``2**52``, and the partial sums are recombined with carries and rounded
+without ever forming the full sum in one word (as :meth:`rlaccel.isa.dtypes.FixedType.matvec`
+does with its 16-bit limb). Operands may be up to 33-bit signed (a 16-bit QAT code minus its
+zero point needs 17) and ``K`` up to 2**19 terms of 33-bit operands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlaccel.isa.errors import DTypeError
+
+__all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "MAX_OPERAND_BITS"]
+
+#: widest signed operand the kernels accept (a 32-bit word, or a 17-bit QAT code offset)
+MAX_OPERAND_BITS = 33
+_SAFE = 1 << 52             # partial sums are kept at or below this: exact in float64
+_I64_MAX = (1 << 63) - 1
+
+
+def _operand(name: str, a) -> tuple[np.ndarray, int]:
+    """``a`` as a 2-D int64 array and ``max|a|`` (a Python int); a DTypeError otherwise."""
+    a = np.asarray(a)
+    if a.dtype.kind not in "iu":
+        raise DTypeError(f"matmul_round: operand {name} must be raw integers, not {a.dtype} "
+                         f"(quantize values first)")
+    if a.ndim != 2:
+        raise DTypeError(f"matmul_round: operand {name} must be a matrix, not shape {a.shape}")
+    a = a.astype(np.int64, copy=False)
+    m = max(-int(a.min()), int(a.max())) if a.size else 0
+    if m >= 1 << (MAX_OPERAND_BITS - 1):
+        raise DTypeError(f"matmul_round: operand {name} holds {m}, wider than "
+                         f"{MAX_OPERAND_BITS}-bit signed")
+    return a, m
+
+
+class Operand:
+    """A raw int64 matrix prepared once for several products: checked, its ``max|.|`` and its
+    float64 copy computed when it is made (a weight matrix between two updates). ``.T`` is the
+    transpose sharing both. :func:`matmul_round` accepts it wherever it accepts an array."""
+
+    __slots__ = ("raw", "maxabs", "f64")
+
+    def __init__(self, raw, _maxabs: int | None = None, _f64=None) -> None:
+        if _maxabs is None:
+            raw, _maxabs = _operand("operand", raw)
+            _f64 = raw.astype(np.float64)
+        self.raw, self.maxabs, self.f64 = raw, _maxabs, _f64
+
+    @property
+    def T(self) -> "Operand":
+        return Operand(self.raw.T, self.maxabs, self.f64.T)
+
+    @property
+    def shape(self) -> tuple:
+        return self.raw.shape
+
+
+def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:
+    if isinstance(a, Operand):
+        return a.raw, a.maxabs, a.f64
+    raw, m = _operand(name, a)
+    return raw, m, None
+
+
+def limb_plan(k: int, amax: int, bmax: int) -> tuple[int, int]:
+    """``(L, n)``: the limb width and count that keep a ``k``-term product sum exact when the
+    operand with ``max|.| = bmax`` is split (``n == 1``: no split). A DTypeError when no limb
+    width can (more than about 2**19 terms of 33-bit operands)."""
+    if k * amax * bmax <= _SAFE:
+        return max(bmax.bit_length(), 1), 1
+    room = _SAFE // max(k * amax, 1)
+    width = room.bit_length() - 1          # k * amax * 2**width <= 2**52
+    if width < 1:
+        raise DTypeError(f"matmul_round: a {k}-term sum of operands up to {amax} cannot be "
+                         f"kept exact in float64 limbs")
+    bl = bmax.bit_length()
+    n = 1 + -(-max(bl - width, 0) // width)
+    return width, n
+
+
+def saturate(y: np.ndarray, lo: int, hi: int, counter=None) -> np.ndarray:
+    """Clip int64 ``y`` to ``[lo, hi]``; the clipped elements are added to
+    ``counter.saturations`` when a counter is given."""
+    if y.size and (int(y.min()) < lo or int(y.max()) > hi):
+        if counter is not None:
+            counter.saturations += int(np.count_nonzero(y < lo) + np.count_nonzero(y > hi))
+        return np.clip(y, lo, hi)
+    return y
+
+
+def _shift_round(total: np.ndarray, s: int) -> np.ndarray:
+    """round_half_up(total / 2**s) for int64 ``total`` with headroom for ``+2**(s-1)``."""
+    if s == 0:
+        return total
+    return (total + np.int64(1 << (s - 1))) >> np.int64(s)
+
+
+def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """An exact float64 product (the caller guarantees every sum stays below 2**52), as int64."""
+    return (a @ b).astype(np.int64)
+
+
+def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndarray:
+    """``sat(round_half_up((A @ B + addend) / 2**shift))`` on raw int64 operands, exactly.
+
+    ``A`` is (M, K), ``B`` is (K, N), arrays or :class:`Operand`; ``shift`` (>= 0) is the
+    product's fraction bits minus the output's; ``out`` is the output
+    :class:`~rlaccel.isa.dtypes.FixedType` (its range is the saturation bound); ``addend``
+    (broadcastable to (M, N), int64, ``|addend| < 2**60``) is added at the products' binary
+    point before rounding -- a bias aligned to the products, which the accumulator starts
+    from. Saturated elements are counted on ``counter``.
+    """
+    A, amax, af = _prepare("A", A)
+    B, bmax, bf = _prepare("B", B)
+    if A.shape[1] != B.shape[0]:
+        raise DTypeError(f"matmul_round: shapes {A.shape} and {B.shape} do not match "
+                         f"(need (M, K) and (K, N))")
+    if not 0 <= shift <= 60:
+        raise DTypeError(f"matmul_round: shift {shift} is outside 0..60 (the output cannot have "
+                         f"more fraction bits than the products)")
+    if addend is not None:
+        addend = np.broadcast_to(np.asarray(addend, dtype=np.int64), (A.shape[0], B.shape[1]))
+        if addend.size and max(-int(addend.min()), int(addend.max())) >= 1 << 60:
+            raise DTypeError("matmul_round: the addend must stay below 2**60 in magnitude")
+    k = A.shape[1]
+    transpose = amax > bmax                  # split the larger operand
+    if transpose:
+        A, B, amax, bmax = B.T, A.T, bmax, amax
+        af, bf = (None if bf is None else bf.T), (None if af is None else af.T)
+        if addend is not None:
+            addend = addend.T
+    width, n = limb_plan(k, amax, bmax)
+    if af is None:
+        af = A.astype(np.float64)
+    if n == 1:
+        total = _gemm(af, B.astype(np.float64) if bf is None else bf)
+        if addend is not None:
+            total = total + addend
+        res = _shift_round(total, shift)
+    else:
+        mask = np.int64((1 << width) - 1)
+        carry = addend.astype(np.int64) if addend is not None else np.int64(0)
+        lo = np.int64(0)
+        for i in range(n - 1):
+            limb = (B >> np.int64(i * width)) & mask
+            t = _gemm(af, limb.astype(np.float64)) + carry
+            lo = lo + ((t & mask) << np.int64(i * width))
+            carry = t >> np.int64(width)
+        m = (n - 1) * width
+        hi = _gemm(af, (B >> np.int64(m)).astype(np.float64)) + carry
+        # value = hi * 2**m + lo with 0 <= lo < 2**m
+        if shift >= m + 1:      # lo cannot carry into the rounded quotient
+            res = _shift_round(hi, shift - m)
+        else:                   # hi * 2**(m - shift) + round(lo / 2**shift); a clipped hi
+            c = np.int64(1 << (61 - (m - shift)))     # still saturates the output
+            rounded_lo = _shift_round(lo, shift) if shift else lo
+            res = (np.clip(hi, -c, c) << np.int64(m - shift)) + rounded_lo
+    if transpose:
+        res = res.T
+    return saturate(np.ascontiguousarray(res), int(out.min_raw), int(out.max_raw), counter)

@@ -1,0 +1,303 @@
+"""Compiled FP16 kernels of the cores' matrix work: the same arithmetic as :mod:`.core` and
+:mod:`.vpu` (every product and every partial sum rounded to IEEE binary16, chains in the
+order the cores compute them), run on packed layers (:mod:`.layer`) fast enough to train
+IC3Net through the simulator.
+
+numba has no float16 arithmetic, so values travel as float32 arrays holding binary16 values
+and :func:`r16` rounds a float32 to the nearest binary16 value (ties to even, overflow to
+infinity, subnormals on the 2^-24 grid, NaN kept), on the bits. A binary16 product is exact
+in float32 and a binary16 sum rounded to float32 and then to binary16 equals the correctly
+rounded binary16 sum (float32 has more than 2 x 11 + 2 significand bits), so
+``r16(a * b)`` and ``r16(acc + p)`` are the VPU's FP16 multiplier and adder. Tests compare
+every kernel with the numpy models of :mod:`.core` and :mod:`.vpu` bit for bit.
+
+A packed layer stores, for each row of the (possibly transposed) matrix, the unmasked
+weights of that row contiguously; every row of one group has the same unmasked columns (the
+group's columns, FLGW's second observation), so a core accumulates a row into the compact
+partial sums of its group's columns and scatters them to the outputs when its rows are
+done. The chain of each output is over the core's rows in order, as in :func:`.core._dataflow`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+
+__all__ = ["r16", "r16d", "h2f", "f2h", "round16", "packed_forward", "packed_grad", "HAVE_NUMBA"]
+
+
+if HAVE_NUMBA:
+    @intrinsic
+    def _bits(typingctx, x):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.IntType(32))
+        return types.uint32(types.float32), codegen
+
+    @intrinsic
+    def _float(typingctx, u):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.FloatType())
+        return types.float32(types.uint32), codegen
+    @intrinsic
+    def _bits64(typingctx, x):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.IntType(64))
+        return types.uint64(types.float64), codegen
+
+    @intrinsic
+    def _float64(typingctx, u):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.DoubleType())
+        return types.float64(types.uint64), codegen
+else:                                              # pragma: no cover - numba is a dependency
+    def _bits(x):
+        return np.uint32(np.asarray(x, np.float32).view(np.uint32))
+
+    def _float(u):
+        return np.float32(np.asarray(u, np.uint32).view(np.float32))
+
+    def _bits64(x):
+        return np.uint64(np.asarray(x, np.float64).view(np.uint64))
+
+    def _float64(u):
+        return np.float64(np.asarray(u, np.uint64).view(np.float64))
+
+
+@njit(inline=True)
+def r16(x):
+    """The binary16 value nearest a float32 (ties to even), as a float32; beyond 65504 (from
+    65520 on) infinity; NaN and infinities unchanged."""
+    b = _bits(x)
+    a = b & np.uint32(0x7FFFFFFF)
+    s = b & np.uint32(0x80000000)
+    # normal binary16 range: keep 10 fraction bits, round half to even on the 13 dropped bits
+    n = (a + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    n = np.uint32(0x7F800000) if n > np.uint32(0x477FE000) else n
+    # below 2^-14 the binary16 grid is 2^-24: adding 0.75 (whose float32 ulp is 2^-24) rounds
+    t = _bits((_float(a) + np.float32(0.75)) - np.float32(0.75))
+    r = t if a < np.uint32(0x38800000) else n
+    r = a if a > np.uint32(0x7F800000) else r          # NaN
+    return _float(s | r)
+
+
+@njit(inline=True)
+def r16d(x):
+    """The binary16 value nearest a float64 (one rounding, ties to even), as a float32: how
+    a function unit's float64 result becomes FP16 (``isa.dtypes``' fp16 activations)."""
+    b = _bits64(x)
+    a = b & np.uint64(0x7FFFFFFFFFFFFFFF)
+    s = b & np.uint64(0x8000000000000000)
+    n = (a + np.uint64(0x1FFFFFFFFFF) + ((a >> np.uint64(42)) & np.uint64(1))) \
+        & np.uint64(0xFFFFFC0000000000)
+    n = np.uint64(0x7FF0000000000000) if n > np.uint64(0x40EFFC0000000000) else n
+    t = _bits64((_float64(a) + 402653184.0) - 402653184.0)   # the 2^-24 grid below 2^-14
+    r = t if a < np.uint64(0x3F10000000000000) else n
+    r = a if a > np.uint64(0x7FF0000000000000) else r
+    return np.float32(_float64(s | r))
+
+
+@njit(inline=True)
+def h2f(h):
+    """The float32 of binary16 bits ``h`` (uint16), exactly."""
+    h = np.uint32(h)
+    s = (h & np.uint32(0x8000)) << np.uint32(16)
+    e = (h >> np.uint32(10)) & np.uint32(0x1F)
+    m = h & np.uint32(0x3FF)
+    if e == 0:                                         # zero and subnormals: m 2^-24
+        v = np.float32(m) * np.float32(5.9604644775390625e-08)
+        return -v if s else v
+    if e == 31:                                        # infinities and NaN
+        return _float(s | np.uint32(0x7F800000) | (m << np.uint32(13)))
+    return _float(s | ((e + np.uint32(112)) << np.uint32(23)) | (m << np.uint32(13)))
+
+
+@njit(inline=True)
+def f2h(x):
+    """The binary16 bits of a float32 that holds a binary16 value (:func:`r16`'s results)."""
+    b = _bits(x)
+    s = (b >> np.uint32(16)) & np.uint32(0x8000)
+    a = b & np.uint32(0x7FFFFFFF)
+    if a > np.uint32(0x7F800000):
+        return np.uint16(s | np.uint32(0x7E00))      # NaN
+    if a >= np.uint32(0x47800000):
+        return np.uint16(s | np.uint32(0x7C00))      # infinity
+    if a >= np.uint32(0x38800000):
+        return np.uint16(s | ((a - np.uint32(0x38000000)) >> np.uint32(13)))
+    return np.uint16(s | np.uint32(_float(a) * np.float32(16777216.0)))
+
+
+@njit
+def round16(x):
+    """:func:`r16` of every element of a float32 array (a new array)."""
+    out = np.empty_like(x)
+    flat_in = x.ravel()
+    flat = out.ravel()
+    for i in range(flat_in.size):
+        flat[i] = r16(flat_in[i])
+    return out
+
+
+@njit
+def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias, out):
+    """``out[b, j] = sum over the kept i of X[b, i] * W[i, j] (+ bias[j])`` on a packed layer;
+    ``X`` and ``out`` are binary16 bits (uint16 views of the memories).
+
+    ``cores`` -- row boundaries of the cores (C + 1, row-based blocks); ``row_group[i]`` the
+    group of row i (-1: a row with no unmasked weight); ``row_off[i]`` where its packed
+    weights start in ``vals``; ``gptr``/``gcols`` the columns of each group (ascending);
+    ``bias`` a vector of ``ncols`` or empty. Each core chains its rows in order from +0 per
+    output (the +0 turns a -0 sum into +0, as a cleared register); the aggregator adds the
+    cores' sums in core order, then the bias, each add rounded."""
+    B = X.shape[0]
+    acc = np.zeros(gcols.size, np.float32)
+    res = np.zeros(ncols, np.float32)
+    have_bias = bias.size > 0
+    for b in range(B):
+        for c in range(cores.size - 1):
+            for p in range(acc.size):
+                acc[p] = np.float32(0.0)
+            for r in range(cores[c], cores[c + 1]):
+                g = row_group[r]
+                if g < 0:
+                    continue
+                xv = h2f(X[b, r])
+                n = gptr[g + 1] - gptr[g]
+                a = acc[gptr[g]:gptr[g + 1]]          # local views let the loop vectorise
+                v = vals[row_off[r]:row_off[r] + n]
+                for k in range(n):
+                    a[k] = r16(a[k] + r16(xv * v[k]))
+            for p in range(acc.size):
+                j = gcols[p]
+                part = acc[p] + np.float32(0.0)
+                res[j] = part if c == 0 else r16(res[j] + part)
+        for j in range(ncols):
+            y = r16(res[j] + bias[j]) if have_bias else res[j]
+            out[b, j] = f2h(y)
+    return out
+
+
+@njit
+def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
+    """``G[i, j] += X[b, i] * D[b, j]`` for the kept (i, j) and ``Gb[j] += D[b, j]``, for
+    b = 0, 1, ... in order, each product and each sum rounded (a VPU MAC per weight and
+    sample). ``X``, ``D``, the rows x ncols accumulator ``G`` and the bias row ``Gb`` are
+    binary16 bits (uint16 views of the memories)."""
+    B = X.shape[0]
+    Dc = np.empty((B, gcols.size), np.float32)       # each group's columns, side by side
+    for b in range(B):
+        for p in range(gcols.size):
+            Dc[b, p] = h2f(D[b, gcols[p]])
+    tmp = np.empty(gcols.size, np.float32)
+    for r in range(G.shape[0]):
+        g = row_group[r]
+        if g < 0:
+            continue
+        lo, hi = gptr[g], gptr[g + 1]
+        t = tmp[lo:hi]
+        for k in range(hi - lo):
+            t[k] = h2f(G[r, gcols[lo + k]])
+        for b in range(B):
+            xv = h2f(X[b, r])
+            d = Dc[b, lo:hi]
+            for k in range(hi - lo):
+                t[k] = r16(t[k] + r16(xv * d[k]))
+        for k in range(hi - lo):
+            G[r, gcols[lo + k]] = f2h(t[k])
+    for j in range(ncols):
+        acc = h2f(Gb[j])
+        for b in range(B):
+            acc = r16(acc + h2f(D[b, j]))
+        Gb[j] = f2h(acc)
+    return G
+
+
+# ---- the VPUs' vector operations (the expressions of :mod:`.vector`, one rounding per
+# operation; binary16 bits in and out) ----------------------------------------------------
+@njit(inline=True)
+def _sig(x):
+    return r16d(1.0 / (1.0 + np.exp(-np.float64(x))))
+
+
+@njit(inline=True)
+def _tanh(x):
+    return r16d(np.tanh(np.float64(x)))
+
+
+@njit
+def vec_add(a, b, out):
+    """``out = a + b`` (binary16 bits)."""
+    for k in range(out.size):
+        out[k] = f2h(r16(h2f(a[k]) + h2f(b[k])))
+
+
+@njit
+def vec_muls(a, s, out):
+    """``out = a * s`` for a binary16 scalar ``s`` (bits)."""
+    sv = h2f(s)
+    for k in range(out.size):
+        out[k] = f2h(r16(h2f(a[k]) * sv))
+
+
+@njit
+def lstm_fw(z, sp, out, B, n):
+    """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
+    s, tanh(s), h (flat, B*4n + 3*B*n)."""
+    S, T, Hh = 4 * B * n, 5 * B * n, 6 * B * n
+    for b in range(B):
+        for u in range(n):
+            zi, zf = h2f(z[b * 4 * n + u]), h2f(z[b * 4 * n + n + u])
+            zg, zo = h2f(z[b * 4 * n + 2 * n + u]), h2f(z[b * 4 * n + 3 * n + u])
+            i, f, g, o = _sig(zi), _sig(zf), _tanh(zg), _sig(zo)
+            s = r16(r16(f * h2f(sp[b * n + u])) + r16(i * g))
+            t = _tanh(s)
+            out[b * 4 * n + u] = f2h(i)
+            out[b * 4 * n + n + u] = f2h(f)
+            out[b * 4 * n + 2 * n + u] = f2h(g)
+            out[b * 4 * n + 3 * n + u] = f2h(o)
+            out[S + b * n + u] = f2h(s)
+            out[T + b * n + u] = f2h(t)
+            out[Hh + b * n + u] = f2h(r16(o * t))
+
+
+@njit
+def lstm_bw(dh, dsn, fr, sp, keep, dz, B, n):
+    """:func:`.vector.lstm_backward`: ``dh``, ``dsn`` (in and out), the frame ``fr`` (gates,
+    s, tanh(s), h), ``sp`` (B x n), ``keep`` (bits) -> ``dz`` (B x 4n)."""
+    kp = h2f(keep)
+    T = 5 * B * n
+    one = np.float32(1.0)
+    for b in range(B):
+        for u in range(n):
+            q = b * 4 * n + u
+            i, f = h2f(fr[q]), h2f(fr[q + n])
+            g, o = h2f(fr[q + 2 * n]), h2f(fr[q + 3 * n])
+            t = h2f(fr[T + b * n + u])
+            d = h2f(dh[b * n + u])
+            ds = r16(r16(r16(d * o) * r16(one - r16(t * t))) + h2f(dsn[b * n + u]))
+            dz[q] = f2h(r16(r16(r16(ds * g) * i) * r16(one - i)))
+            dz[q + n] = f2h(r16(r16(r16(ds * h2f(sp[b * n + u])) * f) * r16(one - f)))
+            dz[q + 2 * n] = f2h(r16(r16(ds * i) * r16(one - r16(g * g))))
+            dz[q + 3 * n] = f2h(r16(r16(r16(d * t) * o) * r16(one - o)))
+            dsn[b * n + u] = f2h(r16(r16(ds * f) * kp))
+
+
+@njit
+def comm_mean(a, talk, out, B, n):
+    """:func:`.vector.comm_mean`: ``out[i] = sum_j C[i, j] a[j]`` as MAC chains over j,
+    ``C[i, j] = fp16(fp16(g_i g_j) fp16(1/(B-1)))`` off the diagonal."""
+    c = r16d(1.0 / max(B - 1, 1))
+    C = np.zeros((B, B), np.float32)
+    for i in range(B):
+        for j in range(B):
+            if i != j:
+                C[i, j] = r16(r16(h2f(talk[i]) * h2f(talk[j])) * c)
+    for i in range(B):
+        for u in range(n):
+            acc = np.float32(0.0)
+            for j in range(B):
+                acc = r16(acc + r16(C[i, j] * h2f(a[j * n + u])))
+            out[i * n + u] = f2h(acc + np.float32(0.0))

@@ -1,0 +1,96 @@
+"""Operand readiness element by element: when each word of a range is produced or used.
+
+An instruction's read or write range may carry a *schedule*: six integers ``(t0, stride,
+rstep, coff, per, cstep)`` that give, for the word at ``lo + e``, the cycle (relative to the
+instruction's start) at which the instruction uses it (reads) or at which it can be forwarded
+from the write-back buffer (writes)::
+
+    r, c = divmod(e, stride)                # row and column of a row-major matrix
+    t0 + r * rstep + (max(c - coff, 0) // per) * cstep
+
+(a vector is one row: ``stride`` = :data:`WHOLE`; ``per`` = :data:`WHOLE` makes every word of
+a row the same time). A pending result keeps its schedule with ``t0`` made absolute; a
+consumer may start at the earliest cycle at which every word it shares with the result is
+ready by the time it uses it (:func:`earliest`), so it starts as soon as its first operands
+are ready and the later ones arrive in time -- the scheduler's forwarding from the write-back
+buffer (seed 001, III-B-1). Without schedules (:data:`NONE`) every word is used at the start
+and a result's words are all ready when its last one is: the per-instruction rule.
+
+Both controller loops (:mod:`rlaccel.tlm.controller`, :mod:`.interp`) call these functions, so
+the rule exists once.
+"""
+
+from __future__ import annotations
+
+from .jit import njit
+
+__all__ = ["WHOLE", "NONE", "AT_END", "SCHED", "RANGE", "word_time", "earliest", "last_time",
+           "ranges"]
+
+#: a stride or group larger than any memory: one row, or one time for a whole row
+WHOLE = 1 << 40
+#: the schedule of a range without one: every word at t0
+NONE = (0, WHOLE, 0, 0, WHOLE, 0)
+#: the write schedule of a range without one: every word ready with the instruction's last
+#: result (``t0`` = -1 stands for that time, known when the instruction retires)
+AT_END = (-1, WHOLE, 0, 0, WHOLE, 0)
+#: integers per schedule
+SCHED = 6
+#: integers per range with its schedule: space, lo, hi, then the schedule
+RANGE = 3 + SCHED
+
+
+def ranges(op) -> tuple[tuple, tuple]:
+    """An op's read and write ranges with their schedules, ``RANGE`` integers each (the rows
+    both loops read)."""
+    rs = op.read_sched or (None,) * len(op.reads)
+    ws = op.write_sched or (None,) * len(op.writes)
+    return (tuple((*r, *(s or NONE)) for r, s in zip(op.reads, rs)),
+            tuple((*w, *(s or AT_END)) for w, s in zip(op.writes, ws)))
+
+
+@njit
+def word_time(e, t0, stride, rstep, coff, per, cstep):
+    """The time of word ``e`` (from the range's start) under a schedule."""
+    r = e // stride
+    c = e - r * stride - coff
+    if c < 0:
+        c = 0
+    return t0 + r * rstep + (c // per) * cstep
+
+
+@njit
+def _uniform(stride, rstep, per):
+    return (stride >= WHOLE or rstep == 0) and per >= WHOLE
+
+
+@njit
+def earliest(plo, phi, pt0, pstride, prstep, pcoff, pper, pcstep,
+             clo, chi, ct0, cstride, crstep, ccoff, cper, ccstep):
+    """The earliest start of a consumer whose range ``[clo, chi)`` (relative schedule) overlaps
+    a pending result ``[plo, phi)`` (absolute schedule): the largest ready - use over the
+    words both share."""
+    lo = plo if plo > clo else clo
+    hi = phi if phi < chi else chi
+    if _uniform(pstride, prstep, pper) and _uniform(cstride, crstep, cper):
+        return pt0 - ct0
+    best = -WHOLE
+    for a in range(lo, hi):
+        v = (word_time(a - plo, pt0, pstride, prstep, pcoff, pper, pcstep)
+             - word_time(a - clo, ct0, cstride, crstep, ccoff, cper, ccstep))
+        if v > best:
+            best = v
+    return best
+
+
+@njit
+def last_time(n, t0, stride, rstep, coff, per, cstep):
+    """The latest time of the ``n`` words of a range (when a result is entirely ready)."""
+    if _uniform(stride, rstep, per):
+        return t0
+    best = t0
+    for e in range(n):
+        v = word_time(e, t0, stride, rstep, coff, per, cstep)
+        if v > best:
+            best = v
+    return best

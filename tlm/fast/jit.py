@@ -1,0 +1,58 @@
+"""numba, when it is there: the one switch between compiled and plain-Python execution.
+
+``HAVE_NUMBA`` is True when numba imports and its JIT is not disabled (``NUMBA_DISABLE_JIT=1``
+turns it off, which the tests use to run the same code as plain Python). :func:`njit` is
+``numba.njit`` with on-disk caching (in a folder named after a hash of the compiled loop's
+sources, so that no cached function outlives a change of a kernel it inlines), or the
+identity: every function it decorates is written so that CPython runs it with the same
+results, bit for bit (slower).
+"""
+
+from __future__ import annotations
+
+__all__ = ["HAVE_NUMBA", "njit"]
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+try:
+    import numba as _numba
+    HAVE_NUMBA = not _numba.config.DISABLE_JIT
+except ImportError:            # pragma: no cover - numba is a dependency
+    _numba = None
+    HAVE_NUMBA = False
+
+#: the sources the compiled loop is built from: numba keys a cached function on its own file
+#: only, so a changed kernel would leave the loop that inlines it stale; the cache lives in a
+#: folder named after a hash of all of them instead
+_SOURCES = (Path(__file__).parent, Path(__file__).parents[1] / "families" / "base")
+
+
+def _cache_dir() -> str:
+    h = hashlib.sha256()
+    for folder in _SOURCES:
+        for f in sorted(folder.glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    root = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"rlaccel-numba-{os.getuid() if hasattr(os, 'getuid') else 0}")
+    return os.path.join(root, h.hexdigest()[:16])
+
+
+if HAVE_NUMBA:
+    _numba.config.CACHE_DIR = _cache_dir()
+
+
+def njit(fn=None, *, inline: bool = False):
+    """``numba.njit(cache=True)`` (``inline``: numba's ``inline="always"``), or nothing when
+    numba is absent or disabled."""
+    def wrap(f):
+        if not HAVE_NUMBA:
+            return f
+        opts = {"cache": True}
+        if inline:
+            opts["inline"] = "always"
+        return _numba.njit(**opts)(f)
+    return wrap(fn) if fn is not None else wrap

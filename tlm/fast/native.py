@@ -1,0 +1,193 @@
+"""Calls from compiled code into the native code numpy itself runs, so that float64 results
+equal numpy's bit for bit.
+
+numpy computes ``W @ x`` with the BLAS it ships (OpenBLAS: ``cblas_dgemv`` or ``cblas_ddot``,
+whose summation order is its own) and ``np.tanh``/``np.exp``/``np.maximum`` with its own SIMD
+loops (which differ from the C library's ``tanh`` in the last bit for about a third of the
+inputs). Compiled kernels therefore call the very same functions: the BLAS entry points of
+numpy's bundled library, found by name, and numpy's ufunc inner loops, obtained through
+numpy's ``_get_strided_loop`` interface (NEP 43). :func:`float_natives` returns their
+addresses, or ``None`` when they cannot be found or fail the self-check against numpy, and
+the float kernels are then not used (those instructions run their reference semantics).
+
+``call_gemv``, ``call_ddot``, ``call_loop`` call an address with numba (an LLVM indirect
+call), or through ctypes when numba is absent: the same native functions either way.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from .jit import HAVE_NUMBA
+
+__all__ = ["call_gemv", "call_ddot", "call_loop", "float_natives", "NATIVE_FIELDS",
+           "ROW_MAJOR", "COL_MAJOR", "TRANS"]
+
+#: CBLAS enumerations
+ROW_MAJOR, COL_MAJOR, TRANS = 101, 102, 112
+
+#: what :func:`float_natives` returns, in order (addresses; a ufunc loop has its context and
+#: auxiliary data beside it)
+NATIVE_FIELDS = ("gemv", "ddot", "tanh", "tanh_ctx", "tanh_aux", "exp", "exp_ctx", "exp_aux",
+                 "maximum", "maximum_ctx", "maximum_aux", "minimum", "minimum_ctx",
+                 "minimum_aux")
+
+_GEMV_T = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
+                           ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                           ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64)
+_DDOT_T = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                           ctypes.c_void_p, ctypes.c_int64)
+_LOOP_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                           ctypes.c_void_p, ctypes.c_void_p)
+
+if HAVE_NUMBA:
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    _I8P = ir.IntType(8).as_pointer()
+
+    @intrinsic
+    def call_gemv(typingctx, fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
+        i64, f64 = types.int64, types.float64
+        sig = types.void(i64, i64, i64, i64, i64, f64, i64, i64, i64, i64, f64, i64, i64)
+
+        def codegen(context, builder, signature, args):
+            i32, l64, dbl = ir.IntType(32), ir.IntType(64), ir.DoubleType()
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i32, l64, l64, dbl, _I8P, l64, _I8P,
+                                                   l64, dbl, _I8P, l64])
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            (o, t, m_, n_, al, a_, lda_, x_, ix, be, y_, iy) = args[1:]
+            builder.call(f, [builder.trunc(o, i32), builder.trunc(t, i32), m_, n_, al,
+                             builder.inttoptr(a_, _I8P), lda_, builder.inttoptr(x_, _I8P), ix,
+                             be, builder.inttoptr(y_, _I8P), iy])
+            return context.get_dummy_value()
+        return sig, codegen
+
+    @intrinsic
+    def call_ddot(typingctx, fptr, n, x, incx, y, incy):
+        i64 = types.int64
+        sig = types.float64(i64, i64, i64, i64, i64, i64)
+
+        def codegen(context, builder, signature, args):
+            l64 = ir.IntType(64)
+            fnty = ir.FunctionType(ir.DoubleType(), [l64, _I8P, l64, _I8P, l64])
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            _, n_, x_, ix, y_, iy = args
+            return builder.call(f, [n_, builder.inttoptr(x_, _I8P), ix,
+                                    builder.inttoptr(y_, _I8P), iy])
+        return sig, codegen
+
+    @intrinsic
+    def call_loop(typingctx, fptr, ctx, data, dims, strides, aux):
+        i64 = types.int64
+        sig = types.int32(i64, i64, i64, i64, i64, i64)
+
+        def codegen(context, builder, signature, args):
+            fnty = ir.FunctionType(ir.IntType(32), [_I8P] * 5)
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            return builder.call(f, [builder.inttoptr(v, _I8P) for v in args[1:]])
+        return sig, codegen
+
+
+def _py_gemv(fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
+    _GEMV_T(int(fptr))(int(order), int(trans), int(m), int(n), float(alpha), int(a),
+                       int(lda), int(x), int(incx), float(beta), int(y), int(incy))
+
+
+def _py_ddot(fptr, n, x, incx, y, incy):
+    return _DDOT_T(int(fptr))(int(n), int(x), int(incx), int(y), int(incy))
+
+
+def _py_loop(fptr, ctx, data, dims, strides, aux):
+    return _LOOP_T(int(fptr))(int(ctx), int(data), int(dims), int(strides), int(aux))
+
+
+if not HAVE_NUMBA:
+    call_gemv, call_ddot, call_loop = _py_gemv, _py_ddot, _py_loop
+
+
+_CACHE: dict = {}
+
+
+def _blas():
+    """(gemv, ddot) addresses in numpy's bundled OpenBLAS (64-bit integers), or None."""
+    base = os.path.dirname(np.__file__)
+    for path in sorted(glob.glob(base + ".libs/*openblas64*")):
+        try:
+            lib = ctypes.CDLL(path)
+            gemv, ddot = lib.scipy_cblas_dgemv64_, lib.scipy_cblas_ddot64_
+        except (OSError, AttributeError):
+            continue
+        _CACHE["lib"] = lib
+        return (ctypes.cast(gemv, ctypes.c_void_p).value,
+                ctypes.cast(ddot, ctypes.c_void_p).value)
+    return None
+
+
+def _ufunc_loop(ufunc, nargs: int):
+    """(loop, context, auxdata) of a float64 ufunc's strided loop (NEP 43), kept alive."""
+    f8 = np.dtype(np.float64)
+    _, info = ufunc._resolve_dtypes_and_context((f8,) * nargs)
+    ufunc._get_strided_loop(info)
+    api = ctypes.pythonapi
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    ptr = api.PyCapsule_GetPointer(info, api.PyCapsule_GetName(info))
+    loop, ctx, aux, flags = (ctypes.c_void_p * 4).from_address(ptr)
+    if not loop or (flags or 0) & 1:            # NPY_METH_REQUIRES_PYAPI
+        raise RuntimeError(f"{ufunc.__name__}: no native float64 loop")
+    _CACHE.setdefault("capsules", []).append(info)
+    return loop, ctx or 0, aux or 0
+
+
+def float_natives() -> np.ndarray | None:
+    """The addresses of :data:`NATIVE_FIELDS` as an int64 array, or None when numpy's BLAS
+    or loops cannot be reached or do not reproduce numpy's own results (checked once)."""
+    if "natives" in _CACHE:
+        return _CACHE["natives"]
+    out = None
+    try:
+        blas = _blas()
+        if blas is not None:
+            loops = [_ufunc_loop(np.tanh, 2), _ufunc_loop(np.exp, 2),
+                     _ufunc_loop(np.maximum, 3), _ufunc_loop(np.minimum, 3)]
+            out = np.array([*blas, *(v for lp in loops for v in lp)], dtype=np.int64)
+            if not _self_check(out):
+                out = None
+    except (AttributeError, RuntimeError, TypeError, ValueError, OSError):
+        out = None
+    _CACHE["natives"] = out
+    return out
+
+
+def _self_check(nat: np.ndarray) -> bool:
+    """The natives give numpy's bits on a few random products and activations (called
+    through ctypes; the kernels' tests check the compiled calls)."""
+    gemv, ddot, loop = _py_gemv, _py_ddot, _py_loop
+    rng = np.random.default_rng(12345)
+    for m, k in ((6, 5), (20, 9), (1, 7), (3, 1)):
+        W = rng.standard_normal((m, k))
+        x = rng.standard_normal(k)
+        y = np.zeros(m)
+        gemv(nat[0], COL_MAJOR, TRANS, k, m, 1.0, W.ctypes.data, k, x.ctypes.data, 1,
+                  0.0, y.ctypes.data, 1)
+        if m > 1 and k > 1 and not np.array_equal(y, W @ x):
+            return False
+        if 0.0 + ddot(nat[1], k, x.ctypes.data, 1, x.ctypes.data, 1) != x @ x:
+            return False
+    v = rng.standard_normal(37) * 3
+    for (fn, j) in ((np.tanh, 2), (np.exp, 5)):
+        out = np.zeros_like(v)
+        buf = np.array([v.ctypes.data, out.ctypes.data, len(v), 8, 8], dtype=np.int64)
+        loop(nat[j], nat[j + 1], buf.ctypes.data, buf[2:].ctypes.data,
+                  buf[3:].ctypes.data, nat[j + 2])
+        if not np.array_equal(out, fn(v)):
+            return False
+    return True

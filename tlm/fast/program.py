@@ -1,0 +1,152 @@
+"""An agent's pre-decoded program as the tables the compiled loop (:mod:`.interp`) reads.
+
+:func:`build` turns the agent's :class:`~rlaccel.tlm.loader.Op` list into one int64 row per
+instruction: its kind, kernel code and operands (when its model bound a
+:class:`~rlaccel.tlm.model.Kernel` and nothing replaced its ``run`` since, e.g. the RTL
+transactor), its cost, branch target, loop counter, mark slot, the units it occupies and the
+address ranges it reads and writes with their schedules (:mod:`.hazards`). An instruction the
+loop cannot carry out itself -- no kernel, data-dependent cost, host exchange,
+synchronisation, halt, fault -- is flagged for Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
+from . import interp as I
+from .floatpoint import F_LOOPBUF
+from .hazards import RANGE, ranges
+
+__all__ = ["Program", "build", "PENDING", "PEND_FIELDS"]
+
+#: pending results the loop keeps (the controller keeps about the pipeline depth's worth)
+PENDING = 256
+#: a pending result: space, lo, hi, last ready, then its schedule (t0 absolute)
+PEND_FIELDS = 4 + 6
+_TRACE_BUFFER = 1 << 14
+_IN_LOOP = (EXEC, BRANCH, JMP, LOOP, LSET, MARK, ENDMARK)
+
+
+@dataclass
+class Program:
+    """The tables of one agent (see the module docstring) and the mutable loop state."""
+
+    P: np.ndarray
+    G: np.ndarray
+    IMM: np.ndarray
+    K: np.ndarray
+    units: list            # unit index -> Unit
+    unit_index: dict       # unit name -> index
+    marks: list            # mark slot -> mark id
+    T: np.ndarray
+    B: np.ndarray
+    ST: np.ndarray
+    PEND: np.ndarray
+    CTR: np.ndarray
+    UF: np.ndarray
+    STATS: np.ndarray
+    MK: np.ndarray
+    TB: np.ndarray
+    compiled: int          # instructions that run in the loop
+    work: int = 0          # instructions with work of their own (exec and branch)
+    kernels: int = 0       # of which have a compiled kernel
+
+    def unit(self, agent, name: str) -> int:
+        """The index of a unit in ``UF``, adding one an instruction named at run time."""
+        i = self.unit_index.get(name)
+        if i is None:
+            u = agent.unit(name)
+            i = self.unit_index[name] = len(self.units)
+            self.units.append(u)
+            if i >= len(self.UF):
+                if self.UF.base is not None:
+                    from rlaccel.isa.errors import SimError
+                    raise SimError(f"unit '{name}' appeared at run time in a batch member, "
+                                   f"beyond the {len(self.UF)} units the batch holds")
+                self.UF = np.concatenate([self.UF, np.zeros(len(self.UF), dtype=np.int64)])
+            self.UF[i] = u.free
+        return i
+
+
+def build(agent, kernels_of, constants) -> Program:
+    """The tables of ``agent``'s ops; ``kernels_of(op)`` is the op's Kernel or None,
+    ``constants`` the kernels' constants array (None: no kernels for this format)."""
+    ops = agent.ops
+    n = len(ops)
+    units: list = list(agent.units.values())
+    unit_index = {u.name: i for i, u in enumerate(units)}
+    mark_ids: dict[int, int] = {}
+    maxu = max([len(op.occupy) for op in ops] + [1])
+    maxr = max([len(op.reads) for op in ops] + [1])
+    maxw = max([len(op.writes) for op in ops] + [1])
+    c_occ = I.C_ARGS + 8
+    c_r = c_occ + 2 * maxu
+    c_w = c_r + RANGE * maxr
+    P = np.zeros((max(n, 1), c_w + RANGE * maxw), dtype=np.int64)
+    U = agent.memory("unified")
+    IMM = np.zeros(max(n, 1), dtype=U.dtype)
+    longest = 1
+    compiled = work = with_kernel = 0
+    for op in ops:
+        row = P[op.pc]
+        row[I.C_KIND] = op.kind
+        row[I.C_ISSUE], row[I.C_DEPTH], row[I.C_LAT] = op.issue, op.depth, op.latency
+        o = op.operands
+        if "target" in o:
+            row[I.C_TARGET] = o["target"]
+        if "ctr" in o:
+            row[I.C_CTR] = o["ctr"]
+        if "limit" in o:
+            row[I.C_LIMIT] = o["limit"]
+        if op.kind in (MARK, ENDMARK):
+            row[I.C_MARK] = mark_ids.setdefault(o["id"], len(mark_ids))
+        for k, (unit, cycles) in enumerate(op.occupy):
+            if unit.name not in unit_index:
+                unit_index[unit.name] = len(units)
+                units.append(unit)
+            row[c_occ + 2 * k] = unit_index[unit.name]
+            row[c_occ + 2 * k + 1] = cycles
+        row[I.C_NOCC] = len(op.occupy)
+        reads, writes = ranges(op)
+        for k, r in enumerate(reads):
+            row[c_r + RANGE * k: c_r + RANGE * (k + 1)] = r
+        for k, w in enumerate(writes):
+            row[c_w + RANGE * k: c_w + RANGE * (k + 1)] = w
+        row[I.C_NR], row[I.C_NW] = len(op.reads), len(op.writes)
+        py = op.kind not in _IN_LOOP or op.dynamic
+        work += op.kind in (EXEC, BRANCH)
+        if not py and op.kind in (EXEC, BRANCH):
+            k = kernels_of(op) if constants is not None else None
+            if k is None:
+                py = True
+            else:
+                row[I.C_CODE] = k.code
+                row[I.C_ARGS:I.C_ARGS + len(k.args)] = k.args
+                IMM[op.pc] = k.imm
+                longest = max(longest, *(v for v in k.args[3:5]))
+                with_kernel += 1
+        row[I.C_PY] = 1 if py else 0
+        compiled += 0 if py else 1
+    G = np.array([c_occ, c_r, c_w], dtype=np.int64)
+    scratch = 4 * longest + 8
+    nu = max(len(units), 1)
+    ST = np.zeros(I.S_FIELDS, dtype=np.int64)
+    ST[I.S_LIMIT] = -1
+    ST[I.S_TRBUDGET] = -1
+    ST[I.S_PENALTY] = agent.timing.get("branch_penalty", 0)
+    UF = np.zeros(2 * nu, dtype=np.int64)
+    for i, u in enumerate(units):
+        UF[i] = u.free
+    return Program(P=P, G=G, IMM=IMM, K=constants if constants is not None
+                   else np.zeros(1, dtype=np.int64), units=units, unit_index=unit_index,
+                   marks=list(mark_ids), T=np.zeros(scratch, dtype=U.dtype),
+                   B=np.zeros(F_LOOPBUF, dtype=np.int64), ST=ST,
+                   PEND=np.zeros((PENDING, PEND_FIELDS), dtype=np.int64),
+                   CTR=np.zeros(agent.arch.knobs.loop_counters, dtype=np.int64), UF=UF,
+                   STATS=np.zeros((3, max(n, 1)), dtype=np.int64),
+                   MK=np.zeros((max(len(mark_ids), 1), 5), dtype=np.int64),
+                   TB=np.zeros((_TRACE_BUFFER, I.TR_FIELDS), dtype=np.int64),
+                   compiled=compiled, work=work, kernels=with_kernel)

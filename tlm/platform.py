@@ -1,0 +1,174 @@
+"""The platform: simulated time, the agents of an architecture and what connects them.
+
+    platform = Platform(arch, binary, host)          # one agent
+    platform = Platform(arch, [b0, b1], [h0, h1])    # one binary and host per agent
+    results = platform.run()
+
+A platform owns the SimPy environment. It loads the instruction models of every family the
+architecture implements (each checked complete, :mod:`rlaccel.tlm.families`), validates the
+architecture's ``[energy]`` and ``[timing]`` tables against what those families count and
+read, builds ``agents`` agents (:class:`~rlaccel.tlm.agent.Agent`: a controller, its memories,
+units and host link) and the interconnect of ``[interconnect]``::
+
+    [interconnect]
+    kind = "ring"             # or "butterfly" (a power-of-two number of agents)
+    latency = 4               # cycles per hop
+    words_per_cycle = 16      # link width
+    energy_pj_per_word = 1.5  # per word and hop
+
+The agents run as SimPy processes until every one has halted. ``kernels`` picks the
+controllers' loop (:data:`rlaccel.tlm.controller.KERNELS`: the compiled loop by default, or
+"reference", every instruction through its reference semantics in Python).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping, Sequence
+
+import simpy
+
+from rlaccel.assembler.rlb import Binary
+from rlaccel.isa.arch import Arch
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.encoding import encoding_for
+from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.isa.table import SPACES
+
+from .agent import Agent
+from .core import Butterfly, Ring
+from .energy import EnergyTable
+from .families import models_for
+from .hostlink import link_timing
+from .results import Results
+
+__all__ = ["Platform", "INTERCONNECT_KEYS"]
+
+INTERCONNECT_KEYS = ("kind", "latency", "words_per_cycle", "energy_pj_per_word")
+_KINDS = {"ring": Ring, "butterfly": Butterfly}
+
+
+class _NoHost:
+    """The host of an agent that has none: any exchange is a fault."""
+
+    finished = True
+
+    def exchange(self, out):
+        raise SimError("cc.host: this agent has no host (the platform was given none)")
+
+
+class Platform:
+    def __init__(self, arch: Arch, binaries: Binary | Sequence[Binary], hosts=None, *,
+                 quantum: int = 10_000, max_instructions: int | None = None, trace=None,
+                 progress=None, datapath=None, kernels: str = "compiled"):
+        self.arch = arch
+        self.origin = arch.path or arch.name
+        k = arch.knobs
+        self.enc = encoding_for(arch)
+        self.models, self.families = models_for(k.families)
+        self.dt = get_dtype(k.dtype, segments=k.pwl_segments,
+                            accumulate=k.accumulate or None).trusted()
+        self.energy = self._energy()
+        self.timing = self._timing()
+        self.categories = tuple(dict.fromkeys(c for f in self.families for c in f.categories))
+        self.n_agents = k.agents
+        self.space_words = {space: words for space in dict.fromkeys(SPACES.values())
+                            if (words := arch.memories.get(space, 0)) > 0}
+        self.env = simpy.Environment()
+        self.interconnect = self._interconnect()
+        self.trace = trace
+        binaries = self._per_agent(binaries, "binary", "binaries")
+        hosts = self._per_agent(hosts if hosts is not None else _NoHost(), "host", "hosts")
+        self.agents = [Agent(self, i, binaries[i], hosts[i], quantum=quantum,
+                             max_instructions=max_instructions, trace=trace, progress=progress,
+                             kernels=kernels)
+                       for i in range(self.n_agents)]
+        if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
+            if self.n_agents != 1:
+                raise ArchError(f"{self.origin}: an RTL datapath runs on a one-agent machine")
+            datapath.attach(self.agents[0])
+
+    # -- construction -----------------------------------------------------------------------
+    def _per_agent(self, items, one: str, many: str) -> list:
+        if isinstance(items, (list, tuple)):
+            if len(items) != self.n_agents:
+                raise ArchError(f"{self.origin}: {len(items)} {many} for {self.n_agents} "
+                                f"agent(s)")
+            return list(items)
+        if self.n_agents > 1 and one == "host" and not isinstance(items, _NoHost):
+            raise ArchError(f"{self.origin}: {self.n_agents} agents need one host each "
+                            f"(give a list of {self.n_agents} hosts)")
+        return [items] * self.n_agents
+
+    def _energy(self) -> EnergyTable:
+        if "energy" not in self.arch.extra:
+            raise ArchError(f"{self.origin}: the simulator needs an [energy] table")
+        unit_of: dict[str, str] = {}
+        for fam in self.families:
+            unit_of.update(fam.actions)
+        return EnergyTable.from_table(self.arch.extra["energy"], unit_of, self.origin)
+
+    def _timing(self) -> Mapping[str, int]:
+        keys: dict[str, str] = {}
+        for fam in self.families:
+            keys.update(fam.timing_keys)
+        table = self.arch.extra.get("timing", {})
+        if not isinstance(table, dict):
+            raise ArchError(f"{self.origin}: [timing] must be a table")
+        for key, value in table.items():
+            if key not in keys:
+                raise ArchError(f"{self.origin}: [timing] has unknown key '{key}'; the "
+                                f"families of this architecture read: {', '.join(keys)}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ArchError(f"{self.origin}: [timing] {key} must be a whole number of "
+                                f"cycles >= 1, not {value!r}")
+        missing = [f"{k} ({doc})" for k, doc in keys.items() if k not in table]
+        if missing:
+            raise ArchError(f"{self.origin}: [timing] is missing {'; '.join(missing)}")
+        return dict(table)
+
+    def _interconnect(self):
+        cfg = self.arch.extra.get("interconnect")
+        if cfg is None:
+            return None
+        where = f"{self.origin}: [interconnect]"
+        if not isinstance(cfg, dict):
+            raise ArchError(f"{where} must be a table")
+        unknown = set(cfg) - set(INTERCONNECT_KEYS)
+        if unknown:
+            raise ArchError(f"{where} has unknown key(s) {', '.join(sorted(unknown))}; known: "
+                            f"{', '.join(INTERCONNECT_KEYS)}")
+        kind = cfg.get("kind")
+        if kind not in _KINDS:
+            raise ArchError(f"{where} kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+        energy = cfg.get("energy_pj_per_word", 0.0)
+        if (isinstance(energy, bool) or not isinstance(energy, (int, float))
+                or not 0 <= energy < float("inf")):
+            raise ArchError(f"{where} energy_pj_per_word must be a finite number >= 0, "
+                            f"not {energy!r}")
+        timing = link_timing(cfg.get("latency", 1), cfg.get("words_per_cycle", 1), where)
+        try:
+            return _KINDS[kind](self.env, self.n_agents, timing, float(energy))
+        except SimError as exc:
+            raise ArchError(f"{where}: {exc}") from None
+
+    # -- running ----------------------------------------------------------------------------
+    @property
+    def agent(self) -> Agent:
+        """The agent of a one-agent machine."""
+        if self.n_agents != 1:
+            raise SimError(f"{self.origin} has {self.n_agents} agents; pick one of "
+                           f"platform.agents")
+        return self.agents[0]
+
+    def symbol_view(self, name: str, agent: int = 0):
+        """The memory words of a data symbol of an agent's binary (a live view)."""
+        return self.agents[agent].symbol_view(name)
+
+    def run(self) -> Results:
+        """Run until every agent has halted; returns the statistics."""
+        wall = time.perf_counter()
+        procs = [self.env.process(a.controller.process()) for a in self.agents]
+        self.env.run(until=simpy.AllOf(self.env, procs))
+        wall = time.perf_counter() - wall
+        return Results.collect(self, wall)

@@ -1,0 +1,1 @@
+"""Small utilities every layer may use (files, for now)."""

@@ -1,0 +1,381 @@
+"""Reading and writing the files rlaccel touches: one place for every layer and every verb.
+
+Writing:
+
+* :func:`check_outputs` -- what a verb calls *before it does any work*: each output must be
+  a regular file (or not exist yet) in an existing, writable directory, no output may be one
+  of the verb's inputs (compared by inode, so a hard or symbolic link to an input is caught
+  too), and no two outputs may be the same file;
+* :func:`atomic_write` -- every file rlaccel writes (binaries, listings, reports, traces)
+  goes through it, so a failure never leaves a partial file (:func:`atomic_output` gives the
+  same guarantees to a writer that needs a file name of its own, such as a VCD tracer);
+* :func:`save_or_rescue` -- what a verb calls to write the results of a long run: if an
+  output cannot be written after all, its contents are saved in a new file beside the run and
+  the error says where.
+
+Reading:
+
+* :func:`read_text` -- source text (assembly files and their includes): regular files only,
+  bounded in size, UTF-8 with the line and column of a byte that is not;
+* :func:`read_bytes` -- the same checks for binary files;
+* :func:`read_toml` -- every TOML file rlaccel reads (architectures, manifests, specs).
+
+Nothing here reads a device, a FIFO or a directory as if it were a file, and nothing writes
+over one.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import tomllib
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping
+
+from rlaccel.isa.errors import OutputError, RlaccelError, SourceError
+
+__all__ = ["atomic_write", "atomic_output", "check_outputs", "save_or_rescue", "read_text",
+           "read_bytes", "read_toml", "MAX_TEXT_BYTES"]
+
+#: the largest text file rlaccel reads (an assembly source, an include, a TOML file)
+MAX_TEXT_BYTES = 64 << 20
+
+
+# ------------------------------------------------------------------------------- writing
+
+def atomic_write(path: str | os.PathLike, blob: bytes | str | memoryview,
+                 error: type[RlaccelError] = RlaccelError) -> None:
+    """Write ``blob`` (text is UTF-8 encoded) to ``path`` atomically.
+
+    * A failure never leaves a partial file: the data goes to a temporary file in the same
+      directory, synced to disk, which then replaces ``path`` in one rename.
+    * An existing file keeps its permission bits (and, where allowed, its owner and group).
+    * A symbolic link is followed: its target is replaced and the link stays a link.
+    * A file with several hard links: ``path`` becomes a new file with the new contents and
+      the other links keep the old contents (the rename gives ``path`` a new inode, as an
+      editor's atomic save does).
+    * ``path`` must be a regular file or not exist: a directory, device, FIFO or socket is
+      refused, never replaced.
+
+    Failures raise ``error`` naming the path.
+    """
+    if isinstance(blob, str):
+        blob = blob.encode()
+    with atomic_output(path, error) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(blob)
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelError,
+                  suffix: str = ".tmp") -> Iterator[str]:
+    """A temporary file (``.BASE.XXXXXXXX`` followed by ``suffix``, created empty) beside
+    ``path`` for a writer that insists on a file name of its own (a VCD tracer, an HDL
+    converter). When the block ends normally the file is synced and replaces ``path`` under
+    the rules of :func:`atomic_write`; when it raises, the file is removed."""
+    name = os.fspath(path)
+    if not name:
+        raise error("cannot write a file with an empty name")
+    target = os.path.realpath(name)
+    directory, base = os.path.split(target)
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as e:
+        raise error(f"{name}: cannot write: {e.strerror or e}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise error(f"{name}: is {_what_is(st.st_mode)}, not a regular file; rlaccel "
+                    f"writes only regular files")
+    tmp = None
+    try:
+        try:
+            fd, tmp = _temporary(directory, base, suffix)
+            os.close(fd)
+        except OSError as e:
+            raise _oserror(name, directory, e, error) from None
+        yield tmp
+        try:
+            fd = os.open(tmp, os.O_RDWR)
+            try:
+                if st is not None:
+                    _keep_mode(fd, st)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, target)
+            tmp = None
+        except OSError as e:
+            raise _oserror(name, directory, e, error) from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _shown_dir(name: str, directory: str) -> str:
+    """The directory of ``name`` as the user wrote it, unless a link makes it another."""
+    typed = os.path.dirname(name) or os.curdir
+    return typed if os.path.realpath(typed) == directory else directory
+
+
+def _oserror(name: str, directory: str, e: OSError, error) -> RlaccelError:
+    if not os.path.isdir(directory):
+        return error(f"{name}: cannot write: directory {_shown_dir(name, directory)} does not "
+                     f"exist")
+    return error(f"{name}: cannot write: {e.strerror or e}")
+
+
+def _temporary(directory: str, base: str, suffix: str = ".tmp") -> tuple[int, str]:
+    """A new, empty file ``.BASE.XXXXXXXX.tmp`` in ``directory``, created with the umask's
+    permissions (not a temporary file's 0600)."""
+    for _ in range(100):
+        candidate = os.path.join(directory, f".{base}.{os.urandom(4).hex()}{suffix}")
+        try:
+            return os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, f"cannot create a temporary file in {directory}")
+
+
+def _keep_mode(fd: int, st: os.stat_result) -> None:
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except OSError:
+        pass                 # not ours to give away: the file keeps our owner
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))
+
+
+def _what_is(mode: int) -> str:
+    for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+                        (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def _pairs(items) -> list[tuple[str, str]]:
+    """(label, path) pairs from a mapping or an iterable of pairs; None paths skipped."""
+    pairs = items.items() if isinstance(items, Mapping) else items
+    return [(label, os.fspath(p)) for label, p in pairs if p is not None]
+
+
+def check_outputs(outputs: Mapping[str, str | os.PathLike | None]
+                  | Iterable[tuple[str, str | os.PathLike | None]],
+                  inputs: Mapping[str, str | os.PathLike | None]
+                  | Iterable[tuple[str, str | os.PathLike | None]] = (),
+                  error: type[RlaccelError] = OutputError) -> None:
+    """Refuse, before any work is done, outputs that could not or must not be written.
+
+    ``outputs`` and ``inputs`` are ``{label: path}`` (or ``(label, path)`` pairs; ``None``
+    paths are skipped); labels name them in messages, e.g. ``{"-o": out, "--listing": lst}``
+    and ``{"the source": src, "the include file": inc}``. Raises ``error`` (exit status 1 on
+    the command line) when:
+
+    * an output has an empty name;
+    * an output exists and is not a regular file (directory, device, FIFO, socket);
+    * an output is one of the inputs: the same path, or the same file through a symbolic
+      or hard link (compared by device and inode);
+    * two outputs are the same file;
+    * an output's directory does not exist, or cannot be written (a probe file is created
+      there and removed at once: nothing permanent is left);
+    * an output exists and is read-only.
+
+    A verb calls it once before it starts, with every input it knows of, and may call it
+    again once it knows more inputs (the include files of a source).
+    """
+    outs, ins = _pairs(outputs), _pairs(inputs)
+    in_ids = []
+    for label, p in ins:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue                     # an input that is not there is its reader's error
+        in_ids.append((label, p, (st.st_dev, st.st_ino), os.path.realpath(p)))
+    seen: list[tuple[str, str, tuple | None, str]] = []
+    for label, p in outs:
+        if not p:
+            raise error(f"{label}: the file name is empty")
+        real = os.path.realpath(p)
+        try:
+            st = os.stat(real)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        except OSError as e:
+            raise error(f"{p}: {label}: cannot use this file: {e.strerror or e}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise error(f"{p}: {label} is {_what_is(st.st_mode)}, not a regular file")
+        ident = (st.st_dev, st.st_ino) if st is not None else None
+        for in_label, in_p, in_ident, in_real in in_ids:
+            if real == in_real or ident == in_ident:
+                also = "" if p == in_p else f" {in_p}"
+                raise error(f"{p}: {label} would overwrite {in_label}{also}; choose another "
+                            f"file")
+        for o_label, o_p, o_ident, o_real in seen:
+            if real == o_real or (ident is not None and ident == o_ident):
+                raise error(f"{p}: {o_label} and {label} name the same file")
+        seen.append((label, p, ident, real))
+        _probe(p, label, real, st, error)
+
+
+def _probe(p: str, label: str, real: str, st, error) -> None:
+    directory = os.path.dirname(real)
+    shown = _shown_dir(p, directory)
+    if not os.path.isdir(directory):
+        if os.path.exists(directory):
+            raise error(f"{p}: {label}: {shown} is not a directory")
+        raise error(f"{p}: {label}: directory {shown} does not exist")
+    try:
+        fd, tmp = _temporary(directory, os.path.basename(real))
+    except OSError as e:
+        raise error(f"{p}: {label}: cannot write in directory {shown}: "
+                    f"{e.strerror or e}") from None
+    os.close(fd)
+    os.unlink(tmp)
+    if st is not None and not os.access(real, os.W_OK):
+        raise error(f"{p}: {label} is read-only")
+
+
+def save_or_rescue(items: Iterable[tuple[str | os.PathLike, bytes | str | memoryview]],
+                   beside: str | os.PathLike | None = None,
+                   error: type[RlaccelError] = OutputError) -> list[str]:
+    """Write every ``(path, contents)`` with :func:`atomic_write`; what cannot be written is
+    saved instead in a new file ``STEM.rescued-XXXXXXXX.SUFFIX`` in ``beside`` (default: the
+    current directory; the system's temporary directory if that fails too).
+
+    Returns the paths written. If any could not be written, raises ``error`` once all have
+    been tried, saying for each why and where its contents are now, e.g.::
+
+        out/run.json: cannot write: No space left on device; saved in
+        ./run.rescued-1a2b3c4d.json instead
+
+    Meant for the end of a long run (``rlaccel run --json/--trace``), after
+    :func:`check_outputs` was called before it started: results are never lost.
+    """
+    written, problems = [], []
+    for path, blob in items:
+        try:
+            atomic_write(path, blob, error)
+            written.append(os.fspath(path))
+        except RlaccelError as exc:
+            problems.append(f"{exc}; {_rescue(path, blob, beside)}")
+    if problems:
+        raise error("; ".join(problems))
+    return written
+
+
+def _rescue(path, blob, beside) -> str:
+    if isinstance(blob, str):
+        blob = blob.encode()
+    p = Path(os.fspath(path) or "output")
+    places = [os.fspath(beside) if beside is not None else os.curdir, tempfile.gettempdir()]
+    tried = []
+    for d in places:
+        try:
+            fd, name = tempfile.mkstemp(prefix=f"{p.stem}.rescued-", suffix=p.suffix, dir=d)
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+                f.flush()
+                os.fsync(f.fileno())
+            return f"saved in {name} instead"
+        except OSError as e:
+            tried.append(f"{d} ({e.strerror or e})")
+    return f"could not save it anywhere else either (tried {', '.join(tried)})"
+
+
+# ------------------------------------------------------------------------------- reading
+
+class _Unreadable(Exception):
+    """Why a file cannot be read (the caller puts it in its own error)."""
+
+
+def _read(name: str, limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes. Opened without blocking, so a
+    FIFO is refused rather than waited on; a device is never read."""
+    if not name:
+        raise _Unreadable(f"the {what} name is empty")
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise _Unreadable(f"no such {what}") from None
+    except OSError as e:
+        raise _Unreadable(f"cannot read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unreadable(f"is {_what_is(st.st_mode)}, not {_a(what)}")
+        if st.st_size > limit:
+            raise _Unreadable(f"is {st.st_size:,} bytes, larger than the {limit:,} bytes "
+                              f"{_a(what)} may have")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            blob = f.read(limit + 1)
+        if len(blob) > limit:            # grew while we read it
+            raise _Unreadable(f"is larger than the {limit:,} bytes {_a(what)} may have")
+        return blob
+    except OSError as e:
+        raise _Unreadable(f"cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def _a(what: str) -> str:
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
+def read_bytes(path: str | os.PathLike, error: type[RlaccelError], what: str = "file",
+               limit: int = 1 << 32) -> bytes:
+    """The contents of a regular file; anything else (missing, a directory, a device, a
+    FIFO, more than ``limit`` bytes) raises ``error("PATH: why")``."""
+    name = os.fspath(path)
+    try:
+        return _read(name, limit, what)
+    except _Unreadable as exc:
+        raise error(f"{name}: {exc}" if name else str(exc)) from None
+
+
+def read_text(path: str | os.PathLike, what: str = "source file",
+              error: type[SourceError] = SourceError, limit: int = MAX_TEXT_BYTES) -> str:
+    """UTF-8 text of a regular file (a leading byte-order mark is dropped).
+
+    ``error`` is a :class:`~rlaccel.isa.errors.SourceError` class: a file that cannot be
+    read raises ``error(why, path)``; a byte that is not UTF-8 raises it at that byte's line
+    and column, with the line shown (bad bytes as U+FFFD) and a caret.
+    """
+    name = os.fspath(path)
+    try:
+        blob = _read(name, limit, what)
+    except _Unreadable as exc:
+        raise error(str(exc), name or "<input>", 0, 0) from None
+    try:
+        return blob.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line_start = blob.rfind(b"\n", 0, start) + 1
+        line_end = blob.find(b"\n", start)
+        text = blob[line_start:line_end if line_end >= 0 else len(blob)]
+        shown = text.decode("utf-8", "replace")
+        col = len(blob[line_start:start].decode("utf-8", "replace")) + 1
+        raise error(f"not UTF-8 text (byte 0x{blob[start]:02x}); is this a text file?",
+                    name, blob.count(b"\n", 0, start) + 1, col, shown) from None
+
+
+def read_toml(path: Path, error: type[RlaccelError], what: str) -> dict:
+    """A TOML file as a table; a missing, unreadable or malformed file raises ``error``
+    naming the path (architecture files here, run manifests in ``programs/``)."""
+    try:
+        blob = _read(os.fspath(path), MAX_TEXT_BYTES, what)
+    except _Unreadable as exc:
+        raise error(f"{path}: {exc}") from None
+    try:
+        return tomllib.loads(blob.decode())
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise error(f"{path}: not valid TOML: nested too deeply") from None

@@ -8,19 +8,31 @@ type); an unknown or mistyped key is an error naming the file, the key and what 
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Mapping
 
-from isa.arch import read_toml
-from isa.errors import RlaccelError
+from rlaccel.util.files import read_toml
+from rlaccel.isa.errors import RlaccelError
 
-__all__ = ["ManifestError", "load_manifest", "parse_value", "apply_overrides"]
+__all__ = ["ManifestError", "FromProgram", "load_manifest", "parse_value", "apply_overrides"]
 
 
 class ManifestError(RlaccelError):
     """A manifest or an override is malformed."""
+
+
+class FromProgram:
+    """A schema entry with a type but no default here: when the manifest leaves the key out,
+    its value is None and the program's own ``.default`` applies."""
+
+    def __init__(self, kind: type):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"FromProgram({self.kind.__name__})"
 
 
 def parse_value(text: str) -> Any:
@@ -56,14 +68,20 @@ def _check(table: Mapping, schema: Mapping, origin: str, prefix: str = "") -> di
         if key not in out:
             out[key] = ({} if isinstance(want, dict) and want.get("__free__") else
                         _check({}, want, origin, f"{prefix}{key}.") if isinstance(want, dict)
-                        else copy.deepcopy(want))
+                        else None if isinstance(want, FromProgram) else copy.deepcopy(want))
     return out
 
 
 def _coerce(value, want, name, origin):
-    kind = type(want)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+    kind = want.kind if isinstance(want, FromProgram) else type(want)
+    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            value = float(value)
+        except OverflowError:
+            value = math.inf
+        if not math.isfinite(value):
+            raise ManifestError(f"{origin}: '{name}' must be a finite number, not {value!r}")
+        return value
     if kind is list and isinstance(value, list):
         return value
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import gymnasium as gym
 import numpy as np
 
-import programs.envs  # noqa: F401 - registers the rlaccel/ environments
-from isa.errors import RlaccelError
+import rlaccel.programs.envs  # noqa: F401 - registers the rlaccel/ environments
+from rlaccel.isa.errors import RlaccelError
+from rlaccel.tlm.hostlink import HostTimeline
 
 __all__ = ["LearningConfig", "Trials", "AdhdpHost", "REPLY_FIELDS"]
 
@@ -127,6 +128,7 @@ class AdhdpHost:
             raise RlaccelError(f"the program's state vector X has {nx} words but "
                                f"{trials.cfg.env_id} has {len(trials.scale)} state variables")
         self.u_trace: list[float] = []
+        self.timeline = HostTimeline()          # the host's own time (wall clock, measured)
 
     @property
     def finished(self) -> bool:
@@ -134,7 +136,8 @@ class AdhdpHost:
 
     def exchange(self, out: np.ndarray) -> np.ndarray:
         u = float(self.dt.to_float(out[:1])[0])
-        rep = self.trials.reply(u)
+        with self.timeline.measure("environment"):
+            rep = self.trials.reply(u)
         words = np.zeros(self.nin, dtype=float)
         for name, (off, n) in self.offsets.items():
             words[off:off + n] = rep[name]

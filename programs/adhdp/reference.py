@@ -43,6 +43,7 @@ class Layout:
     ea_th: float
     ic: int
     ia: int
+    line12: bool
     unified_words: int
     synapse_words: int
     addr: dict
@@ -57,7 +58,8 @@ class Layout:
         const = lambda n: float(words[sym[n].address])  # noqa: E731
         return cls(nx=sym["X"].length, nha=sym["HA"].length, nhc=sym["HC"].length,
                    gamma=const("GAM"), ec_th=const("ECTH"), ea_th=const("EATH"),
-                   ic=sym["IC"].address, ia=sym["IA"].address, unified_words=unified_words,
+                   ic=sym["IC"].address, ia=sym["IA"].address,
+                   line12=bool(sym["LINE12"].address), unified_words=unified_words,
                    synapse_words=synapse_words,
                    addr={n: s.address for n, s in sym.items() if s.space in ("data", "synapse")})
 
@@ -81,6 +83,14 @@ class AdhdpReference:
         self.hc = u[a["HC"]:a["HC"] + nhc]
         self.J = u[a["J"]:a["J"] + 1]
         self.JP = u[a["JP"]:a["JP"] + 1]
+        self.R = u[a["R"]:a["R"] + 1]
+        self.pp = u[a["PP"]:a["PP"] + np_]
+        self.hcp = u[a["HCP"]:a["HCP"] + nhc]
+        self.block, self.block_prev = u[a["P"]:a["J"] + 1], u[a["PP"]:a["JP"] + 1]
+        # what the critic loop works on: p(t-1), its hidden layer, J(t-1) (Fig. 2 line 12) or
+        # p(t), hc, J(t) (Si & Wang)
+        self.cp, self.ch, self.cj = ((self.pp, self.hcp, self.JP) if L.line12 else
+                                     (self.p, self.hc, self.J))
         self.EC = u[a["EC"]:a["EC"] + 1]
         self.G = u[a["G"]:a["G"] + 1]
         self.LG = u[a["LG"]:a["LG"] + 1]
@@ -95,6 +105,7 @@ class AdhdpReference:
         self.lam_c, self.o0c, self.Ec = s[vc:vc + 1], s[vc + 1:vc + 1 + nhc], \
             s[vc + 1 + nhc:vc + 1 + 2 * nhc]
         self.gam = np.array([L.gamma])
+        self.ngam = np.array([-L.gamma])
         self.actions: list[float] = []
         self.j_trace: list[float] = []
 
@@ -111,15 +122,22 @@ class AdhdpReference:
         self.ha[:] = bsig(self.Wa1 @ self.x)
         self.u[:] = bsig(self.Wa2 @ self.ha)
 
-    def _critic_out(self):
-        self.J[:] = (self.Wc2 @ self.hc).copy()
-
     def _critic_ff(self):
         self.hc[:] = bsig(self.Wc1 @ self.p)
-        self._critic_out()
+        self.J[:] = (self.Wc2 @ self.hc).copy()
 
-    def _td(self, r):
-        self.EC[:] = self.gam * self.J - self.JP + r
+    def _critic_loop_ff(self):
+        self.ch[:] = bsig(self.Wc1 @ self.cp)
+        self._critic_loop_out()
+
+    def _critic_loop_out(self):
+        self.cj[:] = (self.Wc2 @ self.ch).copy()
+
+    def _td(self):
+        if self.L.line12:                     # -delta = J(t-1) - gamma J(t) - r(t)
+            self.EC[:] = self.ngam * self.J - self.R + self.JP
+        else:                                 # Si & Wang: e_c = gamma J(t) - J(t-1) + r(t)
+            self.EC[:] = self.gam * self.J - self.JP + self.R
 
     @staticmethod
     def _bp(W, g, x, update):
@@ -138,53 +156,54 @@ class AdhdpReference:
     # ---- one exchange with the plant, then the learning of Fig. 2 / Fig. 7 ----
     def step(self, rep: dict) -> None:
         self.x[:] = rep["X"]
+        self.R[:] = rep["R"]
         nx = self.L.nx
-        if self.vu:
-            self._vu_init(self.Wa1, self.x, self.lam_a, self.o0a, self.Ea, self.ha)
-            self.u[:] = bsig(self.Wa2 @ self.ha)
-            self._vu_init(self.Wc1, self.p, self.lam_c, self.o0c, self.Ec, self.hc)
-            self._critic_out()
-        else:
-            self._actor_ff()
-            self._critic_ff()
+        self._actor_ff()
+        self._critic_ff()
         if not rep["FIRST"]:
-            r = np.array([rep["R"]])
-            self._td(r)
-            self.LG[:] = np.array([rep["LRC"]]) * self.gam
-            for _ in range(self.L.ic):                       # critic loop (Fig. 2 lines 10-14)
-                if (self.EC * self.EC) * 0.5 < self.L.ec_th:
-                    break
-                self.G[:] = self.LG * self.EC
-                self._bp(self.Wc2, self.G, self.hc, update=True)
+            self._td()
+            self.LG[:] = np.array([rep["LRC"]]) * (np.array([1.0]) if self.L.line12
+                                                   else self.gam)
+            if not (self.EC * self.EC) * 0.5 < self.L.ec_th:
                 if self.vu:
-                    self.Ec[:] = self.Ec - self.hc                                  # eq. 23
-                    self.hc[:] = bsig(self.o0c + self.Ec * self.lam_c[0])          # eq. 21
-                    self._critic_out()
-                else:
-                    self.Wc1[:] = self.Wc1 - np.outer(self.hc, self.p)
-                    self._critic_ff()
-                self._td(r)
-            if self.vu:
-                self.Wc1[:] = self.Wc1 + np.outer(self.Ec, self.p)                  # eq. 24
+                    self._vu_init(self.Wc1, self.cp, self.lam_c, self.o0c, self.Ec, self.ch)
+                for _ in range(self.L.ic):                   # critic loop (Fig. 2 lines 10-14)
+                    self.G[:] = self.LG * self.EC
+                    self._bp(self.Wc2, self.G, self.ch, update=True)
+                    if self.vu:
+                        self.Ec[:] = self.Ec - self.ch                              # eq. 23
+                        self.ch[:] = bsig(self.o0c + self.Ec * self.lam_c[0])      # eq. 21
+                        self._critic_loop_out()
+                    else:
+                        self.Wc1[:] = self.Wc1 - np.outer(self.ch, self.cp)
+                        self._critic_loop_ff()
+                    self._td()
+                    if (self.EC * self.EC) * 0.5 < self.L.ec_th:
+                        break
+                if self.vu:
+                    self.Wc1[:] = self.Wc1 + np.outer(self.Ec, self.cp)             # eq. 24
             lra = np.array([rep["LRA"]])
-            for _ in range(self.L.ia):                       # actor loop (lines 16-20)
-                if (self.J * self.J) * 0.5 < self.L.ea_th:
-                    break
-                self.G[:] = lra * self.J
-                self._bp(self.Wc2, self.G, self.hc, update=False)
-                self._bp(self.Wc1[:, nx:], self.hc, self.p[nx:], update=False)
-                self._bp(self.Wa2, self.u, self.ha, update=True)
+            if not (self.J * self.J) * 0.5 < self.L.ea_th:
                 if self.vu:
-                    self.Ea[:] = self.Ea - self.ha
-                    self.ha[:] = bsig(self.o0a + self.Ea * self.lam_a[0])
-                    self.u[:] = bsig(self.Wa2 @ self.ha)
-                else:
-                    self.Wa1[:] = self.Wa1 - np.outer(self.ha, self.x)
-                    self._actor_ff()
-                self._critic_ff()
-            if self.vu:
-                self.Wa1[:] = self.Wa1 + np.outer(self.Ea, self.x)
-        self.JP[:] = self.J
+                    self._vu_init(self.Wa1, self.x, self.lam_a, self.o0a, self.Ea, self.ha)
+                for _ in range(self.L.ia):                   # actor loop (lines 16-20)
+                    self.G[:] = lra * self.J
+                    self._bp(self.Wc2, self.G, self.hc, update=False)
+                    self._bp(self.Wc1[:, nx:], self.hc, self.p[nx:], update=False)
+                    self._bp(self.Wa2, self.u, self.ha, update=True)
+                    if self.vu:
+                        self.Ea[:] = self.Ea - self.ha
+                        self.ha[:] = bsig(self.o0a + self.Ea * self.lam_a[0])
+                        self.u[:] = bsig(self.Wa2 @ self.ha)
+                    else:
+                        self.Wa1[:] = self.Wa1 - np.outer(self.ha, self.x)
+                        self._actor_ff()
+                    self._critic_ff()
+                    if (self.J * self.J) * 0.5 < self.L.ea_th:
+                        break
+                if self.vu:
+                    self.Wa1[:] = self.Wa1 + np.outer(self.Ea, self.x)
+        self.block_prev[:] = self.block.copy()       # ff.mov: p(t), hc, J(t) become (t-1)
         self.actions.append(float(self.u[0]))
         self.j_trace.append(float(self.J[0]))
 

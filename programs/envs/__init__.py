@@ -4,7 +4,7 @@ The seed's three ADHDP benchmarks (Zheng & Mazumder 2018, §III): cart-pole, tri
 inverted pendulum, beam balancing. No package provides these variants, so they live here::
 
     import gymnasium as gym
-    import programs.envs                      # registers the ids below
+    import rlaccel.programs.envs                      # registers the ids below
 
     env = gym.make("rlaccel/CartPoleADP-v0", force_mode="analog")
     obs, info = env.reset(seed=1)
@@ -20,23 +20,57 @@ id                          class                  plant
 
 No id sets ``max_episode_steps`` (the host counts steps to success); pass it to
 ``gymnasium.make`` to get a ``TimeLimit``.
+
+Multi-agent environments are PettingZoo parallel environments, which gymnasium's registry
+cannot hold; :data:`PARALLEL_ENV_IDS` names them and :func:`make_parallel` builds one::
+
+    from rlaccel.programs.envs import make_parallel
+
+    env = make_parallel("rlaccel/PredatorPrey-v2", nagents=4, dim=5, vision=0, max_steps=20)
+    observations, infos = env.reset(seed=1)
+
+================================  =========================  =============================
+id                                class                      environment
+================================  =========================  =============================
+``rlaccel/PredatorPrey-v2``       ``PredatorPreyEnv``        IC3Net predator-prey (seed 000)
+================================  =========================  =============================
 """
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium as gym
 
-from programs.envs.ball_beam import BallBeamEnv
-from programs.envs.cartpole_adp import CartPoleADPEnv
-from programs.envs.triple_link import TripleLinkEnv
+from rlaccel.programs.envs.ball_beam import BallBeamEnv
+from rlaccel.programs.envs.cartpole_adp import CartPoleADPEnv
+from rlaccel.programs.envs.triple_link import TripleLinkEnv
 
-__all__ = ["ENV_IDS", "BallBeamEnv", "CartPoleADPEnv", "TripleLinkEnv", "register_envs"]
+__all__ = ["ENV_IDS", "BallBeamEnv", "CartPoleADPEnv", "TripleLinkEnv", "register_envs",
+           "PARALLEL_ENV_IDS", "make_parallel"]
 
 ENV_IDS = {
-    "rlaccel/CartPoleADP-v0": "programs.envs.cartpole_adp:CartPoleADPEnv",
-    "rlaccel/TripleLink-v0": "programs.envs.triple_link:TripleLinkEnv",
-    "rlaccel/BallBeam-v0": "programs.envs.ball_beam:BallBeamEnv",
+    "rlaccel/CartPoleADP-v0": "rlaccel.programs.envs.cartpole_adp:CartPoleADPEnv",
+    "rlaccel/TripleLink-v0": "rlaccel.programs.envs.triple_link:TripleLinkEnv",
+    "rlaccel/BallBeam-v0": "rlaccel.programs.envs.ball_beam:BallBeamEnv",
 }
+
+#: PettingZoo parallel environments: id -> "module:class" (imported when first made)
+PARALLEL_ENV_IDS = {
+    "rlaccel/PredatorPrey-v2": "rlaccel.programs.envs.predator_prey:PredatorPreyEnv",
+}
+
+
+def make_parallel(env_id: str, **kwargs):
+    """A new PettingZoo parallel environment of :data:`PARALLEL_ENV_IDS` with ``kwargs`` as
+    its options; an unknown id is an ``RlaccelError`` that lists the known ones."""
+    from rlaccel.isa.errors import RlaccelError
+
+    if env_id not in PARALLEL_ENV_IDS:
+        raise RlaccelError(f"no multi-agent environment {env_id!r} (known: "
+                           f"{', '.join(sorted(PARALLEL_ENV_IDS))})")
+    module, _, cls = PARALLEL_ENV_IDS[env_id].partition(":")
+    return getattr(importlib.import_module(module), cls)(**kwargs)
 
 
 def register_envs() -> None:

@@ -37,7 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from programs.envs.rk4 import rk4_step
+from rlaccel.programs.envs.rk4 import rk4_step
 
 __all__ = ["PlantEnv"]
 

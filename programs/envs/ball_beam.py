@@ -67,7 +67,7 @@ import math
 
 import numpy as np
 
-from programs.envs._plant import PlantEnv, _nonnegative, _positive, _readonly
+from rlaccel.programs.envs._plant import PlantEnv, _nonnegative, _positive, _readonly
 
 __all__ = ["BallBeamEnv"]
 

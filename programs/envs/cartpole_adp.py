@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from programs.envs._plant import (PlantEnv, _choice, _nonnegative, _positive, _readonly,
+from rlaccel.programs.envs._plant import (PlantEnv, _choice, _nonnegative, _positive, _readonly,
                                   _sign)
 
 __all__ = ["CartPoleADPEnv"]

@@ -13,7 +13,7 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from programs.envs import ENV_IDS
+from rlaccel.programs.envs import ENV_IDS
 
 
 def steps_per_second(env_id: str, steps: int = 2000, repeats: int = 7,

@@ -11,12 +11,14 @@ The programs are run on ``adhdp-f64`` with the thresholds E_c = E_a = 0, so ever
 runs exactly ``K`` = ``IC`` (critic) or ``IA`` (actor) iterations, against a stub plant that
 gives one first step of a trial (forward pass only, no learning) and then ``S`` learning
 steps. The MAC/MUL/ADD counts are read from the simulator: per-PC execution counts times the
-actions of each instruction (``tlm.program.Op.counts``), summed over the instructions whose
+actions of each instruction (``tlm.loader.Op.counts``), summed over the instructions whose
 synapse operand is the input layer -- ``WC1`` for the critic (``N_i = NX + 1``,
 ``N_h = NHC``; only PCs before the actor loop: the critic forward pass and the backward
 through ``WC1`` inside the actor loop are the actor's update, Fig. 2 lines 17-18) and
 ``WA1`` for the actor (``N_i = NX``, ``N_h = NHA``). Forward instructions are ``ff``,
-``vu.init``, ``vu.step``; backward ones ``wu``, ``wu.vu``, ``vu.commit``.
+``vu.init``, ``vu.step``; backward ones ``wu``, ``vu.commit`` and the E accumulation that
+``bp_wu.vu`` on the layer above does in the same pass (its adds only: its MACs are the layer
+above's; it addresses E, ``EC1``/``EA1``).
 
 **Mapping of L.** The seed's ``L`` is the number of forward evaluations of the input layer
 per time step: the program computes one forward pass when the state arrives (Fig. 2 line 8,
@@ -28,8 +30,12 @@ steps of ``N_h`` MACs, one ``N_i N_h`` forward with ``N_i`` multiplies for Lambd
 differs:** the program performs one weight update per iteration, ``K = L - 1`` of them, i.e.
 ``N_i N_h (L - 1)`` MACs, not the seed's ``N_i N_h L`` (the seed counts a backward for each
 of the ``L`` forwards; the last forward of a step is never followed by an update in Fig. 2).
-The test asserts what the program implements. The first step of each trial adds one forward
-pass (``N_i N_h`` MACs; for VU also the ``N_i`` Lambda multiplies) and nothing else.
+The test asserts what the program implements. **The VU forward row has one more**
+``N_i N_h`` than the seed's: the critic loop of Fig. 2 line 12 works on p(t-1), so ``vu.init``
+evaluates p(t-1) while line 8 still evaluates p(t) for the TD target; and the actor's
+``vu.init`` runs inside its loop's measured region (not at line 7, where the forward that
+gives a(t) runs). The first step of each trial adds one forward pass (``N_i N_h`` MACs) and
+nothing else.
 """
 
 from pathlib import Path
@@ -37,16 +43,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assembler.assemble import assemble
-from isa.arch import load_arch
-from isa.dtypes import get_dtype
-from programs.adhdp.host import AdhdpHost
-from tlm.system import System
+from rlaccel.assembler.assemble import assemble
+from rlaccel.isa.arch import load_arch
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.programs.adhdp.host import AdhdpHost
+from rlaccel.tlm.platform import Platform
 
 ROOT = Path(__file__).parents[2] / "programs" / "adhdp"
 F64 = load_arch("adhdp-f64")
+VU64 = load_arch("adhdp-vu-f64")
 FORWARD = {"ff", "vu.init", "vu.step"}
-BACKWARD = {"wu", "wu.vu", "vu.commit"}
+BACKWARD = {"wu", "vu.commit"}
+MERGED = "bp_wu.vu"           # E accumulated (adds) in the layer above's BP_WU pass
 STEPS = 3                     # learning steps after the first step of the trial
 
 
@@ -80,19 +88,25 @@ def _counts(fig: str, nx: int, nha: int, nhc: int, ic: int, ia: int) -> dict:
     """{(layer, 'forward'|'backward'): {mac, mul, add}} measured on the simulator."""
     src = (f".arch adhdp-f64\n.equ NX, {nx}\n.equ NHA, {nha}\n.equ NHC, {nhc}\n"
            f'.include "layout.inc"\n.include "{fig}.inc"\n')
-    a = assemble(src, f"table1_{fig}.s", include_paths=(ROOT,),
+    arch = VU64 if fig == "fig7" else F64
+    a = assemble(src.replace("adhdp-f64", arch.name), f"table1_{fig}.s", include_paths=(ROOT,),
                  defines={"IC": ic, "IA": ia, "EC_TH": 0, "EA_TH": 0})
-    s = System(F64, a.binary, AdhdpHost(_Plant(nx, STEPS), a.binary, get_dtype("float64")))
+    s = Platform(arch, a.binary, AdhdpHost(_Plant(nx, STEPS), a.binary, get_dtype("float64")))
     res = s.run()
     sym = a.binary.symbol
     actor_pc = sym("actor").address
-    layers = {"critic": (sym("WC1").address, lambda pc: pc < actor_pc),
-              "actor": (sym("WA1").address, lambda pc: True)}
+    layers = {"critic": (sym("WC1").address, sym("EC1").address, lambda pc: pc < actor_pc),
+              "actor": (sym("WA1").address, sym("EA1").address, lambda pc: True)}
     out = {(lay, d): dict.fromkeys(("mac", "mul", "add"), 0)
            for lay in layers for d in ("forward", "backward")}
-    for op, pp in zip(s.ops, res.per_pc):
-        for lay, (syn, where) in layers.items():
-            if op.operands.get("syn") != syn or not where(op.pc):
+    for op, pp in zip(s.agent.ops, res.per_pc):
+        for lay, (syn, e, where) in layers.items():
+            if not where(op.pc):
+                continue
+            if op.mnemonic == MERGED and op.operands["syn"] == e:
+                out[(lay, "backward")]["add"] += pp["count"] * op.counts["add"]
+                continue
+            if op.operands.get("syn") != syn:
                 continue
             d = "forward" if op.mnemonic in FORWARD else \
                 "backward" if op.mnemonic in BACKWARD else None
@@ -105,8 +119,8 @@ def _counts(fig: str, nx: int, nha: int, nhc: int, ic: int, ia: int) -> dict:
 def table1(vu: bool, ni: int, nh: int, L: int) -> dict:
     """One time step's input-layer operations as the program implements them (see the
     module docstring: the seed's Table I, except the regular backward row's ``L - 1``)."""
-    if vu:
-        return {"forward": {"mac": (L - 1) * nh + ni * nh, "mul": ni, "add": 0},
+    if vu:                    # + ni*nh: the second evaluation (module docstring)
+        return {"forward": {"mac": (L - 1) * nh + ni * nh + ni * nh, "mul": ni, "add": 0},
                 "backward": {"mac": ni * nh, "mul": 0, "add": (L - 1) * nh}}
     return {"forward": {"mac": ni * nh * L, "mul": 0, "add": 0},
             "backward": {"mac": ni * nh * (L - 1), "mul": 0, "add": 0}}
@@ -114,7 +128,7 @@ def table1(vu: bool, ni: int, nh: int, L: int) -> dict:
 
 def first_step(vu: bool, ni: int, nh: int) -> dict:
     """The forward pass of a trial's first step (no learning follows it)."""
-    return {"forward": {"mac": ni * nh, "mul": ni if vu else 0, "add": 0},
+    return {"forward": {"mac": ni * nh, "mul": 0, "add": 0},
             "backward": {"mac": 0, "mul": 0, "add": 0}}
 
 

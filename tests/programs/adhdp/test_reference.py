@@ -6,22 +6,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assembler.assemble import assemble_file
-from isa.arch import load_arch
-from isa.dtypes import get_dtype
-from programs.adhdp.host import AdhdpHost, LearningConfig, Trials
-from programs.adhdp.reference import AdhdpReference
-from tlm.system import System
+from rlaccel.assembler.assemble import assemble_file
+from rlaccel.isa.arch import load_arch
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.programs.adhdp.host import AdhdpHost, LearningConfig, Trials
+from rlaccel.programs.adhdp.reference import AdhdpReference
+from rlaccel.tlm.platform import Platform
 
 ROOT = Path(__file__).parents[3] / "programs" / "adhdp"
 F64 = load_arch("adhdp-f64")
+VU64 = load_arch("adhdp-vu-f64")
 
 
-def _tlm(program, cfg):
-    a = assemble_file(ROOT / program, arch=F64)
+def _tlm(program, cfg, defines=None):
+    arch = VU64 if "_vu" in program else F64
+    a = assemble_file(ROOT / program, arch=arch, defines=defines)
     trials = Trials(cfg)
     host = AdhdpHost(trials, a.binary, get_dtype("float64"))
-    s = System(F64, a.binary, host)
+    s = Platform(arch, a.binary, host)
     j, u = [], []
     exchange = host.exchange
 
@@ -35,19 +37,21 @@ def _tlm(program, cfg):
 
 
 def _reference(a, cfg, vu):
-    ref = AdhdpReference.from_binary(a.binary, F64, vu)
+    ref = AdhdpReference.from_binary(a.binary, VU64 if vu else F64, vu)
     return ref, ref.run(Trials(cfg))
 
 
-@pytest.mark.parametrize("program,vu", [("cartpole.s", False), ("cartpole_vu.s", True),
-                                        ("cartpole_large_vu.s", True)])
-def test_bit_exact_with_golden_model(program, vu):
-    """Weights, actions and J estimates of every step equal the golden model's bit for bit."""
+@pytest.mark.parametrize("program,vu,line12", [
+    ("cartpole.s", False, 1), ("cartpole_vu.s", True, 1), ("cartpole_large_vu.s", True, 1),
+    ("cartpole.s", False, 0), ("cartpole_vu.s", True, 0)])
+def test_bit_exact_with_golden_model(program, vu, line12):
+    """Weights, actions and J estimates of every step equal the golden model's bit for bit,
+    with the critic loop of Fig. 2 line 12 and with Si & Wang's."""
     cfg = LearningConfig(trials=6, seed=3)
-    a, s, learn, j, u = _tlm(program, cfg)
+    a, s, learn, j, u = _tlm(program, cfg, {"LINE12": line12})
     ref, rlearn = _reference(a, cfg, vu)
     assert learn == rlearn
-    assert np.array_equal(s.synapse.data.view(np.int64), ref.S.view(np.int64))
+    assert np.array_equal(s.agent.synapse.data.view(np.int64), ref.S.view(np.int64))
     assert j == ref.j_trace and len(j) > 100
     assert u == ref.actions[:len(u)]
 
@@ -58,14 +62,14 @@ def test_whole_run_to_success_bit_exact():
     a, s, learn, j, u = _tlm("cartpole.s", cfg)
     ref, rlearn = _reference(a, cfg, False)
     assert learn["success"] and learn == rlearn
-    assert np.array_equal(s.synapse.data.view(np.int64), ref.S.view(np.int64))
+    assert np.array_equal(s.agent.synapse.data.view(np.int64), ref.S.view(np.int64))
 
 
 def test_virtual_update_equals_regular_update():
     """Over a whole run in float64 the Fig. 7 program follows the Fig. 2 program to 1e-9."""
     cfg = LearningConfig(trials=100)
     base = assemble_file(ROOT / "cartpole.s", arch=F64)
-    vu = assemble_file(ROOT / "cartpole_vu.s", arch=F64)
+    vu = assemble_file(ROOT / "cartpole_vu.s", arch=VU64)
     r0, l0 = _reference(base, cfg, False)
     r1, l1 = _reference(vu, cfg, True)
     assert l0 == l1 and l0["success"]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from programs.adhdp.run import run
-from programs.manifest import ManifestError
+from rlaccel.programs.runner import run
+from rlaccel.programs.manifest import ManifestError
 
 ROOT = Path(__file__).parents[3] / "programs" / "adhdp"
 
@@ -38,7 +38,7 @@ def test_manifest_errors(tmp_path):
 
 def test_overrides_and_progress(tmp_path):
     lines = []
-    r = run(ROOT / "cartpole.toml", ["virtual_update=true"], arch="adhdp-f64", trials=3,
+    r = run(ROOT / "cartpole.toml", ["virtual_update=true"], arch="adhdp-vu-f64", trials=3,
             progress=lines.append)
     assert r["virtual_update"] and r["program"].endswith("cartpole_vu.s")
     assert r["learning"]["trials"] == 3 and len(lines) == 3

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import programs.envs  # noqa: F401  (registers the rlaccel/ ids)
+import rlaccel.programs.envs  # noqa: F401  (registers the rlaccel/ ids)
 
 
 @dataclass

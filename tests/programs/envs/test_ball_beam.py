@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from programs.envs import BallBeamEnv
+from rlaccel.programs.envs import BallBeamEnv
 
 ID = "rlaccel/BallBeam-v0"
 DEG = math.pi / 180.0

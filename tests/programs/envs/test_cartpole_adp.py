@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from programs.envs import CartPoleADPEnv
+from rlaccel.programs.envs import CartPoleADPEnv
 
 ID = "rlaccel/CartPoleADP-v0"
 DEG = math.pi / 180.0

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
-from programs.envs import ENV_IDS
+from rlaccel.programs.envs import ENV_IDS
 
 IDS = list(ENV_IDS)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-import programs.envs
-from programs.envs import ENV_IDS, BallBeamEnv, CartPoleADPEnv, TripleLinkEnv, register_envs
+from rlaccel.programs import envs as programs_envs
+from rlaccel.programs.envs import ENV_IDS, BallBeamEnv, CartPoleADPEnv, TripleLinkEnv, register_envs
 
 
 def test_importing_the_package_registers_the_three_ids():
-    """After ``import programs.envs`` the three rlaccel/ ids make the three plant classes."""
+    """After ``import rlaccel.programs.envs`` the three rlaccel/ ids make the three plant classes."""
     assert set(ENV_IDS) == {"rlaccel/CartPoleADP-v0", "rlaccel/TripleLink-v0",
                             "rlaccel/BallBeam-v0"}
     classes = {env_id: type(gym.make(env_id).unwrapped) for env_id in ENV_IDS}
@@ -33,6 +33,8 @@ def test_kwargs_pass_through_make():
 
 
 def test_public_names():
-    """The package exports the three classes, the id table and register_envs, nothing else."""
-    assert sorted(programs.envs.__all__) == ["BallBeamEnv", "CartPoleADPEnv", "ENV_IDS",
-                                             "TripleLinkEnv", "register_envs"]
+    """The package exports the three classes, the id table and register_envs, and the
+    multi-agent id table with its make_parallel, nothing else."""
+    assert sorted(programs_envs.__all__) == ["BallBeamEnv", "CartPoleADPEnv", "ENV_IDS",
+                                             "PARALLEL_ENV_IDS", "TripleLinkEnv",
+                                             "make_parallel", "register_envs"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from programs.envs.rk4 import rk4_step
+from rlaccel.programs.envs.rk4 import rk4_step
 
 
 def _oscillator(y: np.ndarray) -> np.ndarray:

@@ -8,8 +8,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from programs.envs import TripleLinkEnv
-from programs.envs.triple_link import table3_constants
+from rlaccel.programs.envs import TripleLinkEnv
+from rlaccel.programs.envs.triple_link import table3_constants
 
 ID = "rlaccel/TripleLink-v0"
 DEG = math.pi / 180.0

@@ -1,0 +1,136 @@
+"""HDQL on the accelerator's unit models (``tlm/families/darl``), no simulator: the values and
+updates the machine computes, in its number format, with none of its timing.
+
+The same algorithm as :mod:`.reference`, step for step, but every operation is a unit's
+semantics: the codebook encoder (position matrix in turns, the triangle codebook) in fixed
+point or the float cos/sin in float64, the chunked regression, select, the update value and
+hypervectors, the delayed update cache (an update lands on Q when its row is next marked)
+and the butterfly all-reduce. The host quantizes what it writes to the kernel (state,
+reward, beta, gamma) to the format, round half up. Phase B's simulator must reproduce this
+learner bit for bit; the float64 reference is what it approximates
+(``bench/darl_reference.py --number fixed32`` compares their learning).
+
+Per training sample ``(s, a, r, s')``, in the kernel's order: stream Q with ``a``'s mask bit
+(the pending update of row ``a`` lands), ``V_Q(s)`` and ``q_pred`` (select), ``V_{Q'}(s')``
+and ``q_true`` (its maximum), ``v`` (eq. 14), ``U = v (Re, Im)`` pushed to the cache and
+added to the shard. At the end of a stage the caches are emptied (their updates are in the
+shards), the shards are all-reduced and added to Q', and every Q becomes Q'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlaccel.isa.dtypes import SaturationCounter, get_dtype
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.tlm.families.darl import (Encoder, UpdateCache, butterfly_allreduce, encode_float,
+                                       position_matrix, regress, select, update_hypervectors,
+                                       update_value)
+
+from .config import HdqlConfig
+from .replay import Batch
+
+__all__ = ["FunctionalHdql"]
+
+
+class FunctionalHdql:
+    """The learner of :mod:`.reference` computed by the unit models in ``fmt`` (``fixed32``
+    by default from ``cfg.number``, or ``float64``)."""
+
+    def __init__(self, cfg: HdqlConfig, n_obs: int, n_actions: int, rng: np.random.Generator,
+                 fmt: str | None = None):
+        self.cfg = cfg
+        name = get_dtype(fmt or cfg.number).name
+        if name not in ("fixed32", "float64"):
+            raise ManifestError(f"HDQL functional model: fixed32 or float64, not {name}")
+        # the learner's arrays are always inside the format: skip the operand re-checks
+        self.fmt = get_dtype(name).trusted()
+        self.fixed = not self.fmt.is_float
+        self.n_obs, self.n_actions, self.d = n_obs, n_actions, cfg.d
+        self.P = position_matrix(n_obs, cfg.d, rng)
+        self.counter = SaturationCounter()
+        if self.fixed:
+            self.encoder = Encoder(self.P, self.fmt)
+            self.beta = self.fmt.quantize(cfg.beta)
+            self.gamma = self.fmt.quantize(cfg.gamma)
+            zeros = np.zeros((n_actions, cfg.d), dtype=np.int64)
+        else:
+            self.beta, self.gamma = cfg.beta, cfg.gamma
+            zeros = np.zeros((n_actions, cfg.d))
+        self.tr, self.ti = zeros.copy(), zeros.copy()
+        self.qr = [zeros.copy() for _ in range(cfg.agents)]
+        self.qi = [zeros.copy() for _ in range(cfg.agents)]
+        self.sr = [zeros.copy() for _ in range(cfg.agents)]
+        self.si = [zeros.copy() for _ in range(cfg.agents)]
+        self.caches = [UpdateCache(n_actions, cfg.d, self.fmt) for _ in range(cfg.agents)]
+
+    # ------------------------------------------------------------------ units
+    def encode(self, states) -> tuple[np.ndarray, np.ndarray]:
+        """``(Re, Im)``, each (B, D) (raw in fixed point), of float states (B, N)."""
+        states = np.asarray(states, dtype=np.float64)
+        if not self.fixed:
+            return encode_float(states, self.P)
+        s = self.fmt.quantize(states, counter=self.counter)
+        re, im = self.encoder.encode(s.T, counter=self.counter)
+        return re.T, im.T
+
+    def values(self, re, im, qr, qi) -> np.ndarray:
+        """``V`` (A,) of one encoded state against a model (the regression layer)."""
+        c = self.cfg
+        return regress(re, im, qr, qi, chunk=c.chunk, fmt=self.fmt, norm=c.norm,
+                       imag_sign=c.imag_sign, counter=self.counter)
+
+    def model(self, k: int, which: str):
+        return (self.tr, self.ti) if which == "target" else (self.qr[k], self.qi[k])
+
+    # ------------------------------------------------------------------ the learner
+    def act(self, k: int, obs) -> int:
+        """An inference iteration: no mask bit, select returns the greedy index (eq. 11)."""
+        re, im = self.encode(np.asarray(obs)[None, :])
+        qr, qi = self.model(k, self.cfg.act_with)
+        return select(self.values(re[0], im[0], qr, qi), np.zeros(self.n_actions, bool))[0]
+
+    def train(self, k: int, batch: Batch) -> np.ndarray:
+        """One training batch of agent ``k``: one kernel iteration per sample."""
+        t, cnt = self.fmt, self.counter
+        re, im = self.encode(batch.obs)
+        re2, im2 = self.encode(batch.next_obs)
+        rew = t.quantize(batch.rew, counter=cnt) if self.fixed else np.asarray(batch.rew)
+        qr, qi, cache = self.qr[k], self.qi[k], self.caches[k]
+        out = []
+        for j in range(len(batch)):
+            a = int(batch.act[j])
+            mask = np.zeros(self.n_actions, dtype=bool)
+            mask[a] = True
+            cache.stream(qr, qi, mask, counter=cnt)
+            _, q_pred = select(self.values(re[j], im[j], qr, qi), mask)
+            q_true = self.values(re2[j], im2[j], self.tr, self.ti).max()
+            v = update_value(q_pred, q_true, rew[j], beta=self.beta, gamma=self.gamma, fmt=t,
+                             counter=cnt)
+            ur, ui = update_hypervectors(v, re[j], im[j], fmt=t, counter=cnt)
+            cache.push(a, ur, ui)
+            self._accumulate(self.sr[k][a], ur)
+            self._accumulate(self.si[k][a], ui)
+            out.append(float(t.to_float(v)) if self.fixed else float(v))
+        return np.array(out)
+
+    def _accumulate(self, row, u) -> None:
+        if self.fixed:
+            row[...] = self.fmt.add(row, u, counter=self.counter)
+        else:
+            row += u
+
+    def end_stage(self) -> None:
+        """Empty the caches, all-reduce the shards into Q', every Q <- Q'."""
+        for cache in self.caches:
+            cache.clear()
+        average = self.cfg.sync == "average"
+        avg_r = butterfly_allreduce(self.sr, self.fmt, average=average, counter=self.counter)[0]
+        avg_i = butterfly_allreduce(self.si, self.fmt, average=average, counter=self.counter)[0]
+        self._accumulate(self.tr, avg_r)
+        self._accumulate(self.ti, avg_i)
+        for k in range(self.cfg.agents):
+            self.qr[k][...] = self.tr
+            self.qi[k][...] = self.ti
+            self.sr[k][...] = 0
+            self.si[k][...] = 0

@@ -1,0 +1,24 @@
+; LearningGroup (seed 000): IC3Net trained on predator-prey without weight grouping (G = 1,
+; the seed's dense baseline): every weight compressed into the cores once per iteration.
+.arch   learninggroup
+.default G, 1                       ; no grouping
+.include "layout.inc"
+.include "ic3net.inc"
+
+.macro group_all
+        cc.mark 1
+        dense_compress
+        wcomp.d W_HEAD, H, HEADS, 0
+        wcomp.d W_HEAD, H, HEADS, 1
+        cc.endmark 1
+.endm
+
+.text
+        group_all
+.include "loop.inc"
+update: cc.mark 4
+        sca.mov HPS, SCALE
+        rms     PARAMS, GRADS, AVGS, NPARAM, HP
+        cc.endmark 4
+        group_all
+        cc.jmp  top

@@ -1,0 +1,122 @@
+"""What a program family (``programs/<family>/``) provides to the runner and the CLI.
+
+A family's ``plugin.py`` defines ``PLUGIN``, an instance of a :class:`Plugin` subclass; the
+manifest's ``family`` key picks it (:func:`load_plugin`). The runner (:mod:`.runner`) does
+the plumbing every family shares -- manifest and overrides, architecture, assembly, regions,
+platform, trace, JSON -- and asks the plugin only for what differs: its manifest keys, the
+program and its defines, the hosts, the family's results and the terminal summary. A plugin
+that reproduces a seed's figures also provides ``rlaccel report MACHINE``.
+
+Plugins import their heavy dependencies (environments, references) inside their methods, so
+listing the families stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import Any
+
+from rlaccel.isa.errors import RlaccelError
+
+__all__ = ["Plugin", "Run", "load_plugin", "plugin_families", "COMMON_SCHEMA"]
+
+_HERE = Path(__file__).parent
+
+#: manifest keys of every family (the family adds its own)
+COMMON_SCHEMA = {"family": "", "arch": "", "program": "", "seed": 1,
+                 "regions": {"__free__": True}}
+
+
+class Run:
+    """What a plugin hands to the runner for one run: the program to assemble, its defines,
+    the hosts (one, or one per agent) and whatever the plugin keeps for its results.
+
+    ``agent_defines`` (one dict per agent) makes the runner assemble the program once per
+    agent, each with ``defines`` updated by its own dict, so every agent runs its own binary
+    (learners of different widths on one machine); :meth:`Plugin.bind` then receives the
+    list of binaries in agent order."""
+
+    def __init__(self, program: Path, defines: dict | None = None, hosts: Any = None,
+                 state: Any = None, agent_defines: list | None = None):
+        self.program = Path(program)
+        self.defines = dict(defines or {})
+        self.hosts = hosts
+        self.state = state
+        self.agent_defines = ([dict(d) for d in agent_defines] if agent_defines is not None
+                              else None)
+
+
+class Plugin:
+    """A program family. Subclasses set ``family``, ``schema`` (manifest keys with their
+    defaults, whose types are the keys' types; merged over :data:`COMMON_SCHEMA`) and
+    ``description``, and implement :meth:`prepare`, :meth:`results` and :meth:`summary`."""
+
+    family = ""
+    description = ""
+    schema: dict = {}
+    #: the command-line options of ``rlaccel run`` this family understands, as
+    #: ``{option: manifest key}`` (``trials``, ``steps``, ...)
+    run_options: dict = {}
+
+    def full_schema(self) -> dict:
+        return {**COMMON_SCHEMA, **self.schema}
+
+    def validate(self, m: dict) -> None:
+        """Check values beyond their types (ranges, combinations); raise ManifestError."""
+
+    def program_path(self, m: dict) -> Path:
+        return Path(m["__path__"]).parent / m["program"]
+
+    def prepare(self, m: dict, arch) -> Run:
+        """The program, defines and hosts of a run (hosts built before assembly may be given
+        later through :meth:`bind`)."""
+        raise NotImplementedError
+
+    def bind(self, m: dict, run: Run, binary, arch) -> None:
+        """Called with the assembled binary (a list of them, in agent order, when the run
+        has ``agent_defines``): check it against the manifest and make the hosts (which find
+        their buffers by symbol)."""
+
+    def progress(self, run: Run) -> list[str]:
+        """New progress lines since the last call (one per finished trial or episode)."""
+        return []
+
+    def results(self, m: dict, run: Run, res, platform) -> dict:
+        """The family's own fields of the report (learning curve, throughput, ...)."""
+        return {}
+
+    def summary(self, report: dict) -> str:
+        """The terminal summary of a report."""
+        raise NotImplementedError
+
+    # ---- rlaccel report MACHINE (optional) ----
+    has_report = False
+
+    def add_report_arguments(self, parser) -> None:
+        """Options of ``rlaccel report <family>``."""
+
+    def report(self, args) -> int:
+        """Run ``rlaccel report <family>``; returns the exit status."""
+        raise NotImplementedError
+
+
+def plugin_families() -> list[str]:
+    """The program families that have a plugin (``programs/<family>/plugin.py``)."""
+    return sorted(info.name for info in pkgutil.iter_modules([str(_HERE)])
+                  if info.ispkg and (_HERE / info.name / "plugin.py").exists())
+
+
+def load_plugin(family: str, origin: str = "") -> Plugin:
+    """The plugin of a program family; a clear error for one that is not implemented."""
+    where = f"{origin}: " if origin else ""
+    known = plugin_families()
+    if not isinstance(family, str) or family not in known:
+        from difflib import get_close_matches
+        hint = get_close_matches(str(family), known, n=1)
+        extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+        raise RlaccelError(f"{where}family '{family}' is not implemented yet{extra}: there is "
+                           f"no programs/{family}/plugin.py; implemented families: "
+                           f"{', '.join(known)}")
+    return importlib.import_module(f"rlaccel.programs.{family}.plugin").PLUGIN

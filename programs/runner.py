@@ -1,0 +1,241 @@
+"""Run any family's manifest on the simulator: the plumbing every family shares.
+
+    report = run("programs/adhdp/cartpole.toml", ["learning.Ic=80"], seed=4)
+
+The manifest's ``family`` picks the plugin (:mod:`.plugin`); the runner reads and validates
+the manifest against the plugin's schema with the overrides applied, loads the architecture,
+lets the plugin name the program, its defines and its hosts, assembles the program, checks
+the manifest's ``[regions]`` against the binary's labels, builds the
+:class:`~rlaccel.tlm.platform.Platform`, runs it, and assembles the report: the platform's
+results, the regions' per-iteration figures and the plugin's own fields. The report is
+written as JSON (``json_path``) and the trace as Perfetto JSON (``trace_path``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from rlaccel.assembler.assemble import assemble_file
+from rlaccel.assembler.rlb import dumps
+from rlaccel.isa.arch import load_arch
+from rlaccel.tlm.platform import Platform
+from rlaccel.tlm.results import region_from_labels
+from rlaccel.tlm.trace import ChromeTrace
+from rlaccel.util.files import atomic_write, read_toml
+
+from .arch_variant import arch_variant
+from .manifest import ManifestError, apply_overrides, load_manifest
+from .plugin import Plugin, load_plugin
+
+__all__ = ["run", "run_batch", "configure", "family_of", "write_json"]
+
+
+def family_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
+    """The plugin a manifest (with its overrides) names."""
+    raw = apply_overrides(read_toml(Path(manifest), ManifestError, "manifest"), overrides or [],
+                          str(manifest))
+    if "family" not in raw:
+        raise ManifestError(f"{manifest}: missing 'family' (which program family runs it, "
+                            f"for example family = \"adhdp\")")
+    return load_plugin(raw["family"], str(manifest))
+
+
+def configure(manifest: str | Path, overrides: list[str] | None = None, *,
+              arch: str | None = None, seed: int | None = None,
+              arch_overrides: dict | None = None, **options) -> tuple[Plugin, dict]:
+    """The plugin and the validated manifest with the command line's values applied
+    (``options``: the family's ``run_options`` such as ``trials`` or ``steps``;
+    ``arch_overrides``: ``{"TABLE.KEY": value}`` knobs changed on the architecture, which
+    then names a variant file, :func:`~rlaccel.programs.arch_variant.arch_variant`)."""
+    plugin = family_of(manifest, overrides)
+    m = load_manifest(manifest, plugin.full_schema(), overrides)
+    if arch is not None:
+        m["arch"] = arch
+    if arch_overrides:
+        m["arch"] = arch_variant(m["arch"], arch_overrides)
+    if seed is not None:
+        m["seed"] = seed
+    for option, value in options.items():
+        if value is None:
+            continue
+        key = plugin.run_options.get(option)
+        if key is None:
+            raise ManifestError(f"--{option}: the {plugin.family} family does not take it "
+                                f"(its options: "
+                                f"{', '.join('--' + o for o in plugin.run_options) or 'none'})")
+        m[key] = value
+    plugin.validate(m)
+    return plugin, m
+
+
+def _regions(m: dict, binary) -> dict:
+    regions = {}
+    for name, labels in m["regions"].items():
+        if not (isinstance(labels, list) and len(labels) == 3
+                and all(isinstance(x, str) for x in labels)):
+            raise ManifestError(f"{m['__path__']}: regions.{name} must be three labels: "
+                                f"first, end, and the first instruction of the loop body")
+        regions[name] = region_from_labels(binary, name, *labels)
+    return regions
+
+
+class _Setup:
+    """One run, ready to simulate: the plugin, manifest, architecture, plugin's run, binary,
+    regions and platform."""
+
+    def __init__(self, manifest, overrides, *, arch, seed, trace, progress, datapath, kernels,
+                 options, arch_overrides=None):
+        self.plugin, self.m = configure(manifest, overrides, arch=arch, seed=seed,
+                                        arch_overrides=arch_overrides, **options)
+        self.arch = load_arch(self.m["arch"])
+        self.r = self.plugin.prepare(self.m, self.arch)
+        per_agent = self.r.agent_defines
+        if per_agent is None:
+            self.asms = [assemble_file(self.r.program, arch=self.arch, defines=self.r.defines)]
+        else:       # one binary per agent, each with its own defines (plugin.Run)
+            self.asms = [assemble_file(self.r.program, arch=self.arch,
+                                       defines={**self.r.defines, **d}) for d in per_agent]
+        self.asm = self.asms[0]
+        binaries = self.asm.binary if per_agent is None else [a.binary for a in self.asms]
+        self.plugin.bind(self.m, self.r, binaries, self.arch)
+        self.regions = _regions(self.m, self.asm.binary)   # checked before the run
+        self.progress = progress
+        self.kernels = kernels
+        self.wall = time.perf_counter()
+        self.platform = Platform(self.arch, binaries, self.r.hosts, trace=trace,
+                                 progress=self.tick, datapath=datapath, kernels=kernels)
+
+    def sha256(self) -> str:
+        """The binary's sha256 (with one binary per agent: of their bytes in agent order)."""
+        h = hashlib.sha256()
+        for a in self.asms:
+            h.update(dumps(a.binary))
+        return h.hexdigest()
+
+    def tick(self):
+        if self.progress is not None:
+            for line in self.plugin.progress(self.r):
+                self.progress(line)
+
+    def report(self, res) -> dict:
+        m, plugin = self.m, self.plugin
+        report = {
+            "manifest": m["__path__"], "family": plugin.family, "arch": self.arch.name,
+            "program": str(self.r.program), "seed": m["seed"],
+            "program_bytes": max((a.binary.n_instructions * a.encoding.instr_bits + 7) // 8
+                                 for a in self.asms),
+            "binary_sha256": self.sha256(),
+            **res.as_dict(),
+            "per_iteration": {name: res.region(reg) for name, reg in self.regions.items()},
+            **plugin.results(m, self.r, res, self.platform),
+        }
+        report["sim"]["run_wall_s"] = time.perf_counter() - self.wall
+        report["sim"]["kernels"] = self.kernels
+        return report
+
+
+def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str | None = None,
+        seed: int | None = None, trace_path: str | None = None, json_path: str | None = None,
+        progress: Callable[[str], None] | None = None, datapath=None, kernels: str = "compiled",
+        arch_overrides: dict | None = None, checkpoint: str | Path | None = None,
+        checkpoint_every: int = 10_000, **options) -> dict:
+    """Assemble and run a manifest; returns the report (and writes it to ``json_path``).
+    ``kernels`` picks the simulator's loop (:data:`rlaccel.tlm.controller.KERNELS`);
+    ``arch_overrides`` changes architecture knobs (:func:`configure`); ``checkpoint``: save
+    the run to this file every ``checkpoint_every`` host exchanges and resume from it
+    (:mod:`.checkpoint`)."""
+    _, m = configure(manifest, overrides, arch=arch, seed=seed, arch_overrides=arch_overrides,
+                     **options)
+    trace = ChromeTrace(load_arch(m["arch"]).knobs.clock_mhz) if trace_path else None
+    s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
+               datapath=datapath, kernels=kernels, options=options,
+               arch_overrides=arch_overrides)
+    if checkpoint is not None:
+        if trace is not None or datapath is not None or kernels != "compiled":
+            raise ManifestError("--checkpoint runs the compiled loop: it does not take "
+                                "--trace, --rtl or --reference-kernels")
+        from .checkpoint import run_checkpointed
+        fingerprint = {"manifest": str(Path(manifest).resolve()), "overrides": list(overrides
+                       or []), "arch": s.arch.name, "seed": s.m["seed"],
+                       "options": {k: v for k, v in options.items() if v is not None},
+                       "binary_sha256": s.sha256()}
+        res = run_checkpointed(s, checkpoint, checkpoint_every, fingerprint)
+    else:
+        res = s.platform.run()
+    s.tick()
+    report = s.report(res)
+    if checkpoint is not None:
+        report["sim"]["checkpoint"] = s.checkpoint
+    if trace is not None:
+        trace.write(trace_path)
+    if json_path:
+        write_json(json_path, report)
+    return report
+
+
+def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds: list[int],
+              arch: str | None = None, json_path: str | None = None,
+              progress: Callable[[str], None] | None = None,
+              arch_overrides: dict | None = None, **options) -> dict:
+    """Run a manifest for every seed of ``seeds`` as one batched simulation
+    (:class:`rlaccel.tlm.fast.batch.Batch`); every member's report equals its single
+    :func:`run`'s. Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
+    ``json_path``)."""
+    from rlaccel.tlm.fast.batch import Batch
+    if not seeds:
+        raise ManifestError(f"{manifest}: --seeds names no seed")
+    wall = time.perf_counter()
+    setups = [_Setup(manifest, overrides, arch=arch, seed=s, trace=None, progress=progress,
+                     datapath=None, kernels="compiled", options=options,
+                     arch_overrides=arch_overrides) for s in seeds]
+    built = time.perf_counter()
+    plugin = setups[0].plugin
+    hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)([s.r for s in setups],
+                                                                   setups[0].arch)
+    results = Batch([s.platform for s in setups], hosts).run()
+    reports = []
+    for s, res in zip(setups, results):
+        s.tick()
+        reports.append(s.report(res))
+    end = time.perf_counter()
+    instructions = sum(r["instructions"] for r in reports)
+    batch = {"seeds": list(seeds), "members": reports,
+             "sim": {"wall_s": end - wall, "setup_s": built - wall, "run_s": end - built,
+                     "members": len(reports), "instructions": instructions,
+                     "instructions_per_s": instructions / (end - built) if end > built else 0.0}}
+    if json_path:
+        write_json(json_path, batch)
+    return batch
+
+
+def write_json(path: str | Path, report: dict) -> None:
+    """A report as JSON: numpy scalars as numbers, NaN and infinities (which JSON has not) as
+    null."""
+    atomic_write(path, json.dumps(_finite(report), indent=1, default=_jsonable,
+                                  allow_nan=False))
+
+
+def _finite(o):
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, (float, np.floating)) and not np.isfinite(o):
+        return None
+    return o
+
+
+def _jsonable(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(type(o))

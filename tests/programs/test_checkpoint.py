@@ -1,0 +1,113 @@
+"""Checkpoint and resume of one run: a run killed (SIGKILL) after a checkpoint and resumed
+from it ends with the uninterrupted run's memories and report, bit for bit (wall-clock
+fields aside); a checkpoint of another run, or a file that is not one, is refused."""
+
+import copy
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rlaccel.cli import main
+from rlaccel.programs.checkpoint import CheckpointError, run_checkpointed
+from rlaccel.programs.runner import _Setup, run
+
+CARTPOLE = Path(__file__).parents[2] / "programs" / "adhdp" / "cartpole.toml"
+OVER = ["stop_on_success=false"]
+SEED, TRIALS, EVERY = 3, 10, 1000          # about 10,000 exchanges: the plant balances
+
+
+def _setup(seed=SEED):
+    return _Setup(CARTPOLE, OVER, arch=None, seed=seed, trace=None, progress=None,
+                  datapath=None, kernels="compiled", options={"trials": TRIALS})
+
+
+def _fingerprint(seed=SEED):
+    return {"run": "test", "seed": seed}
+
+
+def _clean(report: dict) -> dict:
+    r = copy.deepcopy(report)
+    r.pop("sim")
+    for a in r["host"]["agents"]:
+        a["timeline"].pop("measured_s")
+    return r
+
+
+def _memories(setup) -> dict:
+    return {s: m.data.copy() for s, m in setup.platform.agent.memories.items()}
+
+
+def test_a_killed_run_resumes_bit_for_bit(tmp_path):
+    ck = tmp_path / "run.ckpt"
+    child = ("import sys; from rlaccel.programs.checkpoint import run_checkpointed; "
+             "from tests.programs.test_checkpoint import _setup, _fingerprint; "
+             f"run_checkpointed(_setup(), sys.argv[1], {EVERY}, _fingerprint())")
+    proc = subprocess.Popen([sys.executable, "-c", child, str(ck)], start_new_session=True,
+                            cwd=Path(__file__).parents[2], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    try:
+        while not ck.exists():
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "no checkpoint within 240 s"
+            time.sleep(0.005)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    saved = pickle.loads(ck.read_bytes())["exchanges"]
+    assert saved % EVERY == 0 and saved >= EVERY
+
+    resumed = _setup()
+    res = run_checkpointed(resumed, ck, EVERY, _fingerprint())
+    assert resumed.checkpoint["resumed_at"] == saved > 0
+    assert not ck.exists()                             # a finished run removes it
+    whole = _setup()
+    ref = whole.platform.run()
+    assert resumed.checkpoint["exchanges"] == whole.platform.agent.link.exchanges
+    mine, theirs = _memories(resumed), _memories(whole)
+    assert all(np.array_equal(mine[s], theirs[s]) for s in theirs)       # weights and all
+    assert _clean(resumed.report(res)) == _clean(whole.report(ref))
+    assert sum(resumed.r.state.steps) > 5 * 1000       # the plant balanced: a long run
+
+
+def test_checkpoints_along_the_way_change_nothing(tmp_path):
+    a = run(CARTPOLE, OVER, seed=2, trials=4)
+    b = run(CARTPOLE, OVER, seed=2, trials=4, checkpoint=tmp_path / "c.ckpt",
+            checkpoint_every=5)
+    assert b["sim"]["checkpoint"]["saves"] >= 5 and b["sim"]["checkpoint"]["resumed_at"] is None
+    assert _clean(a) == _clean(b)
+
+
+def test_a_checkpoint_of_another_run_or_no_checkpoint_is_refused(tmp_path):
+    ck = tmp_path / "c.ckpt"
+    s = _setup()
+    hook_state = {"format": "rlaccel-checkpoint-1", "fingerprint": _fingerprint(seed=9)}
+    ck.write_bytes(pickle.dumps(hook_state))
+    with pytest.raises(CheckpointError, match=r"made by another run \(it differs in seed\); "
+                                              r"delete it to start afresh"):
+        run_checkpointed(s, ck, EVERY, _fingerprint())
+    ck.write_bytes(b"not a pickle")
+    with pytest.raises(CheckpointError, match="not an rlaccel checkpoint"):
+        run_checkpointed(s, ck, EVERY, _fingerprint())
+    with pytest.raises(CheckpointError, match="--checkpoint-every must be at least 1, not 0"):
+        run_checkpointed(s, tmp_path / "n.ckpt", 0, _fingerprint())
+
+
+def test_command_line(tmp_path, capsys):
+    ck = tmp_path / "c.ckpt"
+    assert main(["run", str(CARTPOLE), "--trials", "2", "-q", "--checkpoint", str(ck),
+                 "--checkpoint-every", "50"]) == 0
+    assert "learning: 2 trials" in capsys.readouterr().out and not ck.exists()
+    assert main(["run", str(CARTPOLE), "--trials", "1", "--checkpoint-every", "5"]) == 1
+    assert "--checkpoint-every needs --checkpoint FILE" in capsys.readouterr().err
+    assert main(["run", str(CARTPOLE), "--trials", "1", "--checkpoint", str(ck), "--trace",
+                 str(tmp_path / "t.json")]) == 1
+    assert "does not take --trace" in capsys.readouterr().err
+    assert main(["run", str(CARTPOLE), "--seeds", "1-2", "--checkpoint", str(ck)]) == 1
+    assert "does not take --checkpoint" in capsys.readouterr().err

@@ -1,0 +1,71 @@
+"""One runner for every manifest: the family picks the plug-in, the command line's options go
+to the family that takes them, a family that is not implemented is a clear error."""
+
+from pathlib import Path
+
+import pytest
+
+from rlaccel.cli import main
+from rlaccel.isa.errors import RlaccelError
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import load_plugin, plugin_families
+from rlaccel.programs.runner import configure, run
+
+ROOT = Path(__file__).parents[2] / "programs" / "adhdp"
+
+
+def test_the_family_picks_the_plugin():
+    plugin, m = configure(ROOT / "cartpole.toml", trials=3)
+    assert plugin.family == "adhdp" and m["trials"] == 3
+    assert "adhdp" in plugin_families()
+
+
+def test_a_family_that_is_not_implemented(tmp_path):
+    m = tmp_path / "m.toml"
+    m.write_text('family = "tpu"\narch = "adhdp"\nprogram = "x.s"\n')
+    with pytest.raises(RlaccelError, match=r"m.toml: family 'tpu' is not implemented yet: "
+                                           r"there is no programs/tpu/plugin.py; implemented "
+                                           r"families: adhdp"):
+        run(m)
+    m.write_text('arch = "adhdp"\n')
+    with pytest.raises(ManifestError, match="missing 'family'"):
+        run(m)
+
+
+def test_an_option_the_family_does_not_take():
+    with pytest.raises(ManifestError, match=r"--steps: the adhdp family does not take it "
+                                            r"\(its options: --trials\)"):
+        configure(ROOT / "cartpole.toml", steps=10)
+
+
+def test_values_are_range_checked():
+    with pytest.raises(ManifestError, match=r"'learning.lr_every' must be at least 1, not 0"):
+        configure(ROOT / "cartpole.toml", ["learning.lr_every=0"])
+    with pytest.raises(ManifestError, match=r"'learning.gamma' must be a finite number, "
+                                            r"not nan"):
+        configure(ROOT / "cartpole.toml", ["learning.gamma=nan"])
+
+
+def test_chip_constants_the_manifest_leaves_out_keep_the_programs_defaults(tmp_path):
+    """The chip-side defaults live once, in the program's .default lines."""
+    from rlaccel.programs.adhdp.plugin import defines
+    text = (ROOT / "cartpole.toml").read_text().replace("Ic = 50", "")
+    (tmp_path / "m.toml").write_text(text.replace('"cartpole', f'"{ROOT}/cartpole'))
+    _, m = configure(tmp_path / "m.toml")
+    assert m["learning"]["Ic"] is None and "IC" not in defines(m)
+    assert load_plugin("adhdp").family == "adhdp"
+
+
+def test_report_lists_the_machines(capsys):
+    assert main(["report"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("machines with reports")
+    assert "adhdp" in out
+
+
+def test_run_summary_and_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["run", str(ROOT / "cartpole.toml"), "--trials", "2", "-q", "--json",
+                 str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "learning: 2 trials" in said and out.exists()

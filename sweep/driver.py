@@ -1,0 +1,124 @@
+"""Run a sweep: validate the spec, open its database, hand the unfinished points to an
+executor, store every result as it arrives.
+
+    summary = run_sweep("programs/adhdp/fig5.toml", "out/fig5.sqlite", workers=2)
+
+A point whose run stops on an error (a diverged plant, a program that does not fit the
+architecture variant) is stored as ``failed`` with the message and the sweep goes on; a
+metric the report does not have is a mistake of the spec and stops the sweep at the first
+report. Interrupted (Ctrl-C, a kill), a sweep keeps what finished; ``resume`` runs the
+rest.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .errors import SweepError
+from .executors import LocalPool, RayExecutor
+from .progress import Progress, duration
+from .spec import Spec, load_spec
+from .store import Store
+from .task import DONE, FAILED, SPEC_ERROR, make_tasks
+
+__all__ = ["run_sweep", "SweepSummary", "default_db"]
+
+
+@dataclass
+class SweepSummary:
+    """What a session of a sweep did."""
+
+    db: Path
+    executor: str
+    workers: int
+    ran: int
+    done: int
+    failed: int
+    unfinished: int
+    total: int
+    wall_s: float
+
+    def line(self) -> str:
+        return (f"sweep: {self.ran} points run on the {self.executor} ({self.workers} "
+                f"workers) in {duration(self.wall_s)}: {self.done} done, {self.failed} "
+                f"failed; {self.db}: {self.total - self.unfinished} of {self.total} points "
+                f"finished")
+
+
+def default_db(spec_path: str | Path) -> Path:
+    """``out/<spec name>.sqlite``."""
+    return Path("out") / f"{Path(spec_path).stem}.sqlite"
+
+
+def _executor(workers, ray):
+    if ray is False or ray is None:
+        return LocalPool(workers)
+    return RayExecutor(None if ray is True else ray, workers)
+
+
+def run_sweep(spec: str | Path | Spec, db: str | Path | None = None, *,
+              workers: int | None = None, ray: bool | str | None = None,
+              resume: bool = False, retry_failed: bool = False, limit: int | None = None,
+              batch: int | None = None,
+              quiet: bool = False, stream=None,
+              on_result: Callable[[dict], None] | None = None) -> SweepSummary:
+    """Run the unfinished points of ``spec`` (the first ``limit`` of its order) and store
+    them in ``db``. ``ray``: False for the local process pool, True for a local Ray, or a
+    cluster address. ``batch`` overrides the spec's ``[run] batch``; ``retry_failed`` (with
+    ``resume``) runs the failed points again too."""
+    if not isinstance(spec, Spec):
+        spec = load_spec(spec)
+    if limit is not None and limit < 1:
+        raise SweepError(f"--limit must be at least 1, not {limit}")
+    if batch is not None and batch < 1:
+        raise SweepError(f"--batch must be at least 1, not {batch}")
+    spec.validate()
+    executor = _executor(workers, ray)
+    db = Path(db) if db is not None else default_db(spec.path)
+    wall = time.perf_counter()
+    if retry_failed and not resume:
+        raise SweepError("--retry-failed goes with --resume")
+    with Store.open(db, spec, resume=resume) as store:
+        if retry_failed:
+            store.retry_failed()
+        counts = store.counts()
+        todo = store.unfinished(limit)
+        by_index = {p.index: p for p in spec.points()}
+        tasks = make_tasks(spec, [by_index[i] for i in todo],
+                           spec.batch if batch is None else batch)
+        progress = Progress(counts["total"], len(todo), stream=stream, quiet=quiet,
+                            finished_before=counts["done"] + counts["failed"])
+        progress.say(f"sweep: {spec.path}: {counts['total']} points, "
+                     f"{counts['done'] + counts['failed']} finished before, running "
+                     f"{len(todo)} on the {executor.name} ({executor.workers} workers) into "
+                     f"{db}")
+        done = failed = lost = 0
+        try:
+            for task, results in executor.run(tasks):
+                if results is None:         # the worker died: its points stay pending
+                    lost += len(task["points"])
+                    continue
+                bad = [r for r in results if r["status"] == SPEC_ERROR]
+                if bad:
+                    raise SweepError(f"{spec.path}: [metrics]: {bad[0]['error']}")
+                store.record(results)
+                d = sum(r["status"] == DONE for r in results)
+                f = sum(r["status"] == FAILED for r in results)
+                done, failed = done + d, failed + f
+                progress.update(d, f)
+                if on_result is not None:
+                    for r in results:
+                        on_result(r)
+        finally:
+            after = store.counts()
+        summary = SweepSummary(db=db, executor=executor.name, workers=executor.workers,
+                               ran=done + failed, done=done, failed=failed,
+                               unfinished=after["pending"] + after["running"],
+                               total=after["total"], wall_s=time.perf_counter() - wall)
+    if lost:
+        raise SweepError(f"{lost} points were lost with a worker process that died; "
+                         f"{db} keeps every finished point: --resume runs the rest")
+    return summary

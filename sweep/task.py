@@ -1,0 +1,98 @@
+"""What an executor runs: a task is one point, or several points that differ only in their
+seed run as one batched simulation (:func:`rlaccel.programs.runner.run_batch`).
+
+:func:`make_tasks` cuts the points to run into tasks (plain, picklable dicts);
+:func:`run_task` runs one in whatever process an executor gives it (a pool worker, a Ray
+worker) and returns one result per point. Every point is deterministic given its settings,
+so the executor does not change a number. A batch whose run stops on an error (one member's
+plant diverged, say) is run again point by point, so every point gets its own result.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import traceback
+
+from .metrics import Metric, MetricError
+
+__all__ = ["make_tasks", "run_task", "DONE", "FAILED", "SPEC_ERROR"]
+
+DONE, FAILED, SPEC_ERROR = "done", "failed", "spec_error"
+
+
+def make_tasks(spec, points, batch: int = 1) -> list[dict]:
+    """Tasks for ``points`` (in order): runs of up to ``batch`` consecutive points whose
+    settings differ only in the seed become one batched task."""
+    tasks: list[dict] = []
+    metrics = spec.metrics_text
+    for p in points:
+        item = {"index": p.index, "run": p.run_args(spec.dir)}
+        last = tasks[-1] if tasks else None
+        if (batch > 1 and last is not None and last["key"] == p.batch_key()
+                and len(last["points"]) < batch and item["run"]["seed"] is not None):
+            last["points"].append(item)
+        else:
+            tasks.append({"key": p.batch_key(), "points": [item], "metrics": metrics})
+    return tasks
+
+
+def _version() -> str:
+    from rlaccel import __version__
+    return __version__
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _result(index, status, *, metrics=None, error=None, wall=0.0, report=None) -> dict:
+    return {"index": index, "status": status, "metrics": metrics, "error": error,
+            "wall_s": wall, "arch": report.get("arch") if report else None,
+            "binary_sha256": report.get("binary_sha256") if report else None,
+            "version": _version(), "worker": _worker()}
+
+
+def _keep(index, report, metrics, wall) -> dict:
+    try:
+        values = {m.name: m.extract(report) for m in metrics}
+    except MetricError as exc:
+        return _result(index, SPEC_ERROR, error=str(exc), wall=wall, report=report)
+    return _result(index, DONE, metrics=values, wall=wall, report=report)
+
+
+def _failure(exc: BaseException) -> str:
+    from rlaccel.isa.errors import RlaccelError
+    if isinstance(exc, RlaccelError):
+        return str(exc)
+    return ("internal error (a bug; please report it): "
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).strip())
+
+
+def run_task(task: dict) -> list[dict]:
+    """Run a task's points; one result per point (``status`` done, failed -- the run itself
+    stopped on an error, which is kept -- or spec_error, a metric the report does not
+    have)."""
+    from rlaccel.programs.runner import run, run_batch
+
+    metrics = [Metric.parse(name, text) for name, text in task["metrics"].items()]
+    items = task["points"]
+    first = items[0]["run"]
+    wall = time.perf_counter()
+    if len(items) == 1:
+        try:
+            report = run(first["manifest"], first["overrides"], seed=first["seed"],
+                         arch_overrides=first["arch_overrides"])
+        except Exception as exc:  # noqa: BLE001 - every failure is the point's result
+            return [_result(items[0]["index"], FAILED, error=_failure(exc),
+                            wall=time.perf_counter() - wall)]
+        return [_keep(items[0]["index"], report, metrics, time.perf_counter() - wall)]
+    seeds = [it["run"]["seed"] for it in items]
+    try:
+        b = run_batch(first["manifest"], first["overrides"], seeds=seeds,
+                      arch_overrides=first["arch_overrides"])
+    except Exception:  # noqa: BLE001 - one member's error stops a batch: run each alone
+        return [r for it in items for r in run_task({**task, "points": [it]})]
+    each = (time.perf_counter() - wall) / len(items)      # a batch's wall time, shared
+    return [_keep(it["index"], r, metrics, each) for it, r in zip(items, b["members"])]

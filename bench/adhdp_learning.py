@@ -16,17 +16,18 @@ import sys
 import time
 
 
-from assembler.assemble import assemble_file
-from isa.arch import load_arch
-from programs.adhdp.host import Trials
-from programs.adhdp.reference import AdhdpReference
-from programs.adhdp.run import _defines, configure, learning_config, program_path, run
+from rlaccel.assembler.assemble import assemble_file
+from rlaccel.isa.arch import load_arch
+from rlaccel.programs.adhdp.host import Trials
+from rlaccel.programs.adhdp.reference import AdhdpReference
+from rlaccel.programs.adhdp.plugin import defines, learning_config, program_path
+from rlaccel.programs.runner import configure, run
 
 
 def reference(manifest: str, overrides, seed: int, trials: int) -> dict:
-    m = configure(manifest, overrides, arch="adhdp-f64", seed=seed, trials=trials)
+    _, m = configure(manifest, overrides, arch="adhdp-f64", seed=seed, trials=trials)
     arch = load_arch("adhdp-f64")
-    a = assemble_file(program_path(m), arch=arch, defines=_defines(m))
+    a = assemble_file(program_path(m), arch=arch, defines=defines(m))
     ref = AdhdpReference.from_binary(a.binary, arch, m["virtual_update"])
     return ref.run(Trials(learning_config(m)))
 

@@ -2,52 +2,95 @@
 model.
 
     python bench/tlm_speed.py [--manifest programs/adhdp/cartpole.toml] [--trials 10]
-                              [--repeats 3] [--vu]
+                              [--repeats 3] [--vu] [--reference-kernels] [--json FILE]
 
 Runs the manifest's program for a fixed workload (``--trials`` trials from the manifest's
 seed, ``stop_on_success`` off) on the ``adhdp`` (Q6.18) and ``adhdp-f64`` simulators, and the
 same trials on the float64 golden model (``programs/adhdp/reference.py``), ``--repeats``
-times each in turn, and prints medians. "sim" is the simulator's own loop
-(``System.run``); "run" adds assembly, loading and the environment (``programs.adhdp.run.run``);
-"ref" is ``AdhdpReference(...).run(Trials(cfg))`` after the same assembly. adhdp-f64 and the
-reference do the same arithmetic bit for bit, so their steps must agree; the Q6.18 machine
-learns along its own trajectory, so compare it by instructions/s. Not a test: the figures
-depend on the machine.
+times each, interleaved, and prints medians. "sim" is the simulator's own loop
+(``Platform.run``, the environment included, as the host steps it); "run" adds assembly,
+loading and the report (``programs.runner.run``); "ref" is ``AdhdpReference(...).run(Trials
+(cfg))`` (the same environment) after the same assembly. ``ratio_vs_reference`` is the median
+sim time over the median reference time. One short run per architecture comes first and is
+not timed: it loads the compiled loop (numba's cache, about a second per process, reported as
+``startup_s``). adhdp-f64 and the reference do the same arithmetic bit for bit, so their
+steps must agree; the Q6.18 machine learns along its own trajectory. ``--json`` writes, per
+architecture, ``ratio_vs_reference``, ``instructions_per_s``, ``cycles_per_s`` and the raw
+medians. Not a test: the figures depend on the machine and its load.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
 
+from rlaccel.assembler.assemble import assemble_file
+from rlaccel.isa.arch import load_arch
+from rlaccel.programs.adhdp.host import Trials
+from rlaccel.programs.adhdp.plugin import defines, learning_config, program_path
+from rlaccel.programs.adhdp.reference import AdhdpReference
+from rlaccel.programs.runner import configure, run
 
-from assembler.assemble import assemble_file
-from isa.arch import load_arch
-from programs.adhdp.host import Trials
-from programs.adhdp.reference import AdhdpReference
-from programs.adhdp.run import _defines, configure, learning_config, program_path, run
+ARCHS = ("adhdp", "adhdp-f64")
 
 
-def tlm(manifest: str, overrides: list[str], arch: str, trials: int) -> dict:
+def tlm(manifest: str, overrides: list[str], arch: str, trials: int, kernels: str) -> dict:
     t = time.perf_counter()
-    r = run(manifest, overrides, arch=arch, trials=trials)
+    r = run(manifest, overrides, arch=arch, trials=trials, kernels=kernels)
     total = time.perf_counter() - t
     return {"run_s": total, "sim_s": r["sim"]["wall_s"], "instructions": r["instructions"],
             "cycles": r["cycles"], "steps": r["learning"]["steps_per_trial"]}
 
 
 def reference(manifest: str, overrides: list[str], trials: int) -> dict:
-    m = configure(manifest, overrides, arch="adhdp-f64", trials=trials)
+    _, m = configure(manifest, overrides, arch="adhdp-f64", trials=trials)
     arch = load_arch("adhdp-f64")
     t = time.perf_counter()
-    a = assemble_file(program_path(m), arch=arch, defines=_defines(m))
+    a = assemble_file(program_path(m), arch=arch, defines=defines(m))
     ref = AdhdpReference.from_binary(a.binary, arch, m["virtual_update"])
     t_model = time.perf_counter()
     learn = ref.run(Trials(learning_config(m)))
     end = time.perf_counter()
     return {"run_s": end - t, "model_s": end - t_model, "steps": learn["steps_per_trial"]}
+
+
+def measure(manifest: str, trials: int, repeats: int, vu: bool, kernels: str,
+            log=None) -> dict:
+    """The medians of ``repeats`` interleaved runs (see the module docstring)."""
+    overrides = ["stop_on_success=false", f"virtual_update={'true' if vu else 'false'}"]
+    startup = {}
+    for arch in ARCHS:                      # untimed: loads the compiled loop
+        t = time.perf_counter()
+        run(manifest, overrides + ["max_steps=5"], arch=arch, trials=1, kernels=kernels)
+        startup[arch] = time.perf_counter() - t
+    runs: dict[str, list[dict]] = {a: [] for a in (*ARCHS, "reference")}
+    for i in range(repeats):
+        for arch in ARCHS:
+            runs[arch].append(tlm(manifest, overrides, arch, trials, kernels))
+        runs["reference"].append(reference(manifest, overrides, trials))
+        if log:
+            log(f"repeat {i + 1}/{repeats} done")
+    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+    ref = runs["reference"]
+    out = {"manifest": manifest, "program": "Fig. 7" if vu else "Fig. 2", "trials": trials,
+           "repeats": repeats, "kernels": kernels,
+           "reference": {"steps": sum(ref[0]["steps"]), "model_s": med(ref, "model_s"),
+                         "run_s": med(ref, "run_s")},
+           "f64_steps_equal_reference": runs["adhdp-f64"][0]["steps"] == ref[0]["steps"]}
+    for arch in ARCHS:
+        rows = runs[arch]
+        out[arch] = {
+            "steps": sum(rows[0]["steps"]), "instructions": rows[0]["instructions"],
+            "cycles": rows[0]["cycles"], "sim_s": med(rows, "sim_s"), "run_s": med(rows, "run_s"),
+            "instructions_per_s": statistics.median(r["instructions"] / r["sim_s"] for r in rows),
+            "cycles_per_s": statistics.median(r["cycles"] / r["sim_s"] for r in rows),
+            "ratio_vs_reference": med(rows, "sim_s") / med(ref, "model_s"),
+            "run_ratio_vs_reference": med(rows, "run_s") / med(ref, "run_s"),
+            "startup_s": startup[arch]}
+    return out
 
 
 def main(argv=None) -> int:
@@ -56,35 +99,32 @@ def main(argv=None) -> int:
     p.add_argument("--trials", type=int, default=10)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--vu", action="store_true", help="the virtual-update program (Fig. 7)")
+    p.add_argument("--reference-kernels", action="store_true",
+                   help="measure the Python loop with the reference semantics")
+    p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     a = p.parse_args(argv)
-    overrides = ["stop_on_success=false", f"virtual_update={'true' if a.vu else 'false'}"]
-    runs: dict[str, list[dict]] = {"adhdp": [], "adhdp-f64": [], "reference": []}
-    for i in range(a.repeats):
-        runs["adhdp"].append(tlm(a.manifest, overrides, "adhdp", a.trials))
-        runs["adhdp-f64"].append(tlm(a.manifest, overrides, "adhdp-f64", a.trials))
-        runs["reference"].append(reference(a.manifest, overrides, a.trials))
-        print(f"repeat {i + 1}/{a.repeats} done", file=sys.stderr, flush=True)
-    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
-    rate = lambda rows, k: statistics.median(r[k] / r["sim_s"] for r in rows)  # noqa: E731
-    f64, ref = runs["adhdp-f64"], runs["reference"]
-    if f64[0]["steps"] != ref[0]["steps"]:
+    r = measure(a.manifest, a.trials, a.repeats, a.vu,
+                "reference" if a.reference_kernels else "compiled",
+                log=lambda s: print(s, file=sys.stderr, flush=True))
+    if not r["f64_steps_equal_reference"]:
         print("warning: adhdp-f64 and the reference disagree on the steps per trial",
               file=sys.stderr)
-    print(f"{a.manifest} ({'Fig. 7' if a.vu else 'Fig. 2'}), {a.trials} trials, "
-          f"stop_on_success off; medians of {a.repeats} runs")
+    print(f"{a.manifest} ({r['program']}), {a.trials} trials, stop_on_success off, "
+          f"{r['kernels']} kernels; medians of {a.repeats} interleaved runs")
     print(f"{'':10} {'steps':>6} {'instr':>9} {'cycles':>11} {'sim s':>7} {'run s':>7} "
-          f"{'instr/s':>9} {'cycles/s':>11}")
-    for name in ("adhdp", "adhdp-f64"):
-        rows = runs[name]
-        print(f"{name:10} {sum(rows[0]['steps']):6d} {rows[0]['instructions']:9,d} "
-              f"{rows[0]['cycles']:11,d} {med(rows, 'sim_s'):7.3f} {med(rows, 'run_s'):7.3f} "
-              f"{rate(rows, 'instructions'):9,.0f} {rate(rows, 'cycles'):11,.0f}")
-    print(f"{'reference':10} {sum(ref[0]['steps']):6d} {'':9} {'':11} "
-          f"{med(ref, 'model_s'):7.3f} {med(ref, 'run_s'):7.3f}")
-    print(f"adhdp-f64 / reference wall time: {med(f64, 'sim_s') / med(ref, 'model_s'):.2f}x "
-          f"(sim vs model), {med(f64, 'run_s') / med(ref, 'run_s'):.2f}x (whole run); "
-          f"adhdp / adhdp-f64 instructions/s: "
-          f"{rate(runs['adhdp'], 'instructions') / rate(f64, 'instructions'):.2f}x")
+          f"{'instr/s':>10} {'cycles/s':>11} {'vs ref':>7} {'startup':>8}")
+    for name in ARCHS:
+        x = r[name]
+        print(f"{name:10} {x['steps']:6d} {x['instructions']:9,d} {x['cycles']:11,d} "
+              f"{x['sim_s']:7.3f} {x['run_s']:7.3f} {x['instructions_per_s']:10,.0f} "
+              f"{x['cycles_per_s']:11,.0f} {x['ratio_vs_reference']:6.2f}x "
+              f"{x['startup_s']:7.2f}s")
+    ref = r["reference"]
+    print(f"{'reference':10} {ref['steps']:6d} {'':9} {'':11} {ref['model_s']:7.3f} "
+          f"{ref['run_s']:7.3f}")
+    if a.json:
+        from rlaccel.util.files import atomic_write
+        atomic_write(a.json, json.dumps(r, indent=1))
     return 0
 
 

@@ -1,0 +1,122 @@
+"""Fig. 9 on the simulated machine: IC3Net + FLGW trained on predator-prey through the
+LearningGroup simulator, beside the float reference at the same budget.
+
+    python bench/learninggroup_learning.py --agents 4 --groups 1 2 4 8 --iterations 2000
+        --batch 4 [--seed 1] [--reference] [--json out/learninggroup_learning.json]
+
+For every (A, G): ``rlaccel run programs/learninggroup/predator_prey.toml`` with
+``iterations``, ``learning.batch_episodes`` and the groups set (the machine: FP16, the
+manifest's eps and gradient scale), then, with ``--reference``, the float32 reference
+(``programs/learninggroup/reference.py``, IC3Net's eps = 1e-6) with the same seed, episodes
+and batch. The JSON holds per run the configuration, the success rate over the whole run
+(the seed's "total accuracy achieved during the training process", section IV-B), over the
+first and the last tenth of the iterations, by quarter, the learning curve, the wall time and,
+for the machine, its report's utilisation, throughput, latency and Table I rows. Results are
+written after every run, so a long sweep can be stopped and its finished runs kept.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from rlaccel.util.files import atomic_write  # noqa: E402
+
+MANIFEST = Path(__file__).parents[1] / "programs" / "learninggroup" / "predator_prey.toml"
+
+
+def _rates(curve: list[dict]) -> dict:
+    def rate(rows, key="success_rate"):
+        n = sum(r["episodes"] for r in rows)
+        return sum(r[key] * r["episodes"] for r in rows) / n if n else 0.0
+    k = max(1, len(curve) // 10)
+    q = max(1, len(curve) // 4)
+    return {"success_all": rate(curve), "success_first_tenth": rate(curve[:k]),
+            "success_last_tenth": rate(curve[-k:]), "caught_all": rate(curve, "caught_rate"),
+            "success_by_quarter": [rate(curve[i:i + q]) for i in range(0, len(curve), q)][:4],
+            "steps": int(sum(r["steps"] for r in curve)), "iterations": len(curve)}
+
+
+def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
+            extra: list[str]) -> dict:
+    from rlaccel.programs.runner import run
+    t0 = time.perf_counter()
+
+    def progress(line: str) -> None:
+        it = line.split(":")[0]
+        if it.startswith("iteration") and int(it.split()[1]) % max(1, iterations // 10) == 0:
+            print(f"  machine A={agents} G={groups} {line}", flush=True)
+    sets = [f"environment_kwargs.nagents={agents}", f"network.groups={groups}",
+            f"iterations={iterations}", f"learning.batch_episodes={batch}", *extra]
+    r = run(MANIFEST, sets, seed=seed, progress=progress)
+    curve = r["learning"]["curve"]
+    return {"kind": "machine", "agents": agents, "groups": groups, "batch": batch,
+            "seed": seed, "set": sets, **_rates(curve), "curve": curve,
+            "wall_s": time.perf_counter() - t0, "utilization": r["utilization"],
+            "throughput": r["throughput"], "latency": r["latency"], "table1": r["table1"],
+            "stages": r["stages"], "cycles": r["cycles"], "energy_pj": r["energy_pj"]}
+
+
+def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
+              eps: float) -> dict:
+    from rlaccel.programs.learninggroup.config import LearningConfig, NetConfig
+    from rlaccel.programs.learninggroup.reference import Ic3netReference
+    t0 = time.perf_counter()
+    cfg = LearningConfig(env_kwargs={"nagents": agents, "dim": 5, "vision": 0,
+                                     "max_steps": 20}, batch_episodes=batch,
+                         iterations=iterations, seed=seed, eps=eps)
+    ref = Ic3netReference(NetConfig(hid=128, groups=groups), cfg)
+
+    def progress(row, _ref):
+        if row["iteration"] % max(1, iterations // 10) == 0:
+            print(f"  reference A={agents} G={groups} iteration {row['iteration']}: "
+                  f"success {row['success_rate']:.0%}", flush=True)
+    res = ref.train(callback=progress)
+    return {"kind": "reference", "agents": agents, "groups": groups, "batch": batch,
+            "seed": seed, "eps": eps, **_rates(res.curve), "curve": res.curve,
+            "wall_s": time.perf_counter() - t0}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--agents", type=int, nargs="+", default=[4])
+    p.add_argument("--groups", type=int, nargs="+", default=[1, 2, 4, 8])
+    p.add_argument("--iterations", type=int, default=2000)
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--reference", action="store_true", help="also the float reference")
+    p.add_argument("--reference-only", action="store_true")
+    p.add_argument("--reference-eps", type=float, default=1e-6)
+    p.add_argument("--set", action="append", default=[], help="manifest KEY=VALUE")
+    p.add_argument("--json", default="out/learninggroup_learning.json")
+    a = p.parse_args(argv)
+    out = Path(a.json)
+    runs = json.loads(out.read_text())["runs"] if out.exists() else []
+    for A in a.agents:
+        for G in a.groups:
+            todo = ([] if a.reference_only else ["machine"]) + \
+                (["reference"] if a.reference or a.reference_only else [])
+            for kind in todo:
+                print(f"{kind} A={A} G={G}: {a.iterations} iterations x {a.batch} episodes",
+                      flush=True)
+                r = (machine(A, G, a.iterations, a.batch, a.seed, a.set) if kind == "machine"
+                     else reference(A, G, a.iterations, a.batch, a.seed, a.reference_eps))
+                runs = [x for x in runs if not (x["kind"] == kind and x["agents"] == A
+                                                and x["groups"] == G and x["batch"] == a.batch
+                                                and x["seed"] == a.seed)] + [r]
+                atomic_write(out, json.dumps({"runs": runs}, indent=1))
+                print(f"  -> success {r['success_all']:.1%} over the run, last tenth "
+                      f"{r['success_last_tenth']:.1%}, {r['steps']} steps, "
+                      f"{r['wall_s'] / 60:.1f} min", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

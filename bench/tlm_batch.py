@@ -1,0 +1,99 @@
+"""Batched runs: many seeds of one program as one simulation against the same runs one by one.
+
+    python bench/tlm_batch.py [--manifest programs/adhdp/cartpole.toml] [--seeds 1-50]
+                              [--trials 20] [--arch adhdp] [--cli] [--json FILE]
+
+Runs the manifest for every seed as one batch (``programs.runner.run_batch``, what ``rlaccel
+run --seeds`` does), then the same runs one after another in this process
+(``programs.runner.run`` per seed) and, with ``--cli``, as one ``rlaccel run --seed S``
+process per seed (each process pays its own start: imports and loading the compiled loop).
+Prints wall and CPU seconds of each and their ratios, and checks that every batch member's
+report equals its single run's (but the wall-clock figures). One short batch and one short
+run come first, untimed, to load the compiled code. Not a test: the figures depend on the
+machine and its load; CPU seconds are the steadier measure on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+from rlaccel.programs.runner import run, run_batch
+
+
+def _strip(o):
+    if isinstance(o, dict):
+        return {k: _strip(v) for k, v in o.items() if k not in ("sim", "measured_s")}
+    if isinstance(o, list):
+        return [_strip(v) for v in o]
+    return o
+
+
+def _seeds(spec: str) -> list[int]:
+    from rlaccel.cli import _seeds as parse
+    return parse(spec)
+
+
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--manifest", default="programs/adhdp/cartpole.toml")
+    p.add_argument("--seeds", default="1-50")
+    p.add_argument("--trials", type=int, default=20)
+    p.add_argument("--arch", default=None)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--cli", action="store_true", help="also time one process per seed")
+    p.add_argument("--json", metavar="FILE")
+    a = p.parse_args(argv)
+    seeds = _seeds(a.seeds)
+    kw = {"arch": a.arch, "trials": a.trials}
+    run_batch(a.manifest, a.set + ["max_steps=5"], seeds=seeds[:2], **kw)      # untimed
+    run(a.manifest, a.set + ["max_steps=5"], seed=seeds[0], **kw)
+    b, bw, bc = _timed(lambda: run_batch(a.manifest, a.set, seeds=seeds, **kw))
+    print(f"batch:   {bw:8.2f} s wall {bc:8.2f} s CPU", file=sys.stderr, flush=True)
+    singles, sw, sc = _timed(lambda: [run(a.manifest, a.set, seed=s, **kw) for s in seeds])
+    print(f"singles: {sw:8.2f} s wall {sc:8.2f} s CPU", file=sys.stderr, flush=True)
+    equal = all(_strip(x) == _strip(y) for x, y in zip(b["members"], singles))
+    out = {"manifest": a.manifest, "seeds": seeds, "trials": a.trials, "arch": a.arch,
+           "set": a.set, "members_equal_single_runs": equal,
+           "instructions": b["sim"]["instructions"],
+           "steps": sum(sum(m["learning"]["steps_per_trial"]) for m in b["members"])
+           if "learning" in b["members"][0] else None,
+           "batch": {"wall_s": bw, "cpu_s": bc, "setup_s": b["sim"]["setup_s"],
+                     "run_s": b["sim"]["run_s"]},
+           "singles_in_process": {"wall_s": sw, "cpu_s": sc},
+           "speedup_wall": sw / bw, "speedup_cpu": sc / bc}
+    if a.cli:
+        cmd = [sys.executable, "-m", "rlaccel", "run", a.manifest, "-q", "--trials",
+               str(a.trials)] + (["--arch", a.arch] if a.arch else [])
+        for s in a.set:
+            cmd += ["--set", s]
+        w = time.perf_counter()
+        for s in seeds:
+            subprocess.run(cmd + ["--seed", str(s)], check=True, capture_output=True)
+        out["singles_cli"] = {"wall_s": time.perf_counter() - w}
+        out["speedup_cli_wall"] = out["singles_cli"]["wall_s"] / bw
+    print(f"{a.manifest}: {len(seeds)} seeds x {a.trials} trials, {out['instructions']:,} "
+          f"instructions; members equal single runs: {equal}")
+    print(f"  batch                 {bw:8.2f} s wall {bc:8.2f} s CPU")
+    print(f"  single runs, in turn  {sw:8.2f} s wall {sc:8.2f} s CPU   "
+          f"speedup {out['speedup_wall']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU")
+    if a.cli:
+        print(f"  one process per seed  {out['singles_cli']['wall_s']:8.2f} s wall"
+              f"                 speedup {out['speedup_cli_wall']:.1f}x wall")
+    if a.json:
+        from rlaccel.util.files import atomic_write
+        atomic_write(a.json, json.dumps(out, indent=1))
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
 from dataclasses import fields
@@ -31,6 +30,7 @@ from typing import Any, Mapping
 from rlaccel.isa.arch import Knobs, load_arch
 from rlaccel.isa.errors import ArchError
 from rlaccel.util.files import atomic_write
+from rlaccel.util.toml_literal import toml_literal
 
 __all__ = ["arch_variant", "parse_arch_sets", "variant_name"]
 
@@ -64,20 +64,13 @@ def _show(v: Any) -> str:
 
 
 def _toml_value(key: str, v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            raise ArchError(f"architecture override '{key}': {v!r} is not a finite number")
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)              # a TOML basic string (JSON's escapes are TOML's)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(key, x) for x in v) + "]"
-    raise ArchError(f"architecture override '{key}': {v!r} is not a number, string, boolean "
-                    f"or list")
+    if isinstance(v, dict):
+        raise ArchError(f"architecture override '{key}': {v!r} is not a number, string, "
+                        f"boolean or list")
+    try:
+        return toml_literal(v)
+    except ValueError as e:
+        raise ArchError(f"architecture override '{key}': {e}") from None
 
 
 def _check_key(key: str, base) -> tuple[str, str]:

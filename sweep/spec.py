@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from rlaccel.util.files import read_toml
+from rlaccel.util.toml_literal import toml_literal as _literal
 
 from .errors import SweepError
 from .metrics import Metric
@@ -63,21 +64,10 @@ _AXIS_WORDS = ("range", "values", "format", "zip", "labels")
 
 def toml_literal(v: Any) -> str:
     """A value as a TOML literal (what ``--set KEY=VALUE`` parses)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            raise SweepError(f"{v!r} is not a finite number")
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(toml_literal(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {toml_literal(x)}" for k, x in v.items()) + "}"
-    raise SweepError(f"{v!r} is not a TOML value")
+    try:
+        return _literal(v)
+    except ValueError as e:
+        raise SweepError(str(e)) from None
 
 
 def _canon(v: Any) -> str:

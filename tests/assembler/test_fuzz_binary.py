@@ -63,7 +63,7 @@ symbols = st.builds(
         0 if SPACES[space] == "const" else length,
         "equ" if SPACES[space] == "const" else ("label" if SPACES[space] == "text" else "data")),
     names, st.integers(0, 3),
-    st.one_of(st.integers(-5, 600), st.integers(-(1 << 63), (1 << 63) - 1)),
+    st.one_of(st.integers(-5, 600), st.integers(-(1 << 63) + 1, (1 << 63) - 1)),
     st.one_of(st.integers(0, 40), st.integers(0, (1 << 32) - 1)))
 
 

@@ -31,7 +31,7 @@ from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
 from .decoder import DecodedFields, decoder, mnemonics
 from .lane import LANE_OPS, lane, lane_signals
 from .memory import memories
-from .params import Params, sig_unsigned
+from .params import Params, params, sig_unsigned
 from .scoreboard import Txn
 
 __all__ = ["Bench", "BENCHES", "LaneBench", "ActivationBench", "DecoderBench", "DatapathBench",
@@ -80,6 +80,13 @@ class Bench:
 
     name = ""
     top = ""                   # the module name of the converted Verilog
+    #: the architecture the block is built for unless ``--arch`` names another
+    arch = "adhdp"
+
+    def params(self, arch: str | None = None):
+        """The block's parameters: :func:`rtl.params.params` of the architecture (the new
+        machines' benches return their own parameter objects)."""
+        return params(arch or self.arch)
 
     def ports(self, prm: Params) -> dict:
         raise NotImplementedError
@@ -589,3 +596,4 @@ DatapathBench.tb = staticmethod(datapath_tb)
 
 BENCHES: dict[str, Bench] = {b.name: b for b in (LaneBench(), ActivationBench(),
                                                  DecoderBench(), DatapathBench())}
+

@@ -16,8 +16,10 @@ from rlaccel.util.args import file_name, int_in, seed
 
 __all__ = ["BLOCKS", "add_parsers", "add_run_option", "run_datapath", "after_run"]
 
-#: the blocks, in dependency order
-BLOCKS = ("lane", "activation", "decoder", "datapath")
+from .machines import MACHINE_BLOCKS
+
+#: the blocks: the ADHDP datapath's in dependency order, then the new machines' (rtl/machines.py)
+BLOCKS = ("lane", "activation", "decoder", "datapath") + MACHINE_BLOCKS
 #: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
 DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
 #: most transactions of one ``rlaccel cosim`` (the bench draws them all up front)
@@ -45,8 +47,9 @@ def add_parsers(sub, run_manifest) -> None:
     c.add_argument("--backend", choices=("myhdl", "icarus"), default="myhdl",
                    help="simulate the MyHDL block, or its converted Verilog in Icarus through "
                         "MyHDL co-simulation (default myhdl)")
-    c.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name,
-                   help="architecture (default adhdp)")
+    c.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture (default: the block's machine, adhdp for the datapath's "
+                        "blocks)")
     c.set_defaults(func=cmd_cosim)
 
     r = sub.add_parser("rtl", help="RTL blocks as Verilog: convert, lint, synthesize, speed",
@@ -57,16 +60,19 @@ def add_parsers(sub, run_manifest) -> None:
     v.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
     v.add_argument("-o", "--output", metavar="DIR", required=True, type=file_name,
                    help="output directory (created if missing)")
-    v.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
+    v.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture (default: the block's machine)")
     lt = acts.add_parser("lint", help="verilator --lint-only -Wall on the converted block")
     lt.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
-    lt.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
+    lt.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture (default: the block's machine)")
     s = acts.add_parser("synth", help="synthesize the converted block with Yosys, count cells")
     s.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
     s.add_argument("--target", choices=("generic", "xilinx", "ice40"), default="generic",
                    help="generic gates and flip-flops (synth), Xilinx 7-series LUTs, FFs, "
                         "DSP48s and carry chains (synth_xilinx), iCE40 (synth_ice40)")
-    s.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name)
+    s.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture (default: the block's machine)")
     sp = acts.add_parser("speed", help="RTL simulation speeds on the cart-pole instruction "
                                        "stream, beside the TLM's")
     sp.add_argument("--instructions", type=int_in(1, MAX_SPEED_INSTRUCTIONS), default=200,
@@ -108,7 +114,7 @@ def cmd_cosim(args) -> int:
     from rlaccel.util.files import atomic_output, check_outputs
 
     from .cosim import run
-    n = args.n if args.n is not None else DEFAULT_N[args.block]
+    n = args.n if args.n is not None else DEFAULT_N.get(args.block, 10_000)
     check_outputs({"--vcd": args.vcd})                       # before any work
     if args.vcd is None:
         r = run(args.block, n=n, seed=args.seed, backend=args.backend, arch=args.arch)
@@ -184,7 +190,7 @@ def cmd_rtl(args) -> int:
     raise AssertionError(args.rtl_command)  # pragma: no cover - argparse restricts it
 
 
-def _convert(block: str, outdir: Path, arch: str) -> Path:
+def _convert(block: str, outdir: Path, arch: str | None) -> Path:
     from .hdl import convert_block
     return convert_block(block, outdir, arch)
 

@@ -17,9 +17,9 @@ from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
 from myhdl._Signal import _Signal
 
 from . import hdl
-from .benches import BENCHES, Stats, clock_reset
+from .benches import Stats, clock_reset
+from .registry import BENCHES
 from .errors import RtlError
-from .params import params
 from .scoreboard import Mismatch, Scoreboard
 
 __all__ = ["CosimResult", "run", "BACKENDS"]
@@ -79,7 +79,7 @@ def _dut(bench, clk, rst, ports, prm):
 
 
 def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl",
-        vcd: str | Path | None = None, arch: str = "adhdp",
+        vcd: str | Path | None = None, arch: str | None = None,
         workdir: str | Path | None = None, transactions=None) -> CosimResult:
     """Run ``block_name``'s bench for ``n`` random transactions (or the given list of
     predicted :class:`Txn`, for directed tests)."""
@@ -88,7 +88,7 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
     if backend not in BACKENDS:
         raise RtlError(f"unknown backend '{backend}': choose {', '.join(BACKENDS)}")
     bench = BENCHES[block_name]
-    prm = params(arch)
+    prm = bench.params(arch)
     clk = Signal(bool(0))
     rst = ResetSignal(1, active=1, isasync=False)
     ports = bench.ports(prm)

@@ -159,17 +159,16 @@ def _groups(target: str, by_type: dict[str, int]) -> dict[str, int]:
     return {"gates": count(lambda t: True) - ffs, "flip-flops": ffs}
 
 
-def convert_block(block: str, outdir: Path, arch: str = "adhdp", *,
+def convert_block(block: str, outdir: Path, arch: str | None = None, *,
                   testbench: bool = False) -> Path:
-    """Convert one of the blocks (rtl.benches.BENCHES) to ``outdir/<block>.v``."""
+    """Convert one of the blocks (rtl.registry.BENCHES) to ``outdir/<block>.v``."""
     from myhdl import ResetSignal, Signal
 
-    from .benches import BENCHES
-    from .params import params
+    from .registry import BENCHES
     if block not in BENCHES:
         raise RtlError(f"unknown block '{block}': blocks are {', '.join(BENCHES)}")
     bench = BENCHES[block]
-    prm = params(arch)
+    prm = bench.params(arch)
     ports = bench.ports(prm)
     if bench.clocked:
         inst = bench.block(Signal(bool(0)), ResetSignal(1, active=1, isasync=False), **ports,

@@ -1,0 +1,20 @@
+"""The new machines' RTL blocks (issue 15), registered beside the ADHDP datapath's.
+
+:data:`MACHINE_BLOCKS` names them for the command line without importing MyHDL;
+:func:`machine_benches` builds their benches (:mod:`rtl.registry` adds them).
+"""
+
+from __future__ import annotations
+
+__all__ = ["MACHINE_BLOCKS", "machine_benches"]
+
+#: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
+MACHINE_BLOCKS = ("lg_vpu",)
+
+
+def machine_benches() -> list:
+    """Every new machine's bench, in :data:`MACHINE_BLOCKS` order."""
+    from .learninggroup.benches import BENCHES as LG
+    benches = [*LG]
+    assert tuple(b.name for b in benches) == MACHINE_BLOCKS
+    return benches

@@ -9,17 +9,19 @@ family's timing for the encoder.
 from __future__ import annotations
 
 import numpy as np
-from myhdl import StopSimulation, block, instance
+from myhdl import StopSimulation, block, delay, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
+from rlaccel.tlm.families.learninggroup.osel import encode_osel
 from rlaccel.tlm.families.learninggroup.vpu import VpuArray
 
 from ..benches import Bench, _count
 from ..scoreboard import Txn
 from .params import LgParams, lg_params
+from .osel import lg_osel, osel_signals
 from .vpu import lg_vpu, vpu_signals
 
-__all__ = ["VpuBench", "float_words"]
+__all__ = ["VpuBench", "OselBench", "BENCHES", "float_words"]
 
 
 def float_words(rng: np.random.Generator, fmt, size: int) -> np.ndarray:
@@ -142,5 +144,129 @@ def vpu_tb(clk, rst, ports, txns, board, prm, stats):
 
 VpuBench.tb = staticmethod(vpu_tb)
 
-#: LearningGroup's benches, in the brief's order
-BENCHES = (VpuBench(),)
+
+
+# ---------------------------------------------------------------------------------- OSEL
+class OselBench(Bench):
+    """OSEL encoder: layers of 1..32 rows, G of 1..max_groups groups, N of 1..bitvector_bits
+    columns (mostly narrow, some full width), max indexes drawn at random; predicted by
+    ``encode_osel`` with the architecture's encoder parameters: each row's hit or miss and
+    cycles, the index list, and every slot of the sparse row memory."""
+
+    name = "lg_osel"
+    top = "lg_osel"
+    arch = "learninggroup"
+    block = staticmethod(lg_osel)
+
+    def params(self, arch=None) -> LgParams:
+        return lg_params(arch or self.arch)
+
+    def ports(self, prm):
+        return osel_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        p = prm.enc
+        for _ in range(n):
+            g = int(rng.integers(1, p.max_groups + 1))
+            r = rng.random()
+            cols = int(rng.integers(1, 65)) if r < 0.7 else int(rng.integers(65, 201)) \
+                if r < 0.9 else int(rng.integers(201, p.bitvector_bits + 1))
+            if rng.random() < 0.05:
+                cols = p.bitvector_bits
+            rows = int(rng.integers(1, 33))
+            col_idx = rng.integers(0, g, cols)
+            if rng.random() < 0.1:                  # every column in one group
+                col_idx[:] = int(rng.integers(0, g))
+            row_idx = rng.integers(0, g, rows)
+            enc = encode_osel(row_idx, col_idx, g, p)
+            tuples = {s: (int(sum(1 << int(j) for j in t.nz)), t.workload)
+                      for s, t in enc.srm.tuples.items()}
+            yield Txn("layer", {"groups": g, "cols": cols, "rows": rows},
+                      {"kinds": tuple(t[2] for t in enc.trace),
+                       "cycles": tuple(t[4] for t in enc.trace),
+                       "index_list": tuple(int(v) for v in enc.srm.index_list),
+                       "tuples": tuples},
+                      stimulus={"cols": cols,
+                                "col_idx": sum(int(v) << (p.max_index_bits * j)
+                                               for j, v in enumerate(col_idx)),
+                                "rows": [int(v) for v in row_idx]})
+
+
+@block
+def osel_tb(clk, rst, ports, txns, board, prm, stats):
+    """OSEL driver and monitor: ``start`` with the column max indexes, then the rows, each
+    offered until ``ready`` takes it; each row's outputs are read the cycle after it is taken,
+    a row's cycles run from its take to the next cycle ``ready`` is high, and the sparse row
+    memory is read back slot by slot at the end of the layer."""
+    s = ports
+    slots = prm.enc.max_groups
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    def cover(key):
+        coverage[key] = coverage.get(key, 0) + 1
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            yield clk.negedge
+            s["start"].next = True
+            s["cols"].next = st["cols"]
+            s["col_idx"].next = st["col_idx"]
+            s["row_valid"].next = False
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _count(coverage, txn)
+            yield clk.negedge
+            s["start"].next = False
+            kinds, takes, il = [], [], []
+            rows = st["rows"]
+            limit = stats.cycles + 16 * (len(rows) + 1) * (prm.enc.bitvector_bits // 8 + 4)
+            i = 0
+            while stats.cycles < limit:
+                s["row_valid"].next = i < len(rows)
+                if i < len(rows):
+                    s["row_g"].next = rows[i]
+                yield delay(1)
+                ready = bool(s["ready"].val)
+                if i == len(rows) and ready:
+                    takes.append(stats.cycles)      # the cycle the next row could be taken
+                    break
+                take = ready and i < len(rows)
+                now = stats.cycles
+                yield clk.negedge
+                if take:
+                    takes.append(now)
+                    kinds.append("hit" if s["hit"].val else "miss" if s["miss"].val else "none")
+                    il.append((int(s["il_addr"].val), int(s["il_data"].val))
+                              if s["il_we"].val else None)
+                    i += 1
+            s["row_valid"].next = False
+            tuples = {}
+            for slot in range(slots):
+                s["rd_slot"].next = slot
+                yield delay(1)
+                if s["rd_valid"].val:
+                    tuples[slot] = (int(s["rd_bitvector"].val), int(s["rd_workload"].val))
+                    if int(s["rd_index"].val) != slot:
+                        tuples[slot] = ("max index", int(s["rd_index"].val))
+            cyc = tuple(b - a for a, b in zip(takes, takes[1:]))
+            index_list = tuple(e[1] if e and e[0] == k else None for k, e in enumerate(il))
+            for k, c in zip(kinds, cyc):
+                cover(f"{k} of {c} cycles" if k == "miss" and c > 2 else k)
+            board.observe({"kinds": tuple(kinds), "cycles": cyc, "index_list": index_list,
+                           "tuples": tuples}, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return drive
+
+
+OselBench.tb = staticmethod(osel_tb)
+
+#: LearningGroup's benches
+BENCHES = (VpuBench(), OselBench())

@@ -49,6 +49,7 @@ class ChromeTrace:
         self.dropped = 0
         self._names: dict[str, int] = {}
         self._programs: dict[int, tuple] = {}
+        self._labels: dict[str, str] = {}
 
     # ---- recording ------------------------------------------------------------------------
     def _name(self, name: str) -> int:
@@ -56,6 +57,11 @@ class ChromeTrace:
         if i is None:
             i = self._names[name] = len(self._names)
         return i
+
+    def label(self, track: str, text: str) -> None:
+        """Show the unit track ``track`` (every agent's) as ``text``, e.g. a compute unit
+        with the pipeline stage it is; the events are unchanged."""
+        self._labels[track] = text
 
     def remaining(self) -> int:
         """Events that may still be recorded before the cut."""
@@ -151,7 +157,7 @@ class ChromeTrace:
         out = []
         for a in sorted(set((R[:, 0] - 1).tolist()) | {0}):
             names = {_ISSUE: "issue", _HOST: "host link", _NET: "interconnect",
-                     **{tid: name for name, tid in tracks.items()}}
+                     **{tid: self._labels.get(name, name) for name, tid in tracks.items()}}
             out.append({"name": "process_name", "ph": "M", "pid": a + 1,
                         "args": {"name": f"agent {a}"}})
             for tid, name in names.items():

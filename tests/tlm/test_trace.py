@@ -111,3 +111,20 @@ def test_a_units_own_slices_get_its_track(tmp_path):
     assert _ns(ev[1]["ts"]) == _ns(ev[0]["ts"]) + _ns(ev[0]["dur"])
     trace.write(tmp_path / "t.json")
     assert json.loads((tmp_path / "t.json").read_text())["traceEvents"] == trace.events()
+
+
+def test_a_unit_track_can_be_labelled(tmp_path):
+    """label() renames a unit's track in every agent (the stage a compute unit is); the
+    events and the other tracks stay as they were."""
+    trace = ChromeTrace(300.0)
+    trace.unit(0, "cu3", "pfp", 100, 118, pc=7)
+    trace.unit(1, "cu3", "pfp", 100, 118, pc=7)
+    trace.unit(1, "ring", "rgather", 150, 5, pc=9)
+    before = [e for e in trace.events() if e["ph"] == "X"]
+    trace.label("cu3", "cu3 value: FP q L1")
+    assert [e for e in trace.events() if e["ph"] == "X"] == before
+    meta = {(e["pid"], e["args"]["name"]) for e in trace.events() if e["name"] == "thread_name"}
+    assert {(1, "cu3 value: FP q L1"), (2, "cu3 value: FP q L1"), (2, "ring")} <= meta
+    assert not any(name == "cu3" for _, name in meta)
+    trace.write(tmp_path / "t.json")
+    assert json.loads((tmp_path / "t.json").read_text())["traceEvents"] == trace.events()

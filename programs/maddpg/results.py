@@ -144,6 +144,7 @@ def results(m: dict, run, res, platform) -> dict:
         if a.index == 0 and rounds:
             pipes = {"value": _pipeline(L, stages, list(range(15)), B),
                      "policy": _pipeline(L, stages, list(range(15, 29)), B)}
+    _label_trace(platform, design, host.specs[0].name)
     net = platform.interconnect
     sizes = [s.act_dim for s in host.specs]
     per_sample = max(allgather_cycles(sizes, net.timing.latency, net.timing.per_beat,
@@ -159,6 +160,16 @@ def results(m: dict, run, res, platform) -> dict:
             "ring": ring, "dse": d, "hostlink": [a.link.as_dict() for a in platform.agents],
             "host_timeline": host.timeline.as_dict(), "batch": B,
             "environment": host.cfg.env}
+
+
+def _label_trace(platform, design, name: str) -> None:
+    """Name every compute unit's track of the trace after its stage (``cu12 value: FP q
+    L1``): the units are numbered alike in every learner (learner.s)."""
+    trace = getattr(platform, "trace", None)
+    if trace is None:
+        return
+    for u, stage in enumerate(_stage_names(design, name)):
+        trace.label(unit_name(u), f"{unit_name(u)} {stage}")
 
 
 def _probe(run, platform) -> tuple:

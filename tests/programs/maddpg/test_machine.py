@@ -130,11 +130,16 @@ def test_pipelines_fill_then_stream_at_the_bottleneck():
 
 
 def test_the_trace_shows_the_ring_against_the_computation():
-    """With a trace, every learner has a track per compute unit and one for its ring port;
-    the ring's messages run while the units compute the batch."""
+    """With a trace, every learner has a track per compute unit, named after its stage, and
+    one for its ring port; the ring's messages run while the units compute the batch."""
     trace = ChromeTrace(300.0)
     s = _setup(CC, TINY, 41, trace=trace)
-    s.platform.run()
+    s.report(s.platform.run())
+    tracks = {(e["pid"], e["args"]["name"]) for e in trace.events() if e["name"] == "thread_name"}
+    for pid in (1, 2):
+        assert {(pid, "cu00 value: FP pi' L1"), (pid, "cu14 value: WU q L1"),
+                (pid, "cu15 policy: FP pi L1"), (pid, "cu29 head pi' (value)"),
+                (pid, "ring")} <= tracks
     ev = [e for e in trace.events() if e.get("cat") == "unit"]
     ring = [e for e in ev if e["name"].startswith("rgather")]
     work = [e for e in ev if e["name"] in ("pfp", "pfpo")]

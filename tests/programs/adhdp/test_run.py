@@ -43,3 +43,13 @@ def test_overrides_and_progress(tmp_path):
     assert r["virtual_update"] and r["program"].endswith("cartpole_vu.s")
     assert r["learning"]["trials"] == 3 and len(lines) == 3
     assert lines[0].startswith("trial    1:")
+
+
+def test_a_chip_with_an_unsourced_energy_constant_is_refused(tmp_path):
+    """Issue 13: an ADHDP run names the [energy] constant that has no source, and runs
+    nothing."""
+    f = tmp_path / "fitted.toml"
+    f.write_text('name = "fitted"\ninherit = "adhdp"\n[energy]\nmac = 34.0\n'
+                 '[energy_sources]\nmac = "tuned"\n')
+    with pytest.raises(ManifestError, match=r"fitted.toml: \[energy\] mac = 34.0 has no source"):
+        run(ROOT / "cartpole.toml", ["trials=1"], arch=str(f))

@@ -3,7 +3,7 @@ the float reference and a random policy.
 
     python bench/maddpg_learning.py [--envs E ...] [--seeds 1 2 3] [--episodes N]
                                     [--window W] [--reference out/maddpg_learning.json]
-                                    [--json out/maddpg_sim_learning.json]
+                                    [--json out/maddpg_sim_learning.json] [--reuse]
 
 For every task and seed: ``rlaccel run programs/maddpg/<task>.toml --seed S --set
 episodes=N`` (the learners on the simulated U200: programs/maddpg/learner.s on every agent,
@@ -12,7 +12,9 @@ episode reward per window of W episodes, the final window's mean, Predator-Prey'
 and the run's eq. 7 figures. The float reference's curves and the random policy's means
 come from ``bench/maddpg_reference.py learn`` (its JSON, the same seeds and windows); the
 final comparison uses the reference's window that ends at the same episode. The JSON is
-written after every run.
+written after every run. ``--reuse`` keeps the runs the JSON already holds for the same
+task, seed, episodes and window (and only attaches the reference's figures to them), so a
+reference measured later, or an interrupted bench, needs no new simulation.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def main(argv=None) -> int:
     p.add_argument("--window", type=int, default=1000)
     p.add_argument("--reference", default="out/maddpg_learning.json")
     p.add_argument("--json", default="out/maddpg_sim_learning.json")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep the runs the JSON holds for the same seed, episodes and window")
     args = p.parse_args(argv)
     ref = json.loads(Path(args.reference).read_text()) if Path(args.reference).exists() else {}
     res = json.loads(Path(args.json).read_text()) if Path(args.json).exists() else {}
@@ -76,9 +80,14 @@ def main(argv=None) -> int:
     envs = res.setdefault("envs", {})
     for env in args.envs:
         e = envs.setdefault(env, {"seeds": {}})
+        old = e["seeds"] if e.get("episodes") == args.episodes else {}
         e["episodes"] = args.episodes
+        e["seeds"] = {k: v for k, v in old.items() if len(v["curve"]) * args.window
+                      == args.episodes}
         for seed in args.seeds:
-            r = one(env, seed, args.episodes, args.window)
+            r = e["seeds"].get(str(seed)) if args.reuse else None
+            if r is None:
+                r = one(env, seed, args.episodes, args.window)
             rr = ref.get("envs", {}).get(env, {})
             k = args.episodes // args.window
             fr = rr.get("seeds", {}).get(str(seed), {})
@@ -109,6 +118,9 @@ def main(argv=None) -> int:
                             if all("random" in d for d in done) else None)}
         if all("final_touches" in d for d in done):
             e["summary"]["touches_mean"] = float(np.mean([d["final_touches"] for d in done]))
+            if all("random_touches" in d for d in done):
+                e["summary"]["random_touches_mean"] = float(np.mean(
+                    [d["random_touches"] for d in done]))
             if all("reference_touches_at_budget" in d for d in done):
                 e["summary"]["reference_touches_mean"] = float(np.mean(
                     [d["reference_touches_at_budget"] for d in done]))

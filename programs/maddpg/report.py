@@ -23,11 +23,12 @@ thread (the JSON records the setting).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import numpy as np
+
+from .results import describe_pipeline
 
 __all__ = ["add_arguments", "cmd_report", "SEED"]
 
@@ -190,12 +191,8 @@ def _markdown(doc: dict) -> str:
         s = e["simulated"][str(max(int(b) for b in e["simulated"]))]
         for name, p in s["pipelines"].items():
             if p:
-                L.append(f"* {name} pipeline at batch {max(int(b) for b in e['simulated'])}: "
-                         f"first sample after {p['first_sample_cycles']} cycles (fill), then "
-                         f"one every {p['steady_interval_cycles']:g} cycles (bottleneck "
-                         f"{p['bottleneck']}, {p['bottleneck_cycles']} cycles per sample, "
-                         f"eq. 3), {p['batch_cycles']} cycles for the batch (a chain by eq. 3:"
-                         f" {p['eq3_chain_batch_cycles']}).")
+                L.append(f"* batch {max(int(b) for b in e['simulated'])}, "
+                         f"{describe_pipeline(name, p)}.")
         ring = s["ring"]
         L.append(f"* ring: a sample's all-gather takes {ring['per_sample_allgather_cycles']} "
                  f"cycles against a {ring['slowest_stage_cycles']}-cycle slowest stage: "

@@ -31,7 +31,7 @@ from rlaccel.tlm.families.maddpg.ring import allgather_cycles
 from rlaccel.tlm.families.maddpg.timing import batch_cycles
 from rlaccel.tlm.families.marl.learner import RING_UNIT, unit_name
 
-__all__ = ["results", "summary", "progress_lines", "learning"]
+__all__ = ["results", "summary", "progress_lines", "learning", "describe_pipeline"]
 
 
 def learning(host) -> dict:
@@ -82,11 +82,27 @@ def _pipeline(L, names, units, B) -> dict:
     done = np.max(np.stack([x[1] for x in last]), axis=0)     # a sample leaves the pipeline
     gaps = np.diff(done)
     slow = int(np.argmax(T))
+    steady = float(np.median(gaps)) if len(gaps) else None
     return {"units": len(units), "first_sample_cycles": int(done[0] - t0),
-            "steady_interval_cycles": float(np.median(gaps)) if len(gaps) else None,
+            "steady_interval_cycles": steady,
             "batch_cycles": int(done.max() - t0), "last_stage_done": int(out_done[-1] - t0),
             "bottleneck": names[units[slow]], "bottleneck_cycles": T[slow],
+            "bottleneck_units": int(sum(t == T[slow] for t in T)),
+            # samples leave slower than the slowest unit works: they wait for the ring
+            "limited_by": "ring" if steady is not None and steady > T[slow] else "stage",
             "eq3_chain_batch_cycles": batch_cycles(T, B)}
+
+
+def describe_pipeline(name: str, p: dict) -> str:
+    """One line on a pipeline as simulated: fill, steady state, what limits it."""
+    n = p["bottleneck_units"]
+    slowest = (f"{p['bottleneck']}" + (f" and {n - 1} more" if n > 1 else "")
+               + f", {p['bottleneck_cycles']} cycles")
+    why = (f"bottleneck {slowest}" if p["limited_by"] == "stage" else
+           f"the ring: samples wait for the other learners' actions; slowest stage {slowest}")
+    return (f"{name} pipeline ({p['units']} units): first sample {p['first_sample_cycles']} "
+            f"cycles, then one per {p['steady_interval_cycles']:g} ({why}), batch "
+            f"{p['batch_cycles']} cycles (eq. 3 chain: {p['eq3_chain_batch_cycles']})")
 
 
 def results(m: dict, run, res, platform) -> dict:
@@ -220,11 +236,7 @@ def summary(r: dict) -> str:
                      f"per step -> IPS {ips['system']:.1f} (eq. 7)")
     for name, p in r["pipelines"].items():
         if p:
-            lines.append(f"  {name} pipeline ({p['units']} units): first sample "
-                         f"{p['first_sample_cycles']} cycles, then one per "
-                         f"{p['steady_interval_cycles']:g} (bottleneck {p['bottleneck']}, "
-                         f"{p['bottleneck_cycles']} cycles), batch {p['batch_cycles']} cycles "
-                         f"(eq. 3 chain: {p['eq3_chain_batch_cycles']})")
+            lines.append("  " + describe_pipeline(name, p))
     ring = r["ring"]
     lines.append(f"  ring: {ring['per_sample_allgather_cycles']} cycles per sample's all-gather"
                  f" vs {ring['slowest_stage_cycles']}-cycle slowest stage ("

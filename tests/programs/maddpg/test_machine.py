@@ -127,6 +127,32 @@ def test_pipelines_fill_then_stream_at_the_bottleneck():
         assert p["steady_interval_cycles"] == 118
         assert p["first_sample_cycles"] < p["batch_cycles"] == p["first_sample_cycles"] + 63 * 118
     assert r["ring"]["hidden_by_formula"] and r["ring"]["per_sample_allgather_cycles"] == 7
+    assert p["limited_by"] == "stage" and "(bottleneck " in summary_of(r)
+
+
+def summary_of(r):
+    from rlaccel.programs.maddpg.results import summary
+    return summary({**r, "program": "learner.s", "arch": "maddpg", "seed": 1,
+                    "sim": {"wall_s": 0.0}, "instructions": 0, "cycles": 0})
+
+
+def test_a_slow_ring_is_reported_as_the_limit():
+    """Hops of 200 cycles: a sample's all-gather (205 cycles) is slower than the slowest
+    stage (118): the value pipeline's critics wait for the other learner's action, so its
+    samples leave every 205 cycles, and the run says so."""
+    s = runner._Setup(CC, ["learning.batch=64", "learning.learning_starts=64",
+                           "learning.update_every=100", "window=1"], arch=None, seed=None,
+                      trace=None, progress=None, datapath=None, kernels="compiled",
+                      options={"steps": 101}, arch_overrides={"interconnect.latency": 200})
+    r = s.report(s.platform.run())
+    assert r["ring"]["per_sample_allgather_cycles"] == 205
+    assert not r["ring"]["hidden_by_formula"]
+    v, pol = r["pipelines"]["value"], r["pipelines"]["policy"]
+    assert v["limited_by"] == "ring" and v["steady_interval_cycles"] == 205
+    assert pol["limited_by"] == "stage" and pol["steady_interval_cycles"] == 118
+    assert min(r["ring"]["exposed_cycles_per_round"]) > 60 * (205 - 118)
+    text = summary_of(r)
+    assert "NOT hidden" in text and "then one per 205 (the ring" in text
 
 
 def test_the_trace_shows_the_ring_against_the_computation():

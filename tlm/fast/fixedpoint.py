@@ -81,7 +81,7 @@ def mul(a, b, K, o):
     return sat(rnd(a * b, K[o + K_N]), K[o + K_MIN], K[o + K_MAX])
 
 
-@njit
+@njit(nrt=False)
 def dot_rows(M, base, si, sj, m, k, V, vb, out, K, o):
     """``out[i] = matvec`` rule for ``i < m``: ``sum_j M[base + i*si + j*sj] * V[vb + j]``
     summed exactly, one rounding, one saturation (``FixedType.matvec``: the direct int64 sum
@@ -167,7 +167,7 @@ def pwl(v, K, t, n, lo_, hi_):
     return sat(y, lo_, hi_)
 
 
-@njit
+@njit(nrt=False)
 def activate(act, src, sb, dst, db, m, K, o):
     """``dst[db + i] = FixedType.activate(act, src[sb + i])`` for ``i < m`` (act by its ISA
     index); returns saturations. ``src`` may be ``dst`` at the same offset."""

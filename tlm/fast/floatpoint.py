@@ -42,7 +42,7 @@ def _ptr(a, i):
     return np.int64(a.ctypes.data) + np.int64(8) * i
 
 
-@njit
+@njit(nrt=False)
 def matvec(M, wb, ld, rows, k, V, vb, out, K, o):
     """``out[:rows] = W @ x`` as numpy computes it, W the ``rows x k`` matrix at ``M[wb]``
     with row stride ``ld`` and x at ``V[vb]``."""
@@ -62,7 +62,7 @@ def matvec(M, wb, ld, rows, k, V, vb, out, K, o):
     return 0
 
 
-@njit
+@njit(nrt=False)
 def rmatvec(M, wb, ld, rows, n, V, vb, out, K, o):
     """``out[:n] = W.T @ g`` as numpy computes it (W as in :func:`matvec`, ``rows x n``)."""
     if n == 1:                                # scalar_out: DOUBLE_dot down a column
@@ -81,7 +81,7 @@ def rmatvec(M, wb, ld, rows, n, V, vb, out, K, o):
     return 0
 
 
-@njit
+@njit(nrt=False)
 def sumsq(V, vb, k, K, o):
     """``p @ p`` as numpy computes it."""
     s = 0.0
@@ -89,7 +89,7 @@ def sumsq(V, vb, k, K, o):
     return s
 
 
-@njit
+@njit(nrt=False)
 def unary(which, src, sb, dst, db, m, K, o, buf):
     """numpy's loop of a unary ufunc (``which``: a :data:`NATIVE_FIELDS` index) from
     ``src[sb:sb+m]`` to ``dst[db:db+m]``; ``buf`` is int64 scratch of F_LOOPBUF words."""
@@ -102,7 +102,7 @@ def unary(which, src, sb, dst, db, m, K, o, buf):
               K[o + which + 2])
 
 
-@njit
+@njit(nrt=False)
 def binary(which, a, ab, sa, b, bb, sb, dst, db, m, K, o, buf):
     """numpy's loop of a binary ufunc with input strides ``sa``, ``sb`` (words; 0 for a
     scalar operand)."""
@@ -117,7 +117,7 @@ def binary(which, a, ab, sa, b, bb, sb, dst, db, m, K, o, buf):
               K[o + which + 2])
 
 
-@njit
+@njit(nrt=False)
 def activate(act, src, sb, dst, db, m, K, o, tmp, buf):
     """``Float64Type.activate`` (act by its ISA index) from ``src[sb:]`` to ``dst[db:]``;
     ``tmp`` is float64 scratch of ``m`` words (``src`` may be ``dst``)."""

@@ -49,7 +49,7 @@ def ranges(op) -> tuple[tuple, tuple]:
             tuple((*w, *(s or AT_END)) for w, s in zip(op.writes, ws)))
 
 
-@njit
+@njit(nrt=False)
 def word_time(e, t0, stride, rstep, coff, per, cstep):
     """The time of word ``e`` (from the range's start) under a schedule."""
     r = e // stride
@@ -59,12 +59,12 @@ def word_time(e, t0, stride, rstep, coff, per, cstep):
     return t0 + r * rstep + (c // per) * cstep
 
 
-@njit
+@njit(nrt=False)
 def _uniform(stride, rstep, per):
     return (stride >= WHOLE or rstep == 0) and per >= WHOLE
 
 
-@njit
+@njit(nrt=False)
 def earliest(plo, phi, pt0, pstride, prstep, pcoff, pper, pcstep,
              clo, chi, ct0, cstride, crstep, ccoff, cper, ccstep):
     """The earliest start of a consumer whose range ``[clo, chi)`` (relative schedule) overlaps
@@ -83,7 +83,7 @@ def earliest(plo, phi, pt0, pstride, prstep, pcoff, pper, pcstep,
     return best
 
 
-@njit
+@njit(nrt=False)
 def last_time(n, t0, stride, rstep, coff, per, cstep):
     """The latest time of the ``n`` words of a range (when a result is entirely ready)."""
     if _uniform(stride, rstep, per):

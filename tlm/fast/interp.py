@@ -49,7 +49,7 @@ TR_FIELDS = 5
 _EXEC, _JMP, _HALT, _BRANCH, _LSET, _LOOP, _HOST, _MARK, _ENDMARK, _FAULT, _SYNC = range(11)
 
 
-@njit
+@njit(nrt=False)
 def start_of(P, G, ST, PEND, UF, pc):
     """The cycle instruction ``pc`` may start at: after the pending results it reads or
     overwrites, word by word where schedules say when (:mod:`.hazards`), and after every unit
@@ -102,7 +102,7 @@ def start_of(P, G, ST, PEND, UF, pc):
     return start
 
 
-@njit
+@njit(nrt=False)
 def retire(P, G, ST, PEND, STATS, MK, TB, pc, start, busy, latency, depth, nxt):
     """The tail of every instruction: its results pending until ready, its cycles and stall
     counted at its PC, its trace entry, the next PC; returns R_LIMIT, R_TRACE or 0."""
@@ -176,7 +176,7 @@ def retire(P, G, ST, PEND, STATS, MK, TB, pc, start, busy, latency, depth, nxt):
     return reason
 
 
-@njit
+@njit(nrt=False)
 def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
     """Run from ``ST[S_PC]`` until Python is needed; returns the reason (module doc)."""
     n = P.shape[0]

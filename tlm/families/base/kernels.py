@@ -84,7 +84,7 @@ def kernel(b: Binding) -> Kernel | None:
 
 
 # ------------------------------------------------------------------------ fixed point
-@njit
+@njit(nrt=False)
 def _fixed(code, A, i, c0, U, S, K, T, imm):
     o = _EXTRA
     lo_, hi_ = K[o + fx.K_MIN], K[o + fx.K_MAX]
@@ -220,7 +220,7 @@ def _fixed(code, A, i, c0, U, S, K, T, imm):
     return c1
 
 
-@njit
+@njit(nrt=False)
 def _fixed_branch(code, A, i, c0, U, K):
     a, b = A[i, c0], A[i, c0 + 1]
     if code == 30:
@@ -237,7 +237,7 @@ def _fixed_branch(code, A, i, c0, U, K):
 
 
 # ------------------------------------------------------------------------ float64
-@njit
+@njit(nrt=False)
 def _float(code, A, i, c0, U, S, K, T, B, imm):
     o = _EXTRA
     L = T.shape[0] // 4
@@ -336,7 +336,7 @@ def _float(code, A, i, c0, U, S, K, T, B, imm):
     return 0
 
 
-@njit
+@njit(nrt=False)
 def _float_branch(code, A, i, c0, U):
     a, b = A[i, c0], A[i, c0 + 1]
     if code == 30:
@@ -372,7 +372,7 @@ if HAVE_NUMBA:
     from numba import types
     from numba.extending import overload
 
-    @overload(run, jit_options={"cache": True})
+    @overload(run, jit_options={"cache": True, "_nrt": False})
     def _run(code, A, i, c0, U, S, K, T, B, imm):
         if U.dtype == types.float64:
             return lambda code, A, i, c0, U, S, K, T, B, imm: _float(code, A, i, c0, U, S, K,
@@ -380,7 +380,7 @@ if HAVE_NUMBA:
         return lambda code, A, i, c0, U, S, K, T, B, imm: _fixed(code, A, i, c0, U, S, K, T,
                                                                    imm)
 
-    @overload(branch, jit_options={"cache": True})
+    @overload(branch, jit_options={"cache": True, "_nrt": False})
     def _branch(code, A, i, c0, U, K):
         if U.dtype == types.float64:
             return lambda code, A, i, c0, U, K: _float_branch(code, A, i, c0, U)

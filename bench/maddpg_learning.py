@@ -4,6 +4,7 @@ the float reference and a random policy.
     python bench/maddpg_learning.py [--envs E ...] [--seeds 1 2 3] [--episodes N]
                                     [--window W] [--reference out/maddpg_learning.json]
                                     [--json out/maddpg_sim_learning.json] [--reuse]
+                                    [--plot out/maddpg_sim_learning]
 
 For every task and seed: ``rlaccel run programs/maddpg/<task>.toml --seed S --set
 episodes=N`` (the learners on the simulated U200: programs/maddpg/learner.s on every agent,
@@ -14,7 +15,9 @@ come from ``bench/maddpg_reference.py learn`` (its JSON, the same seeds and wind
 final comparison uses the reference's window that ends at the same episode. The JSON is
 written after every run. ``--reuse`` keeps the runs the JSON already holds for the same
 task, seed, episodes and window (and only attaches the reference's figures to them), so a
-reference measured later, or an interrupted bench, needs no new simulation.
+reference measured later, or an interrupted bench, needs no new simulation. ``--plot BASE``
+draws every task's curves (the seeds' mean, bars from the lowest to the highest seed; the
+reference's likewise; the random policy's mean) as ``BASE_<task>.png`` and ``.svg``.
 """
 
 from __future__ import annotations
@@ -62,6 +65,41 @@ def one(env: str, seed: int, episodes: int, window: int) -> dict:
     return out
 
 
+NAMES = {"simple_speaker_listener_v4": "Cooperative Communication",
+         "simple_tag_v3": "Predator-Prey"}
+
+
+def _band(curves, window):
+    k = min(len(c) for c in curves)
+    a = np.asarray([c[:k] for c in curves], dtype=np.float64)
+    return {"x": [window * (j + 1) for j in range(k)], "y": a.mean(axis=0).tolist(),
+            "lo": a.min(axis=0).tolist(), "hi": a.max(axis=0).tolist()}
+
+
+def plot(res: dict, ref: dict, base: str) -> list[str]:
+    """The simulated machine's curves next to the reference's, per task."""
+    from rlaccel.util.plots import lines, save
+    w, files = res["window"], []
+    for env, e in res["envs"].items():
+        seeds = sorted(e["seeds"], key=int)
+        if not seeds:
+            continue
+        series = {f"simulated machine ({len(seeds)} seeds)":
+                  _band([e["seeds"][s]["curve"] for s in seeds], w)}
+        rr = ref.get("envs", {}).get(env, {})
+        rc = [rr["seeds"][s]["curve"][:e["episodes"] // w] for s in seeds
+              if s in rr.get("seeds", {})]
+        if len(rc) == len(seeds) and ref.get("window") == w:
+            series[f"float reference ({len(seeds)} seeds)"] = _band(rc, w)
+        rnd = [e["seeds"][s].get("random") for s in seeds]
+        f = lines(f"MADDPG on {NAMES[env]}: mean episode reward per {w} episodes",
+                  "episodes", "episode reward (sum over agents)", series,
+                  reference=(float(np.mean(rnd)) if None not in rnd else None),
+                  reference_label="random policy")
+        files += [str(x) for x in save(f, f"{base}_{env}")]
+    return files
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--envs", nargs="+", default=list(MANIFESTS), choices=list(MANIFESTS))
@@ -72,6 +110,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", default="out/maddpg_sim_learning.json")
     p.add_argument("--reuse", action="store_true",
                    help="keep the runs the JSON holds for the same seed, episodes and window")
+    p.add_argument("--plot", metavar="BASE", help="draw the curves as BASE_<task>.png/.svg")
     args = p.parse_args(argv)
     ref = json.loads(Path(args.reference).read_text()) if Path(args.reference).exists() else {}
     res = json.loads(Path(args.json).read_text()) if Path(args.json).exists() else {}
@@ -126,6 +165,8 @@ def main(argv=None) -> int:
                     [d["reference_touches_at_budget"] for d in done]))
         print(f"{env}: {e['summary']}", flush=True)
         _write(args.json, res)
+    if args.plot:
+        print("plots: " + ", ".join(plot(res, ref, args.plot)))
     return 0
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 __all__ = ["MACHINE_BLOCKS", "machine_benches"]
 
 #: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
-MACHINE_BLOCKS = ("lg_vpu", "lg_osel")
+MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly")
 
 
 def machine_benches() -> list:
     """Every new machine's bench, in :data:`MACHINE_BLOCKS` order."""
+    from .darl.benches import BENCHES as DARL
     from .learninggroup.benches import BENCHES as LG
-    benches = [*LG]
+    benches = [*LG, *DARL]
     assert tuple(b.name for b in benches) == MACHINE_BLOCKS
     return benches

@@ -1,0 +1,126 @@
+"""Test benches of DARL's blocks: driver, monitor and predictor around the in-order checker
+(:mod:`rtl.scoreboard`). Predictors are the TLM unit models:
+:func:`tlm.families.darl.allreduce.butterfly_allreduce` with ``allreduce_cycles`` for the
+network, :class:`tlm.families.darl.encoder.Encoder` for the encoder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from myhdl import StopSimulation, block, instance
+
+from rlaccel.isa.dtypes import SaturationCounter
+from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, butterfly_allreduce
+
+from ..benches import Bench, _count, random_words
+from ..scoreboard import Txn
+from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from .params import DarlParams, darl_params
+
+__all__ = ["ButterflyBench", "BENCHES"]
+
+
+class ButterflyBench(Bench):
+    """Butterfly all-reduce: every agent's shard of 1..buffer_words words (edge, small and
+    any values; one in five reductions of values near the extremes, which saturate), the sum
+    or the average; predicted by ``butterfly_allreduce`` (every agent's words, the saturation
+    count) and ``allreduce_cycles`` with the block's HOP_LATENCY."""
+
+    name = "darl_butterfly"
+    top = "darl_butterfly"
+    arch = "darl"
+    block = staticmethod(darl_butterfly)
+
+    def params(self, arch=None) -> DarlParams:
+        return darl_params(arch or self.arch)
+
+    def ports(self, prm):
+        return butterfly_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        for _ in range(n):
+            k = int(rng.integers(0, prm.stages + 1))
+            A = 1 << k
+            words = int(rng.integers(1, prm.buffer_words + 1)) if rng.random() < 0.8 \
+                else int(rng.integers(1, 5))
+            if rng.random() < 0.2:
+                big = prm.max_raw // 2
+                shards = [rng.integers(-big - big // 2, big + big // 2, words) for _ in range(A)]
+                shards = [np.clip(s, prm.min_raw, prm.max_raw) for s in shards]
+            else:
+                shards = [random_words(rng, prm, words) for _ in range(A)]
+            average = bool(rng.random() < 0.7)
+            c = SaturationCounter()
+            out = butterfly_allreduce(shards, prm.dt, average=average, counter=c)
+            yield Txn("average" if average else "sum", {"agents": A, "words": words},
+                      {"result": tuple(tuple(int(v) for v in o) for o in out),
+                       "sats": c.saturations, "sat": c.saturations > 0,
+                       "cycles": allreduce_cycles(A, words, latency=HOP_LATENCY,
+                                                  width=prm.width)},
+                      stimulus={"shards": [[int(v) for v in sh] for sh in shards],
+                                "average": average, "stages": k})
+
+
+@block
+def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
+    """Network driver and monitor: load every buffer a word a cycle, ``start``, wait for
+    ``done`` (the cycles between them), read every buffer back."""
+    s = ports
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            for a, shard in enumerate(st["shards"]):
+                for k, v in enumerate(shard):
+                    yield clk.negedge
+                    s["ld_we"].next = True
+                    s["ld_agent"].next = a
+                    s["ld_beat"].next = k // prm.width
+                    s["ld_lane"].next = k % prm.width
+                    s["ld_data"].next = v
+            yield clk.negedge
+            s["ld_we"].next = False
+            s["start"].next = True
+            s["words"].next = len(st["shards"][0])
+            s["average"].next = st["average"]
+            s["nstages"].next = st["stages"]
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _count(coverage, txn)
+            key = f"{len(st['shards'])} agents"
+            coverage[key] = coverage.get(key, 0) + 1
+            limit = stats.cycles + 4 * (prm.stages + 1) * (prm.entries + 4)
+            yield clk.negedge
+            s["start"].next = False
+            while not s["done"].val and stats.cycles < limit:
+                yield clk.negedge
+            cycles = stats.cycles - txn.cycle - 1 if s["done"].val else None
+            result = []
+            for a in range(len(st["shards"])):
+                row = []
+                for k in range(len(st["shards"][0])):
+                    s["rd_agent"].next = a
+                    s["rd_beat"].next = k // prm.width
+                    s["rd_lane"].next = k % prm.width
+                    yield clk.negedge
+                    row.append(int(s["rd_data"].val))
+                result.append(tuple(row))
+            n = int(s["sats"].val)
+            board.observe({"result": tuple(result), "sats": n, "sat": n > 0,
+                           "cycles": cycles}, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return drive
+
+
+ButterflyBench.tb = staticmethod(butterfly_tb)
+
+#: DARL's benches
+BENCHES = (ButterflyBench(),)

@@ -28,8 +28,10 @@ __all__ = ["PACKAGES", "implemented", "family", "check_complete", "models_for"]
 #: ISA family -> the package of its instruction models
 PACKAGES: Mapping[str, str] = MappingProxyType({
     "base": "rlaccel.tlm.families.base",
+    "ddpg": "rlaccel.tlm.families.fixar",
     "marl": "rlaccel.tlm.families.marl",
     "sparse": "rlaccel.tlm.families.learninggroup",
+    "hdc": "rlaccel.tlm.families.darl",
 })
 
 _LOADED: dict[str, Family] = {}

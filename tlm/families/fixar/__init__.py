@@ -19,5 +19,15 @@ only :mod:`rlaccel.isa` and numpy.
   the soft update, and the accelerator's inferences per second.
 * :mod:`.pcie` -- the host link's transfer cost (latency, bandwidth, per-call overhead).
 
+* :mod:`.state` and :mod:`.models` -- the ``ddpg`` ISA family's instruction models on these
+  units (``FAMILY``, loaded lazily so that the unit models stay importable on their own).
+
 ``docs/fixar.md`` is the machine's specification.
 """
+
+
+def __getattr__(name):
+    if name == "FAMILY":
+        from .models import FAMILY
+        return FAMILY
+    raise AttributeError(name)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AdamHyper", "corrections", "adam_update", "adam_fixed", "round_to"]
+__all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", "adam_fixed",
+           "round_to"]
 
 
 @dataclass(frozen=True)
@@ -49,16 +50,29 @@ def corrections(t: int, hp: AdamHyper) -> tuple[np.float32, np.float32]:
     return np.float32(hp.lr * c1), np.float32(c2)
 
 
+def constants(t: int, hp: AdamHyper) -> np.ndarray:
+    """The unit's seven float32 constants of step ``t``: ``[lr*c1, c2, b1, 1-b1, b2, 1-b2,
+    eps]`` (what the ``adam`` instruction reads at ``hp``; the host computes them)."""
+    f = np.float32
+    lr_c1, c2 = corrections(t, hp)
+    return np.array([lr_c1, c2, f(hp.beta1), f(1.0 - hp.beta1), f(hp.beta2),
+                     f(1.0 - hp.beta2), f(hp.eps)], dtype=np.float32)
+
+
+def adam_step(g, m, v, k):
+    """``(dw, m', v')`` from the seven constants ``k`` of :func:`constants` (float32)."""
+    g = np.asarray(g, dtype=np.float32)
+    lr_c1, c2, b1, omb1, b2, omb2, eps = (np.float32(x) for x in k)
+    m = b1 * m + omb1 * g
+    v = b2 * v + omb2 * (g * g)
+    dw = lr_c1 * m / (np.sqrt(v) * c2 + eps)
+    return dw, m, v
+
+
 def adam_update(g, m, v, t: int, hp: AdamHyper):
     """``(dw, m', v')``: one Adam step in float32 (see the module docstring for the order);
     the weight moves by ``-dw``. ``g``, ``m``, ``v`` are float32 arrays of one shape."""
-    g = np.asarray(g, dtype=np.float32)
-    f = np.float32
-    lr_c1, c2 = corrections(t, hp)
-    m = f(hp.beta1) * m + f(1.0 - hp.beta1) * g
-    v = f(hp.beta2) * v + f(1.0 - hp.beta2) * (g * g)
-    dw = lr_c1 * m / (np.sqrt(v) * c2 + f(hp.eps))
-    return dw, m, v
+    return adam_step(g, m, v, constants(t, hp))
 
 
 def adam_fixed(w_raw, g_raw, m, v, t: int, hp: AdamHyper, wfmt, gfmt, *, counter=None):

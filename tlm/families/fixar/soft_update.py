@@ -20,7 +20,7 @@ from rlaccel.isa.errors import DTypeError
 
 from .kernels import saturate
 
-__all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed"]
+__all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw"]
 
 #: fraction bits of the tau register
 TAU_FRAC = 24
@@ -44,7 +44,16 @@ def soft_update_float(target, source, tau: float):
 
 def soft_update_fixed(target_raw, source_raw, tau: float, fmt, *, counter=None):
     """The fixed-point soft update of raw words in ``fmt`` (a new array)."""
+    return soft_update_raw(target_raw, source_raw, tau_raw(tau), fmt, counter=counter)
+
+
+def soft_update_raw(target_raw, source_raw, traw: int, fmt, *, counter=None):
+    """:func:`soft_update_fixed` with tau given as the unit's register ``traw`` (the integer
+    ``tau * 2**TAU_FRAC``, in ``1 .. 2**TAU_FRAC``)."""
+    if not 0 < traw <= 1 << TAU_FRAC:
+        raise DTypeError(f"soft update: the tau register holds {traw}, outside 1.."
+                         f"{1 << TAU_FRAC}")
     t = np.asarray(target_raw, dtype=np.int64)
     d = np.asarray(source_raw, dtype=np.int64) - t
-    step = (d * np.int64(tau_raw(tau)) + np.int64(1 << (TAU_FRAC - 1))) >> np.int64(TAU_FRAC)
+    step = (d * np.int64(traw) + np.int64(1 << (TAU_FRAC - 1))) >> np.int64(TAU_FRAC)
     return saturate(t + step, int(fmt.min_raw), int(fmt.max_raw), counter)

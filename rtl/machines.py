@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["MACHINE_BLOCKS", "machine_benches"]
 
 #: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
-MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly")
+MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly", "darl_encoder")
 
 
 def machine_benches() -> list:

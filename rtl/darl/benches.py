@@ -11,13 +11,16 @@ from myhdl import StopSimulation, block, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, butterfly_allreduce
+from rlaccel.tlm.families.darl.encoder import Encoder, position_matrix
+from rlaccel.tlm.families.darl.timing import Workload, iteration_cycles
 
 from ..benches import Bench, _count, random_words
 from ..scoreboard import Txn
 from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from .encoder import darl_encoder, encoder_latency, encoder_signals
 from .params import DarlParams, darl_params
 
-__all__ = ["ButterflyBench", "BENCHES"]
+__all__ = ["ButterflyBench", "EncoderBench", "BENCHES"]
 
 
 class ButterflyBench(Bench):
@@ -122,5 +125,103 @@ def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
 
 ButterflyBench.tb = staticmethod(butterfly_tb)
 
+
+
+# ---------------------------------------------------------------------------------- encoder
+class EncoderBench(Bench):
+    """Codebook encoder: one element a cycle (one cycle in ten a bubble), each a state of N
+    features (small values, edges, anything) and a row of a position matrix drawn N(0, 1)
+    (one in twenty scaled by 64, so that E saturates) and stored in turns as ``Encoder``
+    stores it;
+    predicted by ``Encoder.encode`` (cos, sin, the saturation) and, for the cycles,
+    ``iteration_cycles``' encode part."""
+
+    name = "darl_encoder"
+    top = "darl_encoder"
+    arch = "darl"
+    block = staticmethod(darl_encoder)
+
+    def params(self, arch=None) -> DarlParams:
+        return darl_params(arch or self.arch)
+
+    def ports(self, prm):
+        return encoder_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        N = prm.features
+        cycles = iteration_cycles(Workload(n=N), prm.latency)["encode"]
+        B = prm.word_bits
+        mask = (1 << B) - 1
+        one = int(prm.dt.one)
+        for _ in range(n):
+            P = position_matrix(N, 1, rng)
+            if rng.random() < 0.05:            # phases beyond the format's range: saturate
+                P = P * 64
+            enc = Encoder(P, prm.dt, prm.codebook)
+            r = rng.random()
+            if r < 0.6:
+                s = rng.integers(-4 * one, 4 * one + 1, N)
+            elif r < 0.9:
+                s = random_words(rng, prm, N)
+            else:
+                s = rng.integers(prm.min_raw, prm.max_raw + 1, N)
+            c = SaturationCounter()
+            re, im = enc.encode(s, counter=c)
+            p = enc.P_turns_T[0]
+            yield Txn("element", {"s": [int(v) for v in s], "p": [int(v) for v in p]},
+                      {"re": int(re[0]), "im": int(im[0]), "sat": c.saturations > 0,
+                       "cycles": cycles},
+                      stimulus={"s": sum((int(v) & mask) << (B * i) for i, v in enumerate(s)),
+                                "p": sum((int(v) & mask) << (B * i) for i, v in enumerate(p)),
+                                "bubble": bool(rng.random() < 0.1)})
+
+
+@block
+def encoder_tb(clk, rst, ports, txns, board, prm, stats):
+    """Encoder driver (an element a cycle, with bubbles) and monitor (every valid output,
+    with the cycles since its element went in)."""
+    s = ports
+    inflight: list = []
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+    finished = [False]
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            if txn.stimulus["bubble"]:
+                s["valid"].next = False
+                yield clk.negedge
+            s["valid"].next = True
+            s["s"].next = txn.stimulus["s"]
+            s["p"].next = txn.stimulus["p"]
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _count(coverage, txn)
+            inflight.append(stats.cycles)
+            yield clk.negedge
+        s["valid"].next = False
+        for _ in range(encoder_latency(prm) + 2):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if s["valid_out"].val:
+                start = inflight.pop(0) if inflight else stats.cycles
+                board.observe({"re": int(s["re"].val), "im": int(s["im"].val),
+                               "sat": bool(s["sat"].val), "cycles": stats.cycles - start},
+                              stats.cycles)
+
+    return drive, monitor
+
+
+EncoderBench.tb = staticmethod(encoder_tb)
+
 #: DARL's benches
-BENCHES = (ButterflyBench(),)
+BENCHES = (ButterflyBench(), EncoderBench())

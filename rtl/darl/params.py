@@ -5,7 +5,9 @@ built for the largest network the seed reports (Table 1, :data:`tlm.families.dar
 TABLE1`: 8 agents) or the architecture's ``agents`` if more; a reduction among 1, 2, 4 or 8
 of them uses the first ``log2`` stages. Its links carry ``[interconnect] words_per_cycle``
 words a beat when the architecture's interconnect is a butterfly (one word otherwise); each
-agent's reduction buffer, a stand-in for its model memory, holds :data:`BUFFER_BEATS` beats. The codebook is :class:`tlm.families.darl.codebook.Codebook` of the format (every
+agent's reduction buffer, a stand-in for its model memory, holds :data:`BUFFER_BEATS` beats.
+The encoder takes the family's default workload's state features (``Workload().n``, CartPole's
+4) and its pipeline registers are the ``[timing]`` table's latency constants. The codebook is :class:`tlm.families.darl.codebook.Codebook` of the format (every
 fraction bit an address bit unless ``addr_bits`` is given).
 """
 
@@ -17,7 +19,9 @@ from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import FixedType, get_dtype
 from rlaccel.isa.errors import ArchError
 from rlaccel.tlm.families.darl.allreduce import stages
-from rlaccel.tlm.families.darl.timing import TABLE1
+from rlaccel.tlm.families.darl.codebook import Codebook
+from rlaccel.tlm.families.darl.models import constants
+from rlaccel.tlm.families.darl.timing import TABLE1, LatencyConstants, Workload
 
 __all__ = ["DarlParams", "darl_params", "BUFFER_BEATS"]
 
@@ -33,6 +37,9 @@ class DarlParams:
     stages: int
     width: int                 # words per link beat
     buffer_words: int          # words of one agent's reduction buffer
+    features: int              # the encoder's state features N
+    latency: LatencyConstants  # the [timing] table's constants (the encoder's registers)
+    codebook: Codebook
 
     @property
     def word_bits(self) -> int:
@@ -69,5 +76,7 @@ def darl_params(arch: str = "darl") -> DarlParams:
         width = int(net.get("words_per_cycle", 1)) if net.get("kind") == "butterfly" else 1
         agents = max(a.knobs.agents, *(n for _, n in TABLE1))
         _CACHE[key] = DarlParams(arch=a, dt=dt, agents=agents, stages=stages(agents),
-                                 width=width, buffer_words=BUFFER_BEATS * width)
+                                 width=width, buffer_words=BUFFER_BEATS * width,
+                                 features=Workload().n, latency=constants(a.extra["timing"]),
+                                 codebook=Codebook(dt))
     return _CACHE[key]

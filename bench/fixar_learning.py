@@ -1,0 +1,120 @@
+"""FIXAR (seed 002) learning and speed through the simulator, beside the float reference.
+
+    python bench/fixar_learning.py learn --env halfcheetah --steps 50000 --seed 1 \
+        [--qat-delay 25000 | --arch fixar-fixed16] [--tag NAME]
+    python bench/fixar_learning.py speed [--steps 300]
+
+``learn`` runs ``rlaccel run programs/fixar/<env>.toml`` (every DNN operation on the
+simulated accelerator, evaluation every 5000 steps on it too) and writes
+``out/fixar_learning_<tag>.json`` (the report) and, while it runs, one line per evaluation to
+``out/fixar_learning_<tag>.log`` (so a run cut short still has its curve).
+
+``speed`` measures, in one process on this machine, the wall time per environment step with
+training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
+float32 reference (``programs/fixar/reference.py``), same seed, same steps (issue 8,
+done-when 4: the simulator at most 3x the reference), and writes
+``out/fixar_speed.json``. Run long jobs with ``nice -n 10``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "out"
+MANIFESTS = {"halfcheetah": "halfcheetah.toml", "hopper": "hopper.toml",
+             "swimmer": "swimmer.toml", "pendulum": "pendulum.toml"}
+
+
+def manifest(env: str) -> str:
+    return str(ROOT / "programs" / "fixar" / MANIFESTS[env])
+
+
+def learn(args) -> dict:
+    from rlaccel.programs.runner import run
+    OUT.mkdir(exist_ok=True)
+    tag = args.tag or f"{args.env}_{args.arch}_d{args.qat_delay}_s{args.seed}_{args.steps}"
+    log = OUT / f"fixar_learning_{tag}.log"
+    t0 = time.perf_counter()
+    with log.open("w") as f:
+        def progress(line):
+            f.write(f"{time.perf_counter() - t0:9.1f} s  {line}\n")
+            f.flush()
+        sets = [f"learning.qat_delay={args.qat_delay}"]
+        if args.start_steps is not None:
+            sets.append(f"learning.start_steps={args.start_steps}")
+        r = run(manifest(args.env), sets, arch=args.arch, seed=args.seed, steps=args.steps,
+                progress=progress, json_path=str(OUT / f"fixar_learning_{tag}.json"))
+    wall = time.perf_counter() - t0
+    out = {"tag": tag, "env": r["config"]["env_id"], "arch": r["arch"], "seed": args.seed,
+           "steps": args.steps, "qat_delay": args.qat_delay, "quantized_at": r["quantized_at"],
+           "eval_steps": r["learning"]["eval_steps"], "returns": r["learning"]["returns"],
+           "wall_s": wall, "train_steps": r["train_steps"],
+           "ips_accelerator": r["ips"]["accelerator"], "qat": r.get("qat")}
+    (OUT / f"fixar_learning_{tag}.summary.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
+    return out
+
+
+def speed(args) -> dict:
+    """Wall time per environment step (training at B = 64), simulator and float reference."""
+    from rlaccel.programs.fixar.config import DdpgConfig
+    from rlaccel.programs.fixar.reference import run as ref_run
+    from rlaccel.programs.runner import run
+    warm = 1000
+    steps = warm + args.steps
+    cfg = DdpgConfig(env_id="HalfCheetah-v5", seed=1, steps=steps, start_steps=warm,
+                     eval_every=10 ** 9)
+    res = {}
+    for rep in range(args.repeats):
+        t0 = time.perf_counter()
+        ref = ref_run(cfg)
+        t_ref = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r = run(manifest("halfcheetah"), [f"learning.start_steps={warm}",
+                                          "learning.eval_every=1000000000"],
+                seed=1, steps=steps)
+        t_sim = time.perf_counter() - t0
+        # per training step (sample, train, act) plus the environment's mean step, as the
+        # reference's per_train_step_s["step"] counts it; the simulator's wall excludes
+        # assembling the program and building the platform
+        env = r["host_wall_s"]["environment"]
+        n = r["train_steps"]
+        sim_step = (r["sim"]["wall_s"] - env) / n + env / steps
+        res[rep] = {"reference_s_per_step": ref["per_train_step_s"]["step"],
+                    "simulator_s_per_step": sim_step,
+                    "reference_total_s": t_ref, "simulator_total_s": t_sim,
+                    "simulator_platform_wall_s": r["sim"]["wall_s"], "train_steps": n}
+        res[rep]["ratio"] = res[rep]["simulator_s_per_step"] / res[rep]["reference_s_per_step"]
+        print(json.dumps(res[rep]), flush=True)
+    out = {"steps": args.steps, "warmup": warm, "batch": 64, "runs": res}
+    OUT.mkdir(exist_ok=True)
+    (OUT / "fixar_speed.json").write_text(json.dumps(out, indent=1))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    lp = sub.add_parser("learn")
+    lp.add_argument("--env", choices=list(MANIFESTS), default="halfcheetah")
+    lp.add_argument("--steps", type=int, default=50000)
+    lp.add_argument("--seed", type=int, default=1)
+    lp.add_argument("--arch", default="fixar")
+    lp.add_argument("--qat-delay", type=int, default=-1)
+    lp.add_argument("--start-steps", type=int, default=None)
+    lp.add_argument("--tag", default="")
+    sp = sub.add_parser("speed")
+    sp.add_argument("--steps", type=int, default=300)
+    sp.add_argument("--repeats", type=int, default=1)
+    args = ap.parse_args(argv)
+    (learn if args.cmd == "learn" else speed)(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,13 +2,15 @@
 
 :class:`AdhdpBatchHosts` is the batch host (:class:`rlaccel.tlm.fast.batch.MemberHosts`'
 interface) of members whose plant is the cart-pole (``rlaccel/CartPoleADP-v0``): the running
-members' plants are stepped at once by :func:`cartpole_steps`, a compiled twin of
+members' plants are stepped in one compiled call, :func:`cartpole_exchange`
+(``exchange_into``: each action read from the member's memory, its plant stepped by
+:func:`_step`, its reply packed and quantized into its memory), a twin of
 :class:`~rlaccel.programs.envs.cartpole_adp.CartPoleADPEnv`'s ``step`` (the same
 floating-point operations in the same order, ``math.sin``/``math.cos`` of the C library, RK4
-as :func:`~rlaccel.programs.envs.rk4.rk4_step`), and their replies are packed and quantized
-as arrays. Each member keeps its own :class:`~rlaccel.programs.adhdp.host.Trials`: trial
-starts (the environment's own ``reset`` with its own random stream) and the end of the run go
-through it, and it holds every finished trial, so its ``learning()`` is the single run's.
+as :func:`~rlaccel.programs.envs.rk4.rk4_step`). Each member keeps its own
+:class:`~rlaccel.programs.adhdp.host.Trials`: trial starts (the environment's own ``reset``
+with its own random stream) and the end of the run go through it, and it receives every
+trial the compiled call ended, so its ``learning()`` is the single run's.
 ``tests/programs/adhdp/test_batch.py`` checks the twin against the environment and batch
 members against single runs.
 """
@@ -26,7 +28,8 @@ from rlaccel.tlm.fast.jit import njit
 
 from .host import REPLY_FIELDS
 
-__all__ = ["AdhdpBatchHosts", "batch_hosts", "cartpole_steps", "cartpole_params"]
+__all__ = ["AdhdpBatchHosts", "batch_hosts", "cartpole_steps", "cartpole_exchange",
+           "cartpole_params"]
 
 # plant parameters per member
 (_G, _MC, _M, _L, _MUC, _MUP, _FMAG, _BANG, _DT, _SUB, _THLIM, _XLIM) = range(12)
@@ -53,6 +56,34 @@ def _derivative(th, thd, xd, F, p):
     return thd, thdd, xd, xdd
 
 
+@njit(inline=True)
+def _step(S, b, a, p):
+    """One CartPoleADPEnv.step of the plant in row ``b`` of ``S`` under action ``a`` (clip
+    to [-1, 1], force, RK4 over the period); returns 1 when it failed, else 0."""
+    a = a if a > -1.0 else -1.0                      # min(1.0, max(-1.0, a))
+    a = a if a < 1.0 else 1.0
+    if p[_BANG] != 0.0:
+        F = p[_FMAG] if a >= 0.0 else -p[_FMAG]
+    else:
+        F = p[_FMAG] * a
+    sub = int(p[_SUB])
+    h = p[_DT] / sub
+    half = 0.5 * h
+    sixth = h / 6.0
+    y0, y1, y2, y3 = S[b, 0], S[b, 1], S[b, 2], S[b, 3]
+    for _ in range(sub):
+        a0, a1, a2, a3 = _derivative(y0, y1, y3, F, p)
+        b0, b1, b2, b3 = _derivative(y0 + half * a0, y1 + half * a1, y3 + half * a3, F, p)
+        c0, c1, c2, c3 = _derivative(y0 + half * b0, y1 + half * b1, y3 + half * b3, F, p)
+        d0, d1, d2, d3 = _derivative(y0 + h * c0, y1 + h * c1, y3 + h * c3, F, p)
+        y0 = y0 + sixth * (a0 + 2.0 * (b0 + c0) + d0)
+        y1 = y1 + sixth * (a1 + 2.0 * (b1 + c1) + d1)
+        y2 = y2 + sixth * (a2 + 2.0 * (b2 + c2) + d2)
+        y3 = y3 + sixth * (a3 + 2.0 * (b3 + c3) + d3)
+    S[b, 0], S[b, 1], S[b, 2], S[b, 3] = y0, y1, y2, y3
+    return 1 if (abs(y0) > p[_THLIM] or abs(y2) > p[_XLIM]) else 0
+
+
 @njit
 def cartpole_steps(S, actions, members, P, terminated):
     """Step the plant of each member of ``members`` (rows of ``S``, parameters ``P``) under
@@ -60,30 +91,68 @@ def cartpole_steps(S, actions, members, P, terminated):
     ``terminated[i]`` is 1 when member i failed."""
     for i in range(len(members)):
         b = members[i]
-        p = P[b]
-        a = actions[i]
-        a = a if a > -1.0 else -1.0                  # min(1.0, max(-1.0, a))
-        a = a if a < 1.0 else 1.0
-        if p[_BANG] != 0.0:
-            F = p[_FMAG] if a >= 0.0 else -p[_FMAG]
+        terminated[i] = _step(S, b, actions[i], P[b])
+
+
+# learning-rate columns of LR, reply offsets of OFF
+(_LRC, _LRA, _DECAY, _THRESH, _FLOOR) = range(5)
+(_O_R, _O_TERM, _O_LRC, _O_LRA, _O_X, _O_NX) = range(6)
+
+
+@njit(inline=True)
+def _lr(l0, LR, b, t, every):
+    v = l0 - LR[b, _DECAY] * (t // every)               # Trials.lr
+    return LR[b, _FLOOR] if v < LR[b, _THRESH] else v
+
+
+@njit
+def cartpole_exchange(members, Us, lo, inp, nin, lsb, K, S, P, t, running, max_steps, LR,
+                      lr_every, scale, OFF, rec, nrec, done, words, raw):
+    """The host exchange of every member of ``members`` whose trial is running, in place:
+    its action read from its memory ``Us[b][lo]`` (``to_float``: times ``lsb``, or as it is
+    for float64 when ``K`` is empty), its plant stepped (:func:`_step`), a trial that ends
+    recorded in ``rec[b, nrec[b]]`` (steps, failed), its reply (:class:`~.host.Trials`'
+    ``_pack``: R, TERM, the learning rates, X over the scale; ``nin`` words from ``inp``)
+    quantized (:func:`rlaccel.tlm.fast.fixedpoint.quantize`) into its memory.
+    ``done[i]``: 1 if member i was answered (a trial start, the end of the run and a
+    non-finite action are left to Python). Returns the quantizer's saturations."""
+    sats = 0
+    fixed = len(K) > 0
+    for i in range(len(members)):
+        b = members[i]
+        done[i] = 0
+        if not running[b]:
+            continue
+        U = Us[b]
+        u = np.float64(U[lo]) * lsb if fixed else np.float64(U[lo])
+        if not np.isfinite(u):
+            continue
+        term = _step(S, b, u, P[b])
+        t[b] += 1
+        if term == 1 or t[b] >= max_steps[b]:
+            k = nrec[b]
+            rec[b, k, 0] = t[b]
+            rec[b, k, 1] = term
+            nrec[b] = k + 1
+            running[b] = False
+        for j in range(nin):
+            words[j] = 0.0
+        words[OFF[_O_R]] = -1.0 if term == 1 else 0.0
+        words[OFF[_O_TERM]] = np.float64(term)
+        every = lr_every[b]
+        words[OFF[_O_LRC]] = _lr(LR[b, _LRC], LR, b, t[b], every)
+        words[OFF[_O_LRA]] = _lr(LR[b, _LRA], LR, b, t[b], every)
+        for j in range(OFF[_O_NX]):
+            words[OFF[_O_X] + j] = S[b, j] / scale[b, j]
+        if fixed:
+            sats += fx.quantize(words[:nin], raw[:nin], K, 0)
+            for j in range(nin):
+                U[inp + j] = raw[j]
         else:
-            F = p[_FMAG] * a
-        sub = int(p[_SUB])
-        h = p[_DT] / sub
-        half = 0.5 * h
-        sixth = h / 6.0
-        y0, y1, y2, y3 = S[b, 0], S[b, 1], S[b, 2], S[b, 3]
-        for _ in range(sub):
-            a0, a1, a2, a3 = _derivative(y0, y1, y3, F, p)
-            b0, b1, b2, b3 = _derivative(y0 + half * a0, y1 + half * a1, y3 + half * a3, F, p)
-            c0, c1, c2, c3 = _derivative(y0 + half * b0, y1 + half * b1, y3 + half * b3, F, p)
-            d0, d1, d2, d3 = _derivative(y0 + h * c0, y1 + h * c1, y3 + h * c3, F, p)
-            y0 = y0 + sixth * (a0 + 2.0 * (b0 + c0) + d0)
-            y1 = y1 + sixth * (a1 + 2.0 * (b1 + c1) + d1)
-            y2 = y2 + sixth * (a2 + 2.0 * (b2 + c2) + d2)
-            y3 = y3 + sixth * (a3 + 2.0 * (b3 + c3) + d3)
-        S[b, 0], S[b, 1], S[b, 2], S[b, 3] = y0, y1, y2, y3
-        terminated[i] = 1 if (abs(y0) > p[_THLIM] or abs(y2) > p[_XLIM]) else 0
+            for j in range(nin):
+                U[inp + j] = words[j]
+        done[i] = 1
+    return sats
 
 
 def batch_hosts(runs, dt):
@@ -120,6 +189,58 @@ class AdhdpBatchHosts:
         self.calls = np.zeros(n, dtype=np.int64)
         self.seconds = np.zeros(n)
         self.K = None if dt.is_float else fx.constants(dt)
+        # what exchange_into reads: the schedule per member, the reply's offsets, the trials
+        # it ended (steps, failed) until they are handed to each member's Trials
+        self.LR = np.stack([self.lr[k] for k in ("lr_critic", "lr_actor", "lr_decay",
+                                                 "lr_threshold", "lr_floor")], axis=1)
+        o = self.offsets
+        self.OFF = np.array([o["R"][0], o["TERM"][0], o["LRC"][0], o["LRA"][0], *o["X"]],
+                            dtype=np.int64)
+        self.rec = np.zeros((n, max(c.trials for c in cfg) + 1, 2), dtype=np.int64)
+        self.nrec = np.zeros(n, dtype=np.int64)
+        self._lsb = 1.0 if dt.is_float else float(dt.lsb)
+        self._Kq = np.zeros(0, dtype=np.int64) if self.K is None else self.K
+        self._words = np.zeros(self.nin)
+        self._raw = np.zeros(self.nin, dtype=np.int64)
+        self._done = np.zeros(n, dtype=np.int64)
+
+    def _hand_over(self, members) -> None:
+        """The trials exchange_into ended, into the members' Trials (before Python asks
+        them anything)."""
+        for b in members:
+            k = int(self.nrec[b])
+            if k:
+                tr = self.trials[b]
+                for steps, failed in self.rec[b, :k].tolist():
+                    tr.steps.append(int(steps))
+                    tr.failed.append(bool(failed))
+                tr.running = bool(self.running[b])
+                self.nrec[b] = 0
+
+    def exchange_into(self, members: np.ndarray, Us, lo: int, nout: int, inp: int,
+                      nin: int) -> np.ndarray:
+        """The running members' exchanges in one compiled call (:func:`cartpole_exchange`),
+        their replies written into their memories ``Us``; returns which members were
+        answered (the others -- trial starts, the end of the run, a non-finite action -- go
+        through :meth:`exchange`)."""
+        if nin != self.nin:
+            raise RlaccelError(f"host link: the program expects {nin} reply words, the "
+                               f"ADHDP host answers {self.nin}")
+        t0 = time.perf_counter()
+        k = len(members)
+        done = self._done[:k]
+        sats = cartpole_exchange(members, Us, lo, inp, nin, self._lsb, self._Kq, self.S,
+                                 self.P, self.t, self.running, self.max_steps, self.LR,
+                                 self.lr_every, self.scale, self.OFF, self.rec, self.nrec,
+                                 done, self._words, self._raw)
+        if sats:
+            self.dt.saturations += sats
+        answered = done.astype(bool)
+        idx = members[answered]
+        if len(idx):
+            self.calls[idx] += 1
+            self.seconds[idx] += (time.perf_counter() - t0) / len(idx)
+        return answered
 
     def _lr(self, l0, idx):
         v = l0[idx] - self.lr["lr_decay"][idx] * (self.t[idx] // self.lr_every[idx])
@@ -128,6 +249,7 @@ class AdhdpBatchHosts:
     def exchange(self, members, outs: np.ndarray, nin: int) -> np.ndarray:
         t0 = time.perf_counter()
         idx = np.asarray(members, dtype=np.int64)
+        self._hand_over(idx.tolist())
         u = self.dt.to_float(outs[:, 0]).astype(np.float64)
         words = np.zeros((len(idx), self.nin))
         run = self.running[idx]
@@ -183,6 +305,7 @@ class AdhdpBatchHosts:
 
     def close(self) -> None:
         """Leave every member's Trials and host time line as its own run would."""
+        self._hand_over(range(len(self.trials)))
         for b, tr in enumerate(self.trials):
             tr.t = int(self.t[b])
             if self.running[b]:

@@ -11,9 +11,10 @@ state arrays and runs them round by round in one SimPy process:
    host exchange (or ``cc.halt``);
 2. the members' host exchanges are answered together by a *batch host*
    (:class:`MemberHosts` asks each member's own host; a program family may provide a
-   vectorised one, e.g. the ADHDP plants stepped for every member at once), and
-   :func:`finish_hosts` writes every reply into its member's memory and retires the
-   ``cc.host`` instruction with the host link's cycles, as the single run does;
+   compiled one, e.g. the ADHDP cart-poles stepped for every member at once, whose
+   ``exchange_into`` reads the actions from and writes the replies into the members'
+   memories in one compiled call), and :func:`retire_hosts` retires the ``cc.host``
+   instructions with the host link's cycles, as the single run does;
 3. the SimPy process advances to the earliest member's time.
 
 A member's figures are its single run's, bit for bit (``tests/tlm/fast/test_batch.py``,
@@ -36,39 +37,70 @@ from . import interp as I
 from .engine import prepare, _write_back
 from .jit import HAVE_NUMBA, njit
 
-__all__ = ["Batch", "MemberHosts", "interpret_many", "finish_hosts"]
+__all__ = ["Batch", "MemberHosts", "interpret_many", "retire_hosts", "finish_hosts"]
 
 _FAR = 1 << 62                  # members never stop at quantum boundaries (the batch syncs)
 
 
 @njit
 def interpret_many(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, members,
-                   reasons):
+                   reasons, host_kind, at_host, other, out):
     """:func:`~.interp.interpret` for each member index in ``members`` (rows of the stacked
-    state arrays; ``Us``/``Ss`` the members' memories); the reasons into ``reasons``."""
+    state arrays; ``Us``/``Ss`` the members' memories); the reasons into ``reasons``, the
+    members waiting at a ``cc.host`` (kind ``host_kind``) into ``at_host`` and the positions
+    in ``members`` of those that need anything else but the next round into ``other``.
+    ``out``: how many at a host, how many others, the saturations counted, the earliest
+    member's cycle."""
+    n = P.shape[0]
+    nh = 0
+    no = 0
+    sats = 0
+    t_min = np.int64(1) << 62
     for i in range(len(members)):
         b = members[i]
-        reasons[i] = I.interpret(P, G, ST[b], PEND[b], CTR[b], UF[b], STATS[b], MK[b], TB,
-                                 Us[b], Ss[b], K, T, B, IMM)
+        r = I.interpret(P, G, ST[b], PEND[b], CTR[b], UF[b], STATS[b], MK[b], TB, Us[b], Ss[b],
+                        K, T, B, IMM)
+        reasons[i] = r
+        sats += ST[b, I.S_SAT]
+        pc = ST[b, I.S_PC]
+        if r == I.R_PY and pc >= 0 and pc < n and P[pc, I.C_KIND] == host_kind:
+            at_host[nh] = b
+            nh += 1
+        elif r != I.R_QUANTUM:
+            other[no] = i
+            no += 1
+        if ST[b, I.S_T] < t_min:
+            t_min = ST[b, I.S_T]
+    out[0] = nh
+    out[1] = no
+    out[2] = sats
+    out[3] = t_min
 
 
 @njit
-def finish_hosts(P, G, ST, PEND, STATS, MK, TB, Us, members, replies, inp, busy, latency,
-                 depth):
-    """Write each member's reply at ``inp`` and retire its ``cc.host`` (``busy``: issue plus
-    the link's cycles); returns R_LIMIT if a member reached its instruction limit, else 0."""
+def retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency, depth):
+    """Retire each member's ``cc.host`` (its reply written; ``busy``: issue plus the link's
+    cycles); returns R_LIMIT if a member reached its instruction limit, else 0."""
     worst = 0
     for i in range(len(members)):
         b = members[i]
-        U = Us[b]
-        for j in range(replies.shape[1]):
-            U[inp + j] = replies[i, j]
         pc = ST[b, I.S_PC]
         r = I.retire(P, G, ST[b], PEND[b], STATS[b], MK[b], TB, pc, ST[b, I.S_START], busy,
                      latency, depth, pc + 1)
         if r == I.R_LIMIT:
             worst = r
     return worst
+
+
+@njit
+def finish_hosts(P, G, ST, PEND, STATS, MK, TB, Us, members, replies, inp, busy, latency,
+                 depth):
+    """Write each member's reply at ``inp`` and retire its ``cc.host`` (:func:`retire_hosts`)."""
+    for i in range(len(members)):
+        U = Us[members[i]]
+        for j in range(replies.shape[1]):
+            U[inp + j] = replies[i, j]
+    return retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency, depth)
 
 
 def _typed_list(arrays):
@@ -185,36 +217,37 @@ class Batch:
             ST[b, I.S_PENALTY] = c.branch_penalty
             ST[b, I.S_BOUND] = _FAR
         reasons = np.zeros(n, dtype=np.int64)
+        at_host = np.zeros(n, dtype=np.int64)
+        other = np.zeros(n, dtype=np.int64)
+        out = np.zeros(4, dtype=np.int64)
         host_counts = np.zeros(n, dtype=np.int64)
         live = np.arange(n, dtype=np.int64)
-        kinds = p0.P[:, I.C_KIND]
-        npc = len(ops)
+        args = (p0.P, p0.G, ST, self.PEND, self.CTR, self.UF, self.STATS, self.MK, p0.TB,
+                self.Us, self.Ss, p0.K, p0.T, p0.B, p0.IMM)
         try:
             while len(live):
                 k = len(live)
-                interpret_many(p0.P, p0.G, ST, self.PEND, self.CTR, self.UF, self.STATS,
-                               self.MK, p0.TB, self.Us, self.Ss, p0.K, p0.T, p0.B, p0.IMM, live,
-                               reasons[:k])
-                self._settle(live)
-                why = reasons[:k]
-                pcs = ST[live, I.S_PC]
-                inside = (pcs >= 0) & (pcs < npc)
-                host = (why == I.R_PY) & inside & (kinds[np.where(inside, pcs, 0)] == HOST)
-                other = ~host & (why != I.R_QUANTUM)
+                interpret_many(*args, live, reasons, HOST, at_host, other, out)
+                nh, no, sats, t_min = out.tolist()
+                if sats:
+                    self._settle(live)
                 halted = []
-                for i in np.flatnonzero(other).tolist():
-                    b, reason = int(live[i]), int(why[i])
+                for i in other[:no].tolist():
+                    b, reason = int(live[i]), int(reasons[i])
                     if reason == I.R_LIMIT:
                         raise self._limit(b)
                     self._op(b, reason)               # cc.halt, or raises
                     halted.append(b)
                 for b in halted:
                     self._halt(b)
-                if host.any():
-                    self._exchange(live[host].tolist(), ops, host_counts)
+                if nh:
+                    self._exchange(at_host[:nh].copy(), ops, host_counts)
                 if halted:
-                    live = live[~other]
-                t_min = int(ST[live, I.S_T].min()) if len(live) else int(ST[:, I.S_T].max())
+                    keep = np.ones(k, dtype=bool)
+                    keep[other[:no]] = False
+                    live = live[keep]
+                if halted or nh:
+                    t_min = int(ST[live, I.S_T].min()) if len(live) else int(ST[:, I.S_T].max())
                 if t_min > env.now:
                     yield env.timeout(t_min - env.now)
         finally:
@@ -287,36 +320,53 @@ class Batch:
         ST[I.S_EXEC] += 1
         ctrl.instructions, ctrl.cycles, ctrl.halted = int(ST[I.S_EXEC]), end, True
 
-    def _exchange(self, at_host: list, ops, host_counts) -> None:
-        """Every waiting member's cc.host: the batch host answers, the replies are written and
-        the instructions retired with the link's cycles."""
+    def _exchange(self, at_host: np.ndarray, ops, host_counts) -> None:
+        """Every waiting member's cc.host (``at_host``: member indices): the batch host
+        answers, the replies are written and the instructions retired with the link's
+        cycles. A batch host with ``exchange_into`` answers the members it can in place (the
+        replies written straight into their memories); the others, and every member of a
+        host without it, go through ``exchange``."""
         pcs = self.ST[at_host, I.S_PC]
         pc = int(pcs[0])
         op = ops[pc]
         if (pcs != pc).any():
-            by_pc: dict[int, list] = {}
-            for b in at_host:
-                by_pc.setdefault(int(self.ST[b, I.S_PC]), []).append(b)
-            for group in by_pc.values():
-                self._exchange(group, ops, host_counts)
+            for p in np.unique(pcs).tolist():
+                self._exchange(at_host[pcs == p], ops, host_counts)
             return
         o = op.operands
-        link = self._links[at_host[0]]
+        link = self._links[int(at_host[0])]
         nout, nin = o["nout"], o["nin"]
         up, down = link.to_host.delay(nout), link.to_device.delay(nin)
         cycles = up + link.host_cycles + down
         self._nin, self._nout, self._cycles, self._up, self._down = nin, nout, cycles, up, down
-        Us, lo = self._U, o["out"]
-        outs = np.array([Us[b][lo:lo + nout] for b in at_host])
-        replies = self.hosts.exchange(at_host, outs, nin)
-        replies = np.ascontiguousarray(replies, dtype=self._dtype).reshape(len(at_host), nin)
-        members = np.array(at_host, dtype=np.int64)
         p0 = self.progs[0]
-        r = finish_hosts(p0.P, p0.G, self.ST, self.PEND, self.STATS, self.MK, p0.TB, self.Us,
-                         members, replies, o["inp"], op.issue + cycles, op.latency, op.depth)
-        host_counts[members] += 1
+        timing = (op.issue + cycles, op.latency, op.depth)
+        members = at_host
+        into = getattr(self.hosts, "exchange_into", None)
+        r = 0
+        if into is not None:
+            done = into(members, self.Us, o["out"], nout, o["inp"], nin)
+            if done.all():
+                rest = members[:0]
+            else:
+                rest, members = members[~done], members[done]
+            if len(members):
+                r = retire_hosts(p0.P, p0.G, self.ST, self.PEND, self.STATS, self.MK, p0.TB,
+                                 members, *timing)
+                host_counts[members] += 1
+            members = rest
+        if len(members):
+            Us, lo = self._U, o["out"]
+            outs = np.array([Us[b][lo:lo + nout] for b in members.tolist()])
+            replies = self.hosts.exchange(members.tolist(), outs, nin)
+            replies = np.ascontiguousarray(replies, dtype=self._dtype).reshape(len(members),
+                                                                               nin)
+            r2 = finish_hosts(p0.P, p0.G, self.ST, self.PEND, self.STATS, self.MK, p0.TB,
+                              self.Us, members, replies, o["inp"], *timing)
+            host_counts[members] += 1
+            r = r or r2
         if r == I.R_LIMIT:
-            for b in at_host:
+            for b in at_host.tolist():
                 c = self.platforms[b].agent.controller
                 if c.max_instructions is not None and self.ST[b, I.S_EXEC] >= c.max_instructions:
                     raise self._limit(b)

@@ -1,0 +1,37 @@
+"""MADDPG's compute unit (rtl/maddpg/cu.py) against compute_unit.fp and cu_cycles: every
+output bit for bit (NaN as a class), the saturation count and eq. 4's cycles, for the
+checked instance (F = 4) and another unroll factor that divides neither ID nor OD; in MyHDL
+and in Icarus; Verilator-clean."""
+
+from rlaccel.rtl.cosim import run
+from rlaccel.rtl.hdl import lint
+from rlaccel.rtl.maddpg import benches
+from rlaccel.rtl.maddpg.params import maddpg_params
+from rlaccel.tlm.families.maddpg import compute_unit
+
+from .conftest import assert_clean
+
+
+def test_layers_myhdl():
+    r = run("maddpg_cu", n=25, seed=61)
+    assert_clean(r)
+    cov = r.extra["coverage"]
+    assert cov.get("fp", 0) and cov.get("fp relu", 0)
+    assert cov.get("fp saturates", 0) + cov.get("fp relu saturates", 0) > 0
+
+
+def test_another_unroll_factor(monkeypatch):
+    monkeypatch.setattr(benches.CuBench, "params",
+                        lambda self, arch=None: maddpg_params(unroll=3, max_in=7, max_out=9))
+    assert_clean(run("maddpg_cu", n=25, seed=62))
+
+
+def test_verilog_agrees_in_icarus_and_lints_clean(hdl_tools, tmp_path):
+    assert_clean(run("maddpg_cu", n=10, seed=63, backend="icarus", workdir=tmp_path))
+    assert lint(tmp_path / "maddpg_cu.v", "maddpg_cu") == []
+
+
+def test_a_wrong_timing_model_is_caught(monkeypatch):
+    monkeypatch.setattr(compute_unit, "cu_cycles", lambda i, o, f: -(-i * o // f) + 1)
+    r = run("maddpg_cu", n=3, seed=64)
+    assert r.mismatch_count == 3 and "expected cycles=" in str(r.mismatches[0])

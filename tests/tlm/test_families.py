@@ -49,6 +49,6 @@ def test_a_model_without_a_piece_is_named():
 
 
 def test_a_family_without_models_is_named():
-    with pytest.raises(ArchError, match=r"ISA family 'hdc' has no instruction models in the "
+    with pytest.raises(ArchError, match=r"ISA family 'nosuch' has no instruction models in the "
                                         r"simulator yet"):
-        family("hdc")
+        family("nosuch")

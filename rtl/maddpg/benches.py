@@ -10,15 +10,16 @@ import numpy as np
 from myhdl import StopSimulation, block, delay, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
-from rlaccel.tlm.families.maddpg import compute_unit
+from rlaccel.tlm.families.maddpg import compute_unit, ring
 
 from ..benches import Bench, _count
 from ..learninggroup.benches import _canon, float_words
 from ..scoreboard import Txn
 from .cu import LOAD_B, LOAD_W, LOAD_X, cu_signals, maddpg_cu
 from .params import MaddpgParams, maddpg_params
+from .ring import MAX_WORDS, maddpg_ring, ring_signals
 
-__all__ = ["CuBench", "BENCHES"]
+__all__ = ["CuBench", "RingBench", "BENCHES"]
 
 
 class CuBench(Bench):
@@ -130,5 +131,111 @@ def cu_tb(clk, rst, ports, txns, board, prm, stats):
 
 CuBench.tb = staticmethod(cu_tb)
 
+
+
+# ---------------------------------------------------------------------------------- ring
+class RingBench(Bench):
+    """Ring: all-gathers of one vector per learner (1..MAX_WORDS words each, any bits), the
+    learners starting together or up to 12 cycles apart; predicted by ``ring.allgather``
+    (every node's copy of every vector) and ``allgather_cycles`` with the architecture's
+    hop (every node's done cycle)."""
+
+    name = "maddpg_ring"
+    top = "maddpg_ring"
+    arch = "maddpg"
+    block = staticmethod(maddpg_ring)
+
+    def params(self, arch=None) -> MaddpgParams:
+        return maddpg_params(arch or self.arch)
+
+    def ports(self, prm):
+        return ring_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        L = prm.learners
+        for _ in range(n):
+            sizes = [int(v) for v in rng.integers(1, MAX_WORDS + 1, L)]
+            starts = [0] * L if rng.random() < 0.3 else [int(v) for v in
+                                                        rng.integers(0, 13, L)]
+            vecs = [rng.integers(0, 1 << prm.word_bits, w, dtype=np.int64) for w in sizes]
+            held = ring.allgather(vecs)
+            done = ring.allgather_cycles(sizes, prm.hop_latency, 1, prm.link_words, starts)
+            yield Txn("allgather", {"sizes": sizes, "starts": starts},
+                      {"held": tuple(tuple(tuple(int(v) for v in h) for h in node)
+                                     for node in held),
+                       "done": tuple(int(d) for d in done)},
+                      stimulus={"vecs": [[int(v) for v in x] for x in vecs],
+                                "starts": starts})
+
+
+@block
+def ring_tb(clk, rst, ports, txns, board, prm, stats):
+    """Ring driver and monitor: clear, load every node's vector, raise each node's go at
+    its start cycle, record the cycle each node's done rises (from the first start's cycle
+    0), read every node's copies."""
+    s = ports
+    L = prm.learners
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            yield clk.negedge
+            s["clear"].next = True
+            s["go"].next = 0
+            yield clk.negedge
+            s["clear"].next = False
+            for i, vec in enumerate(st["vecs"]):
+                for k, v in enumerate(vec):
+                    s["ld_we"].next = True
+                    s["ld_node"].next = i
+                    s["ld_addr"].next = k
+                    s["ld_data"].next = v
+                    s["ld_len"].next = len(vec)
+                    yield clk.negedge
+            s["ld_we"].next = False
+            txn.cycle = base = stats.cycles
+            board.expect(txn)
+            _count(coverage, txn)
+            done = [None] * L
+            go = 0
+            limit = base + 16 + L * L * (prm.hop_latency + MAX_WORDS + 2)
+            while any(d is None for d in done) and stats.cycles < limit:
+                for i, t0 in enumerate(st["starts"]):
+                    if stats.cycles - base == t0:
+                        go |= 1 << i
+                s["go"].next = go
+                yield delay(1)
+                for i in range(L):
+                    if done[i] is None and (int(s["done"].val) >> i) & 1:
+                        done[i] = stats.cycles - base
+                yield clk.negedge
+            held = []
+            for i in range(L):
+                node = []
+                for j, vec in enumerate(st["vecs"]):
+                    words = []
+                    for k in range(len(vec)):
+                        s["rd_node"].next = i
+                        s["rd_slot"].next = j
+                        s["rd_addr"].next = k
+                        yield clk.negedge
+                        words.append(int(s["rd_data"].val))
+                    node.append(tuple(words))
+                held.append(tuple(node))
+            board.observe({"held": tuple(held), "done": tuple(done)}, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return drive
+
+
+RingBench.tb = staticmethod(ring_tb)
+
 #: MADDPG's benches
-BENCHES = (CuBench(),)
+BENCHES = (CuBench(), RingBench())

@@ -64,22 +64,63 @@ def _uniform(stride, rstep, per):
     return (stride >= WHOLE or rstep == 0) and per >= WHOLE
 
 
+@njit(nrt=False, inline=True)
+def _pos(e, stride, coff, per):
+    """Word ``e``'s row, column, group ``max(c - coff, 0) // per`` and place in its group
+    (-1 before ``coff``): the state :func:`_next` steps without dividing."""
+    if stride >= WHOLE:                   # one row (no 64-bit division for it)
+        r, c = e - e, e
+    else:
+        r = e // stride
+        c = e - r * stride
+    d = c - coff
+    if d < 0:
+        return r, c, 0, -1
+    if per >= WHOLE:
+        return r, c, 0, d
+    g = d // per
+    return r, c, g, d - g * per
+
+
+@njit(nrt=False, inline=True)
+def _next(r, c, g, q, stride, coff, per):
+    """The state of the next word (:func:`_pos` of ``e + 1``)."""
+    c += 1
+    if c == stride:
+        return _pos((r + 1) * stride, stride, coff, per)
+    d = c - coff
+    if d < 0:
+        return r, c, 0, -1
+    if d == 0:
+        return r, c, 0, 0
+    q += 1
+    if q == per:
+        return r, c, g + 1, 0
+    return r, c, g, q
+
+
 @njit(nrt=False)
 def earliest(plo, phi, pt0, pstride, prstep, pcoff, pper, pcstep,
              clo, chi, ct0, cstride, crstep, ccoff, cper, ccstep):
     """The earliest start of a consumer whose range ``[clo, chi)`` (relative schedule) overlaps
     a pending result ``[plo, phi)`` (absolute schedule): the largest ready - use over the
-    words both share."""
+    words both share (:func:`word_time` of each, stepped word by word without dividing;
+    ``tests/tlm/fast/test_hazards.py`` checks it against :func:`word_time`)."""
     lo = plo if plo > clo else clo
     hi = phi if phi < chi else chi
     if _uniform(pstride, prstep, pper) and _uniform(cstride, crstep, cper):
         return pt0 - ct0
     best = -WHOLE
-    for a in range(lo, hi):
-        v = (word_time(a - plo, pt0, pstride, prstep, pcoff, pper, pcstep)
-             - word_time(a - clo, ct0, cstride, crstep, ccoff, cper, ccstep))
+    if lo >= hi:
+        return best
+    rp, cp, gp, qp = _pos(lo - plo, pstride, pcoff, pper)
+    rc, cc, gc, qc = _pos(lo - clo, cstride, ccoff, cper)
+    for _ in range(lo, hi):
+        v = (pt0 + rp * prstep + gp * pcstep) - (ct0 + rc * crstep + gc * ccstep)
         if v > best:
             best = v
+        rp, cp, gp, qp = _next(rp, cp, gp, qp, pstride, pcoff, pper)
+        rc, cc, gc, qc = _next(rc, cc, gc, qc, cstride, ccoff, cper)
     return best
 
 
@@ -89,8 +130,10 @@ def last_time(n, t0, stride, rstep, coff, per, cstep):
     if _uniform(stride, rstep, per):
         return t0
     best = t0
-    for e in range(n):
-        v = word_time(e, t0, stride, rstep, coff, per, cstep)
+    r, c, g, q = _pos(0, stride, coff, per)
+    for _ in range(n):
+        v = t0 + r * rstep + g * cstep
         if v > best:
             best = v
+        r, c, g, q = _next(r, c, g, q, stride, coff, per)
     return best

@@ -10,14 +10,15 @@ __all__ = ["MACHINE_BLOCKS", "machine_benches"]
 
 #: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
 MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly", "darl_encoder",
-                  "maddpg_cu", "maddpg_ring")
+                  "maddpg_cu", "maddpg_ring", "fixar_pe")
 
 
 def machine_benches() -> list:
     """Every new machine's bench, in :data:`MACHINE_BLOCKS` order."""
     from .darl.benches import BENCHES as DARL
     from .learninggroup.benches import BENCHES as LG
+    from .fixar.benches import BENCHES as FIXAR
     from .maddpg.benches import BENCHES as MADDPG
-    benches = [*LG, *DARL, *MADDPG]
+    benches = [*LG, *DARL, *MADDPG, *FIXAR]
     assert tuple(b.name for b in benches) == MACHINE_BLOCKS
     return benches

@@ -22,6 +22,9 @@ instruction models call these as their semantics and the RTL benches use them as
 * :mod:`.throughput` -- inferences per second (eq. 23-25);
 * :mod:`.power` -- the kernel's power through Table 2's two points, energy per iteration.
 
+* :mod:`.models` -- the ``hdc`` ISA family's instruction models (these units as semantics,
+  :func:`.timing.instruction_cycles` as costs); ``FAMILY`` is what the simulator loads.
+
 ``docs/darl.md`` is the specification these implement.
 """
 
@@ -35,6 +38,19 @@ from .timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteratio
                      latency_cycles)
 from .update_cache import UpdateCache
 from .updating import greedy, select, update_hypervectors, update_value
+from .timing import instruction_cycles
+
+from ...model import Family
+from .models import MODELS as _MODELS, TIMING_KEYS as _TIMING_KEYS
+
+#: result categories: encoding, regression, select, update, the all-reduce, the stage end,
+#: loading the position matrix
+CATEGORIES = ("ENC", "REG", "SEL", "UPD", "ALLREDUCE", "SYNC", "LOAD")
+
+FAMILY = Family(name="hdc", models=_MODELS, actions={}, categories=CATEGORIES,
+                timing_keys=_TIMING_KEYS,
+                doc="DARL (seed 004): codebook encoder, chunked regression, select, the "
+                    "delayed update cache and the butterfly all-reduce")
 
 __all__ = [
     "Codebook", "Encoder", "encode_float", "position_matrix",
@@ -43,7 +59,7 @@ __all__ = [
     "UpdateCache",
     "stages", "butterfly_allreduce", "allreduce_cycles",
     "TABLE1", "LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
-    "latency_cycles",
+    "latency_cycles", "instruction_cycles", "FAMILY",
     "iteration_seconds", "ips", "ips_terms",
     "PowerModel", "TABLE2_POWER",
 ]

@@ -26,7 +26,7 @@ from rlaccel.isa.errors import ArchError
 
 from ._fixed import as_dtype
 
-__all__ = ["stages", "butterfly_allreduce", "allreduce_cycles", "partners"]
+__all__ = ["divide_by_agents", "stages", "butterfly_allreduce", "allreduce_cycles", "partners"]
 
 
 def stages(n: int) -> int:
@@ -68,12 +68,20 @@ def butterfly_allreduce(shards: Sequence, fmt="float64", *, average: bool = True
         cur = nxt
     if not average:
         return cur
+    return [divide_by_agents(c, n, t, counter=counter) for c in cur]
+
+
+def divide_by_agents(total, n: int, fmt, *, counter=None) -> np.ndarray:
+    """Eq. 22: the sum of ``n`` agents' shards divided by ``n`` (a shift with one round half
+    up in fixed point; exact in float64)."""
+    k = stages(n)
+    t = as_dtype(fmt)
     if t.is_float:
-        return [c * (1.0 / n) for c in cur]
+        return np.asarray(total) * (1.0 / n)
     if k > t.frac_bits:
         raise ArchError(f"butterfly all-reduce: 1/{n} is not representable in {t.name}")
     inv = np.int64(1 << (t.frac_bits - k))         # 1/n exactly: a shift by k bits
-    return [t.mul(c, inv, counter=counter) for c in cur]
+    return t.mul(total, inv, counter=counter)
 
 
 def allreduce_cycles(n: int, words: int, *, latency: int, width: int = 1,

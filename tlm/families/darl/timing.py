@@ -46,7 +46,7 @@ from .allreduce import stages
 from .regression import chunks
 
 __all__ = ["LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
-           "latency_cycles", "TABLE1"]
+           "instruction_cycles", "latency_cycles", "TABLE1"]
 
 #: Table 1 of the seed: (environment, agents) -> L in cycles
 TABLE1 = {("CartPole", 1): 417, ("CartPole", 8): 547,
@@ -132,3 +132,42 @@ def latency_cycles(w: Workload, c: LatencyConstants = LatencyConstants(),
                    opt: Optimisations = Optimisations(), *, train: bool = True) -> int:
     """Table 1's L: the cycles of one iteration (a training one by default)."""
     return sum(iteration_cycles(w, c, opt, train=train).values())
+
+
+def instruction_cycles(mnemonic: str, *, n: int, d: int, chunk: int,
+                       c: LatencyConstants = LatencyConstants(),
+                       opt: Optimisations = Optimisations()) -> int:
+    """Busy cycles of one ``hdc`` instruction on its unit: its part of :func:`iteration_cycles`
+    (``n`` the operand: state features for ``henc``/``hld``, actions for the others).
+
+    A training iteration (``henc`` s and s', ``hreg``, ``hreg.t``, ``hsel.mask``, ``hsel.max``,
+    ``hupd``, ``hpush``), each issued in one cycle with results ready when its unit is done,
+    takes ``io + encode`` (the encoders, concurrently), ``regress + stream + reduce`` (the two
+    sets of arrays, concurrently, the second issued a cycle later), ``select`` (``hsel.mask``'s
+    multiplexer, then ``hsel.max``'s ``ceil(log2 A)`` comparator levels, issued a cycle
+    later), ``v_update`` and ``update``: :func:`latency_cycles` with one agent. An inference
+    iteration (``henc``, ``hreg.t``, ``hsel.argmax``) takes the training-free
+    :func:`latency_cycles`. ``hld`` streams ``n d`` words at a chunk a cycle; ``hsync`` two
+    passes over the model (``Q' += U``, ``Q <- Q'``); ``hallreduce`` is the interconnect's."""
+    chunks(d, chunk)                 # a whole number of chunks, else an ArchError
+    if mnemonic == "hld":
+        return max(1, -(-n * d // chunk))
+    if mnemonic == "hsync":
+        return max(1, 2 * (-(-2 * n * d // chunk)))
+    w = Workload(d=d, chunk=chunk, n=n, a=n)
+    parts = iteration_cycles(w, c, opt)
+    if mnemonic == "henc":
+        return parts["io"] + parts["encode"]
+    if mnemonic in ("hreg", "hreg.t"):
+        return parts["regress"] + parts["stream"] + parts["reduce"]
+    if mnemonic == "hsel.argmax":
+        return parts["select"]
+    if mnemonic == "hsel.mask":
+        return c.add
+    if mnemonic == "hsel.max":
+        return max(1, _clog2(n) * c.add)
+    if mnemonic == "hupd":
+        return parts["v_update"]
+    if mnemonic == "hpush":
+        return parts["update"]
+    raise ArchError(f"no cycle count for '{mnemonic}'")

@@ -1,0 +1,122 @@
+"""The DARL run's own report fields (latency, all-reduce, IPS, power, learning) and summary."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["results", "summary"]
+
+_TASK = {"CartPole-v1": "CartPole", "LunarLander-v3": "LunarLander"}
+
+
+def _per(marks: dict, key: str, platform):
+    """Cycles per execution of mark ``key`` (agent 0) without the ``cc.mark`` instruction's
+    own issue cycles: they are the simulator's bookkeeping, not a stage of the kernel."""
+    m = marks.get(key)
+    if not m or not m["count"]:
+        return None
+    own = next((op.issue for op in platform.agents[0].ops
+                if op.mnemonic == "cc.mark" and op.operands.get("id") == int(key)), 0)
+    return m["cycles"] / m["count"] - own
+
+
+def results(m: dict, run, res, platform) -> dict:
+    from rlaccel.tlm.families.darl import TABLE1, TABLE2_POWER, ips_terms, iteration_seconds
+    from rlaccel.tlm.families.darl.timing import Workload, latency_cycles
+    from rlaccel.tlm.families.darl.models import constants, optimisations
+
+    from .plugin import T_ENV_QUIET
+    host = run.state
+    cfg, c = host.cfg, host.curve
+    n = cfg.agents
+    clock = platform.arch.knobs.clock_mhz
+    train = _per(res.marks, "2", platform)
+    infer = _per(res.marks, "1", platform)
+    stage_end = _per(res.marks, "3", platform)
+    w = Workload(d=cfg.d, chunk=platform.arch.knobs.lanes, n=host.n_obs, a=host.n_actions,
+                 agents=1)
+    opt = optimisations(platform.arch)
+    k = constants(platform.timing)
+    formula = {"train": latency_cycles(w, k, opt), "inference": latency_cycles(w, k, opt,
+                                                                             train=False)}
+    net = platform.interconnect
+    words = 2 * host.n_actions * cfg.d
+    allreduce = {"words": words,
+                 "formula_cycles": net.allreduce_cycles(words) if net is not None else 0,
+                 "stage_end_cycles": stage_end}
+    seed_L = TABLE1.get((_TASK.get(cfg.env, cfg.env), n))
+
+    out = {"latency_cycles": train, "latency_inference_cycles": infer,
+           "latency_formula": formula, "latency_seed_table1": seed_L,
+           "optimisations": {"codebook": opt.codebook, "chunking": opt.chunking,
+                             "delayed_update": opt.delayed_update},
+           "allreduce": allreduce}
+
+    stages = len(c.agent_returns)
+    if stages and train:
+        T = [float(np.mean(s)) for s in c.agent_steps]
+        Ti = [g / n for g in c.greedy]
+        Tt = [b / n for b in c.batches]
+        t_env = host.t_env / max(host.steps, 1)
+        t_comm = res.host_cycles / (clock * 1e6) if res.agents else 0.0
+        F_inf = iteration_seconds(infer or train, clock)
+        F = iteration_seconds(train, clock)
+        kw = dict(batch=cfg.batch, F=F_inf, f_train=F, T_comm1=t_comm)
+        measured = ips_terms(n, T, Ti, Tt, T_env=n * t_env, **kw)
+        quiet_env = T_ENV_QUIET.get(cfg.env)
+        ips = {"system": measured["ips"], "terms": measured,
+               "t_env_measured_s": t_env, "t_comm_s": t_comm,
+               "note": "eq. 23-25: kernel iterations simulated (marks 1, 2), transfers from "
+                       "the host link model (agent 0), T_env measured on this host per step, "
+                       "the host stepping the agents' environments one after another"}
+        if quiet_env is not None:
+            q = ips_terms(n, T, Ti, Tt, T_env=n * quiet_env, **kw)
+            ips["quiet_host"] = q["ips"]
+            ips["quiet_host_parallel_envs"] = ips_terms(n, T, Ti, Tt, T_env=quiet_env,
+                                                        **kw)["ips"]
+            ips["t_env_quiet_s"] = quiet_env
+        watts = TABLE2_POWER.watts(n)
+        out["ips"] = ips
+        out["power"] = {"watts": watts, "model": "P(n) = 5.53 W + 1.434 W n (Table 2)",
+                        "ips_per_watt": ips["system"] / watts,
+                        "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts}
+    first = c.first_stage(cfg.target)
+    out["learning"] = {
+        "task": m["task"], "env": cfg.env, "agents": n, "target": cfg.target,
+        "returns": c.returns, "agent_returns": c.agent_returns, "stages": stages,
+        "env_steps": host.steps, "greedy": c.greedy, "batches": c.batches,
+        "first_stage_at_target": first,
+        "first_stage_any_agent_at_target": c.first_stage(cfg.target, "any"),
+        "episodes_to_target": None if first is None else first * n,
+        "wall_s": c.wall[-1] if c.wall else 0.0,
+        "wall_to_target_s": None if first is None else c.wall[first - 1],
+        "saturations": host.counter.saturations,
+    }
+    return out
+
+
+def summary(r: dict) -> str:
+    lr = r["learning"]
+    lines = [f"DARL {lr['env']}, {lr['agents']} agent(s): {lr['stages']} stage(s), "
+             f"{lr['env_steps']} environment steps"]
+    if lr["returns"]:
+        lines.append(f"  returns: last {lr['returns'][-1]:.1f}, best {max(lr['returns']):.1f};"
+                     f" target {lr['target']:.0f} reached at stage "
+                     f"{lr['first_stage_at_target']}")
+    if r["latency_cycles"] is not None:
+        seed = r["latency_seed_table1"]
+        lines.append(f"  latency: training iteration {r['latency_cycles']:.0f} cycles "
+                     f"(formula {r['latency_formula']['train']}"
+                     + (f", seed's Table 1: {seed}" if seed else "") + ")"
+                     + (f", inference {r['latency_inference_cycles']:.0f}"
+                        if r["latency_inference_cycles"] else ""))
+    if r["allreduce"]["stage_end_cycles"] is not None:
+        lines.append(f"  stage end (all-reduce + sync): {r['allreduce']['stage_end_cycles']:.0f}"
+                     f" cycles; butterfly formula {r['allreduce']['formula_cycles']}")
+    if "ips" in r:
+        lines.append(f"  IPS (eq. 23): {r['ips']['system']:,.0f} with this host's T_env"
+                     + (f", {r['ips']['quiet_host']:,.0f} with a quiet host's"
+                        if "quiet_host" in r["ips"] else "")
+                     + f"; {r['power']['watts']:.2f} W -> {r['power']['ips_per_watt']:,.0f} "
+                       f"IPS/W")
+    return "\n".join(lines)

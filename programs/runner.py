@@ -27,13 +27,13 @@ from rlaccel.isa.arch import load_arch
 from rlaccel.tlm.platform import Platform
 from rlaccel.tlm.results import region_from_labels
 from rlaccel.tlm.trace import ChromeTrace
-from rlaccel.util.files import atomic_write, read_toml
+from rlaccel.util.files import atomic_write, check_outputs, read_toml, save_or_rescue
 
 from .arch_variant import arch_variant
 from .manifest import ManifestError, apply_overrides, load_manifest
 from .plugin import Plugin, load_plugin
 
-__all__ = ["run", "run_batch", "configure", "family_of", "write_json"]
+__all__ = ["run", "run_batch", "configure", "family_of", "write_json", "json_text"]
 
 
 def family_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
@@ -111,6 +111,18 @@ class _Setup:
         self.platform = Platform(self.arch, binaries, self.r.hosts, trace=trace,
                                  progress=self.tick, datapath=datapath, kernels=kernels)
 
+    def inputs(self) -> list[tuple[str, str]]:
+        """Every file the run reads: the manifest, each program and its include files and
+        the architecture file (outputs must not be any of them)."""
+        out = [("the manifest", str(self.m["__path__"]))]
+        for a in self.asms:
+            if a.inputs:
+                out.append(("the program", a.inputs[0]))
+                out += [("the include file", p) for p in a.inputs[1:]]
+        if self.arch.path:
+            out.append(("the architecture file", self.arch.path))
+        return out
+
     def sha256(self) -> str:
         """The binary's sha256 (with one binary per agent: of their bytes in agent order)."""
         h = hashlib.sha256()
@@ -150,12 +162,15 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     ``arch_overrides`` changes architecture knobs (:func:`configure`); ``checkpoint``: save
     the run to this file every ``checkpoint_every`` host exchanges and resume from it
     (:mod:`.checkpoint`)."""
+    outputs = {"--json": json_path, "--trace": trace_path, "--checkpoint": checkpoint}
+    check_outputs(outputs, {"the manifest": manifest})          # before any work
     _, m = configure(manifest, overrides, arch=arch, seed=seed, arch_overrides=arch_overrides,
                      **options)
     trace = ChromeTrace(load_arch(m["arch"]).knobs.clock_mhz) if trace_path else None
     s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
                datapath=datapath, kernels=kernels, options=options,
                arch_overrides=arch_overrides)
+    check_outputs(outputs, s.inputs())          # the program and its includes are known now
     if checkpoint is not None:
         if trace is not None or datapath is not None or kernels != "compiled":
             raise ManifestError("--checkpoint runs the compiled loop: it does not take "
@@ -172,10 +187,8 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     report = s.report(res)
     if checkpoint is not None:
         report["sim"]["checkpoint"] = s.checkpoint
-    if trace is not None:
-        trace.write(trace_path)
-    if json_path:
-        write_json(json_path, report)
+    save_or_rescue([(trace_path, trace.write if trace is not None else None),
+                    (json_path, json_text(report) if json_path else None)])
     return report
 
 
@@ -190,10 +203,12 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     from rlaccel.tlm.fast.batch import Batch
     if not seeds:
         raise ManifestError(f"{manifest}: --seeds names no seed")
+    check_outputs({"--json": json_path}, {"the manifest": manifest})      # before any work
     wall = time.perf_counter()
     setups = [_Setup(manifest, overrides, arch=arch, seed=s, trace=None, progress=progress,
                      datapath=None, kernels="compiled", options=options,
                      arch_overrides=arch_overrides) for s in seeds]
+    check_outputs({"--json": json_path}, setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin
     hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)([s.r for s in setups],
@@ -209,16 +224,19 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
              "sim": {"wall_s": end - wall, "setup_s": built - wall, "run_s": end - built,
                      "members": len(reports), "instructions": instructions,
                      "instructions_per_s": instructions / (end - built) if end > built else 0.0}}
-    if json_path:
-        write_json(json_path, batch)
+    save_or_rescue([(json_path, json_text(batch) if json_path else None)])
     return batch
 
 
 def write_json(path: str | Path, report: dict) -> None:
     """A report as JSON: numpy scalars as numbers, NaN and infinities (which JSON has not) as
     null."""
-    atomic_write(path, json.dumps(_finite(report), indent=1, default=_jsonable,
-                                  allow_nan=False))
+    atomic_write(path, json_text(report))
+
+
+def json_text(report: dict) -> str:
+    """The text :func:`write_json` writes."""
+    return json.dumps(_finite(report), indent=1, default=_jsonable, allow_nan=False)
 
 
 def _finite(o):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from rlaccel.isa.errors import OutputError, RlaccelError
-from rlaccel.util.args import file_name
+from rlaccel.util.args import file_name, int_in, seed
 
 __all__ = ["main"]
 
@@ -153,18 +153,29 @@ def cmd_run(args) -> int:
     return 0
 
 
+#: the largest count (trials, steps, checkpoint interval) and the most seeds of one batch
+COUNT_MAX = 1 << 40
+SEEDS_MAX = 10_000
+
+
 def _seeds(spec: str) -> list[int]:
-    """``1-50``, ``3,5,9`` or ``1-4,10``: the seeds of ``--seeds``."""
+    """``1-50``, ``3,5,9`` or ``1-4,10``: the seeds of ``--seeds`` (seeds as ``--seed``
+    takes them; at most :data:`SEEDS_MAX` of them)."""
+    from rlaccel.util.args import SEED_MAX
     out: list[int] = []
     for part in spec.split(","):
         lo, sep, hi = part.strip().partition("-")
         try:
-            a, b = int(lo), int(hi) if sep else int(lo)
+            a, b = (int(lo), int(hi) if sep else int(lo)) if len(part) < 60 else (None, None)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"--seeds: {part.strip()!r} is not a seed or a "
-                                             f"range like 1-50") from None
+            a = b = None
+        if a is None or not (0 <= a <= SEED_MAX and 0 <= b <= SEED_MAX):
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a seed (0 to "
+                                             f"{SEED_MAX:,}) or a range of them like 1-50")
         if b < a:
-            raise argparse.ArgumentTypeError(f"--seeds: the range {part.strip()} is empty")
+            raise argparse.ArgumentTypeError(f"the range {part.strip()} is empty")
+        if len(out) + b - a + 1 > SEEDS_MAX:
+            raise argparse.ArgumentTypeError(f"{spec!r} names more than {SEEDS_MAX:,} seeds")
         out.extend(range(a, b + 1))
     return out
 
@@ -249,27 +260,29 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="train on a plant: assemble and simulate a manifest",
                        description="Assemble the manifest's program, run it on the simulator "
                                    "against its environment, print a summary.")
-    r.add_argument("manifest", metavar="MANIFEST", help="run manifest (.toml)")
+    r.add_argument("manifest", metavar="MANIFEST", type=file_name, help="run manifest (.toml)")
     r.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                    help="override a manifest key, e.g. --set learning.Ic=80 "
                         "--set virtual_update=true")
-    r.add_argument("--arch", metavar="NAME", help="architecture (default: the manifest's)")
+    r.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture (default: the manifest's)")
     r.add_argument("--arch-set", metavar="TABLE.KEY=VALUE", action="append", default=[],
                    help="change an architecture knob for this run, e.g. --arch-set "
                         "machine.dtype=q6.12 --arch-set machine.lanes=8")
-    r.add_argument("--seed", type=int, metavar="S", help="seed (weights and plant)")
+    r.add_argument("--seed", type=seed, metavar="S", help="seed (weights and plant)")
     r.add_argument("--seeds", type=_seeds, metavar="LIST",
                    help="run these seeds (e.g. 1-50 or 1,4,9) as one batched simulation; "
                         "--json then holds every run's report")
     for name, text in RUN_OPTIONS.items():
-        r.add_argument(f"--{name}", type=int, metavar="N", help=text)
-    r.add_argument("--json", metavar="FILE", help="write the full report as JSON")
-    r.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace")
+        r.add_argument(f"--{name}", type=int_in(1, COUNT_MAX), metavar="N", help=text)
+    r.add_argument("--json", metavar="FILE", type=file_name, help="write the full report as JSON")
+    r.add_argument("--trace", metavar="FILE", type=file_name,
+                   help="write a Chrome/Perfetto trace")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-trial progress")
-    r.add_argument("--checkpoint", metavar="FILE",
+    r.add_argument("--checkpoint", metavar="FILE", type=file_name,
                    help="save the whole run to FILE every --checkpoint-every host exchanges, "
                         "and resume from FILE if it holds one (removed when the run ends)")
-    r.add_argument("--checkpoint-every", type=int, metavar="N",
+    r.add_argument("--checkpoint-every", type=int_in(1, COUNT_MAX), metavar="N",
                    help="host exchanges between checkpoints (default 10000)")
     r.add_argument("--reference-kernels", action="store_true",
                    help="run every instruction through its reference semantics in the "

@@ -32,7 +32,7 @@ import tempfile
 import tomllib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from rlaccel.isa.errors import OutputError, RlaccelError, SourceError
 
@@ -241,12 +241,18 @@ def _probe(p: str, label: str, real: str, st, error) -> None:
         raise error(f"{p}: {label} is read-only")
 
 
-def save_or_rescue(items: Iterable[tuple[str | os.PathLike, bytes | str | memoryview]],
+def save_or_rescue(items: Iterable[tuple[str | os.PathLike | None,
+                                         bytes | str | memoryview | Callable[[str], None] | None]],
                    beside: str | os.PathLike | None = None,
                    error: type[RlaccelError] = OutputError) -> list[str]:
     """Write every ``(path, contents)`` with :func:`atomic_write`; what cannot be written is
     saved instead in a new file ``STEM.rescued-XXXXXXXX.SUFFIX`` in ``beside`` (default: the
     current directory; the system's temporary directory if that fails too).
+
+    ``contents`` may also be a writer, ``writer(path)``, that writes the file itself with
+    :func:`atomic_write` (a trace that streams its own bytes); it is called again with the
+    rescue file's name when ``path`` cannot be written. Pairs whose path is None (an output
+    the user did not ask for) are skipped.
 
     Returns the paths written. If any could not be written, raises ``error`` once all have
     been tried, saying for each why and where its contents are now, e.g.::
@@ -259,8 +265,13 @@ def save_or_rescue(items: Iterable[tuple[str | os.PathLike, bytes | str | memory
     """
     written, problems = [], []
     for path, blob in items:
+        if path is None:
+            continue
         try:
-            atomic_write(path, blob, error)
+            if callable(blob):
+                blob(os.fspath(path))
+            else:
+                atomic_write(path, blob, error)
             written.append(os.fspath(path))
         except RlaccelError as exc:
             problems.append(f"{exc}; {_rescue(path, blob, beside)}")
@@ -276,15 +287,25 @@ def _rescue(path, blob, beside) -> str:
     places = [os.fspath(beside) if beside is not None else os.curdir, tempfile.gettempdir()]
     tried = []
     for d in places:
+        name = None
         try:
             fd, name = tempfile.mkstemp(prefix=f"{p.stem}.rescued-", suffix=p.suffix, dir=d)
-            with os.fdopen(fd, "wb") as f:
-                f.write(blob)
-                f.flush()
-                os.fsync(f.fileno())
+            if callable(blob):
+                os.close(fd)
+                blob(name)
+            else:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                    f.flush()
+                    os.fsync(f.fileno())
             return f"saved in {name} instead"
-        except OSError as e:
-            tried.append(f"{d} ({e.strerror or e})")
+        except (OSError, RlaccelError) as e:
+            if name is not None:
+                try:
+                    os.unlink(name)
+                except OSError:
+                    pass
+            tried.append(f"{d} ({getattr(e, 'strerror', None) or e})")
     return f"could not save it anywhere else either (tried {', '.join(tried)})"
 
 

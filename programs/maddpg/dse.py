@@ -72,13 +72,15 @@ def _print(d: dict) -> None:
 
 
 def cmd_dse(args) -> int:
-    from rlaccel.programs.runner import write_json
+    from rlaccel.programs.runner import json_text
+    from rlaccel.util.files import check_outputs, save_or_rescue
     if args.machine != "maddpg":            # pragma: no cover - argparse's choices
         raise SystemExit(2)
+    check_outputs({"--json": args.json}, {"the manifest": args.manifest,   # before any work
+                                          "the architecture file": args.arch})
     d = explore_manifest(args.manifest, args.set, arch=args.arch, search=args.search)
     _print(d)
-    if args.json:
-        write_json(args.json, d)
+    save_or_rescue([(args.json, json_text(d) if args.json else None)])
     return 0
 
 

@@ -92,3 +92,20 @@ def check(cli):
         assert (status, got) == (case.status, case.message)
         return status, out, err
     return run
+
+
+ADHDP = Path(__file__).parents[2] / "programs" / "adhdp"
+
+
+def adhdp_files(**replace: tuple[str, str]) -> dict:
+    """The cart-pole manifest (one trial of at most 20 steps) as ``m.toml`` with its program
+    and include files; ``replace={"m.toml": (old, new)}`` edits one file's text."""
+    out = {name: (ADHDP / name).read_text() for name in
+           ("cartpole.s", "cartpole_vu.s", "layout.inc", "fig2.inc", "fig7.inc")}
+    out["m.toml"] = ((ADHDP / "cartpole.toml").read_text()
+                     .replace("max_steps = 1000", "max_steps = 20")
+                     .replace("trials = 100 ", "trials = 1   "))
+    for name, (old, new) in replace.items():
+        assert old in out[name], (name, old)
+        out[name] = out[name].replace(old, new)
+    return out

@@ -10,7 +10,8 @@ __all__ = ["MACHINE_BLOCKS", "machine_benches"]
 
 #: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
 MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly", "darl_encoder",
-                  "maddpg_cu", "maddpg_ring", "fixar_pe")
+                  "maddpg_cu", "maddpg_ring", "fixar_pe",
+                  "fixar_prng")
 
 
 def machine_benches() -> list:

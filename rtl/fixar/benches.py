@@ -12,14 +12,16 @@ import numpy as np
 from myhdl import StopSimulation, block, instance
 
 from rlaccel.tlm.families.fixar import pe
-from rlaccel.tlm.families.fixar.timing import AapTiming, ff_cycles
+from rlaccel.tlm.families.fixar.prng import NoiseGenerator
+from rlaccel.tlm.families.fixar.timing import AapTiming, ff_cycles, unit_cycles
 
 from ..benches import Bench, _count
 from ..scoreboard import Txn
 from .params import FixarParams, fixar_params
 from .pe import fixar_pe, pe_signals
+from .prng import fixar_prng, prng_signals
 
-__all__ = ["PeBench", "BENCHES"]
+__all__ = ["PeBench", "PrngBench", "BENCHES"]
 
 #: cycles from a term to the accumulators (the multiply and accumulate registers)
 PE_LATENCY = 2
@@ -130,5 +132,86 @@ def pe_tb(clk, rst, ports, txns, board, prm, stats):
 
 PeBench.tb = staticmethod(pe_tb)
 
+
+# ---------------------------------------------------------------------------------- PRNG
+class PrngBench(Bench):
+    """PRNG: one stream (seed and stream number drawn from the bench's seed, the registers
+    loaded from ``NoiseGenerator``'s), then requests of 1..4 * lanes samples, each predicted
+    by the same generator's ``gaussian_raw`` (the stream continues across requests) and its
+    cycles by the family's ``unit_cycles(n, prng_lanes)``."""
+
+    name = "fixar_prng"
+    top = "fixar_prng"
+    arch = "fixar"
+    block = staticmethod(fixar_prng)
+
+    def params(self, arch=None) -> FixarParams:
+        return fixar_params(arch or self.arch)
+
+    def ports(self, prm):
+        return prng_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        gen = NoiseGenerator(int(rng.integers(0, 1 << 62)), int(rng.integers(0, 1 << 16)),
+                             lanes=prm.prng_lanes)
+        regs = [[int(v) for v in row] for row in gen.state()]
+        for t in range(n):
+            k = int(rng.integers(1, 4 * prm.prng_lanes + 1))
+            yield Txn("noise", {"samples": k},
+                      {"g": tuple(int(v) for v in gen.gaussian_raw(k)),
+                       "cycles": unit_cycles(k, prm.prng_lanes)},
+                      stimulus={"load": regs if t == 0 else None, "samples": k})
+
+
+@block
+def prng_tb(clk, rst, ports, txns, board, prm, stats):
+    """PRNG driver and monitor: load the registers once, then per request hold ``en`` until
+    the samples are out (a lane per sample, cycle by cycle), counting the enabled cycles."""
+    s = ports
+    L = prm.prng_lanes
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            if st["load"] is not None:
+                for j, row in enumerate(st["load"]):
+                    for k, v in enumerate(row):
+                        yield clk.negedge
+                        s["ld_we"].next = True
+                        s["ld_lane"].next = j
+                        s["ld_reg"].next = k
+                        s["ld_data"].next = v
+            yield clk.negedge
+            s["ld_we"].next = False
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _count(coverage, txn)
+            got, cycles = [], 0
+            s["en"].next = True
+            while len(got) < st["samples"] and cycles < st["samples"] + 2:
+                cycles += 1
+                yield clk.negedge
+                bus = int(s["g"].val)
+                if s["valid"].val:
+                    for j in range(L):
+                        v = (bus >> (32 * j)) & 0xFFFFFFFF
+                        got.append(v - (1 << 32) if v >> 31 else v)
+                if len(got) >= st["samples"]:
+                    s["en"].next = False
+            board.observe({"g": tuple(got[:st["samples"]]), "cycles": cycles}, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return drive
+
+
+PrngBench.tb = staticmethod(prng_tb)
+
 #: FIXAR's benches
-BENCHES = (PeBench(),)
+BENCHES = (PeBench(), PrngBench())

@@ -203,8 +203,26 @@ _LOCK = threading.Lock()
 _SHOWN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+#: parsed sources by (text, file name): the statements are immutable, so a program assembled
+#: again (every seed of a batch or a sweep, whose ``.rand`` words differ) is parsed once
+_PARSED: dict[tuple[str, str], tuple[Stmt, ...]] = {}
+_PARSED_MAX = 64
+
+
 def parse(text: str, file: str = "<input>") -> list[Stmt]:
-    """Parse assembly source into statements; syntax errors raise a located AsmError."""
+    """Parse assembly source into statements; syntax errors raise a located AsmError. The
+    same text under the same name is parsed once per process."""
+    key = (text, file)
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = tuple(_parse(text, file))
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)), None)
+        _PARSED[key] = hit
+    return list(hit)
+
+
+def _parse(text: str, file: str) -> list[Stmt]:
     if "\x00" in text:
         line = text[:text.index("\x00")].count("\n") + 1
         raise AsmError("NUL character in source (is this a binary file?)", file, line, 1)

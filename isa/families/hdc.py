@@ -35,7 +35,7 @@ FORMATS = {
     "HP": (("funct", "funct"), ("src", "saddr"), ("v", "uaddr"), ("mask", "uaddr"),
            ("syn", "saddr"), ("aux", "saddr"), ("n", "dim"), ("d", "hvdim")),
     "HR": (("funct", "funct"), ("src", "saddr"), ("syn", "saddr"), ("aux", "saddr"),
-           ("n", "dim"), ("d", "hvdim")),
+           ("n", "dim"), ("d", "hvdim"), ("avg", "u4")),
 }
 
 _Q = "2*n*d"          # a model (or the shard): real part n x d, then the imaginary part
@@ -82,9 +82,10 @@ ENTRIES = [
         fixed={"funct": 1}, reads={"src": "2*d", "v": "1", "mask": "n", "syn": _Q,
                                    "aux": _Q},
         writes={"syn": _Q, "aux": _Q}),
-    op("hallreduce", "HRED", "HR", "src n d",
+    op("hallreduce", "HRED", "HR", "src n d avg=1",
         "Butterfly all-reduce over the agents (eq. 19-22): src[0:2nd] (the shard) <- the "
-        "average of every agent's src, the same bits on every agent; synchronising.",
+        "average of every agent's src (avg=0: the sum, eq. 22's division left out), the same "
+        "bits on every agent; synchronising.",
         fixed={"funct": 0}, reads={"src": _Q}, writes={"src": _Q}),
     op("hsync", "HRED", "HR", "src syn aux n d",
         "Stage end (bundled mode, section 4.1): Q' (aux) += src (the reduced shard); Q (syn) "

@@ -46,7 +46,7 @@ act:    cc.mark 1
         cc.endmark 1
         cc.jmp  next
 sync:   cc.mark 3
-        hallreduce src=SHARD, n=NA, d=D
+        hallreduce src=SHARD, n=NA, d=D, avg=AVG
         hsync   src=SHARD, syn=Q, aux=QD, n=NA, d=D
         cc.endmark 3
         cc.jmp  next

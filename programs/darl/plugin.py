@@ -28,8 +28,7 @@ __all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
 T_ENV_QUIET = {"CartPole-v1": 6.4e-6, "LunarLander-v3": 36.3e-6}
 
 #: the machine's algorithm: settings the kernel implements only one way
-_FIXED = {"number": "fixed32", "act_with": "target", "norm": "dimension", "imag_sign": 1,
-          "sync": "average"}
+_FIXED = {"number": "fixed32", "act_with": "target", "norm": "dimension", "imag_sign": 1}
 
 
 def config(m: dict):
@@ -105,7 +104,8 @@ class DarlPlugin(Plugin):
         from .host import DarlHost
         cfg = config(m)
         host = DarlHost(cfg, m["steps"], m["stop_at_target"])
-        defines = {"NF": host.n_obs, "NA": host.n_actions, "D": cfg.d}
+        defines = {"NF": host.n_obs, "NA": host.n_actions, "D": cfg.d,
+                   "AVG": int(cfg.sync == "average")}
         return Run(self.program_path(m), defines, hosts=host.hosts, state=host)
 
     def bind(self, m: dict, run: Run, binary, arch) -> None:

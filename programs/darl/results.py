@@ -111,7 +111,8 @@ def summary(r: dict) -> str:
                      + (f", inference {r['latency_inference_cycles']:.0f}"
                         if r["latency_inference_cycles"] else ""))
     if r["allreduce"]["stage_end_cycles"] is not None:
-        lines.append(f"  stage end (all-reduce + sync): {r['allreduce']['stage_end_cycles']:.0f}"
+        lines.append(f"  stage end on agent 0 (waiting for the others, all-reduce, sync): "
+                     f"{r['allreduce']['stage_end_cycles']:.0f}"
                      f" cycles; butterfly formula {r['allreduce']['formula_cycles']}")
     if "ips" in r:
         lines.append(f"  IPS (eq. 23): {r['ips']['system']:,.0f} with this host's T_env"

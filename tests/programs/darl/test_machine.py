@@ -24,13 +24,15 @@ def _setup(manifest, *overrides, arch_overrides=None):
                   datapath=None, kernels="compiled", options={}, arch_overrides=arch_overrides)
 
 
-@pytest.mark.parametrize("agents,stages", [(1, 4), (2, 2)])
-def test_the_simulator_learns_what_the_unit_models_learn_bit_for_bit(agents, stages):
-    s = _setup(CP, f"agents={agents}", f"stages={stages}", "stop_at_target=false")
+@pytest.mark.parametrize("agents,stages,sync", [(1, 4, "average"), (2, 2, "average"),
+                                               (2, 2, "sum")])
+def test_the_simulator_learns_what_the_unit_models_learn_bit_for_bit(agents, stages, sync):
+    s = _setup(CP, f"agents={agents}", f"stages={stages}", "stop_at_target=false",
+               f"learning.sync='{sync}'")
     s.platform.run()
     host = s.r.state
     ref = Training(host.cfg)                   # fixed32: FunctionalHdql, same streams
-    assert host.cfg.number == "fixed32"
+    assert host.cfg.number == "fixed32" and host.cfg.sync == sync
     ref.run(stages)
     assert host.curve.agent_returns == ref.curve.agent_returns
     assert host.curve.batches == ref.curve.batches and host.curve.greedy == ref.curve.greedy

@@ -239,6 +239,7 @@ def _hallreduce(b: Binding):
     S = b.mem("synapse")
     k, src = 2 * o["n"] * o["d"], o["src"]
     net, i, n = _butterfly(b), b.agent.index, b.agent.platform.n_agents
+    avg = o.get("avg", 1) != 0
 
     def combine(lo, hi):
         return t.add(lo, hi, counter=b.counter)
@@ -246,7 +247,7 @@ def _hallreduce(b: Binding):
     def allreduce():
         data = S[src:src + k]
         total = data.copy() if net is None else (yield from net.allreduce(i, data, combine))
-        S[src:src + k] = divide_by_agents(total, n, t, counter=b.counter)
+        S[src:src + k] = divide_by_agents(total, n, t, counter=b.counter) if avg else total
     return allreduce
 
 

@@ -24,9 +24,9 @@ def _arch(tmp_path, agents, extra=""):
     return load_arch(str(p))
 
 
-def _program(arch, seed):
+def _program(arch, seed, avg=1):
     src = (f".arch darl\n.synapse\nSH: .rand {2 * NA * D}, -4.0, 4.0, {seed}\n.text\n"
-           f"hallreduce src=SH, n={NA}, d={D}\ncc.halt\n")
+           f"hallreduce src=SH, n={NA}, d={D}, avg={avg}\ncc.halt\n")
     return assemble(src, f"agent{seed}.s", arch=arch).binary
 
 
@@ -48,6 +48,16 @@ def test_every_agent_ends_with_the_same_average_and_the_formula_cycles(tmp_path,
     assert p.interconnect.allreduce_cycles(words) == formula
     for a in p.agents:
         assert a.controller.sync_cycles == formula
+
+
+def test_the_sum_leaves_out_the_division(tmp_path):
+    arch = _arch(tmp_path, 4)
+    p = Platform(arch, [_program(arch, 10 + i, avg=0) for i in range(4)])
+    shards = [p.symbol_view("SH", i).copy() for i in range(4)]
+    p.run()
+    want = butterfly_allreduce(shards, get_dtype("fixed32"), average=False)
+    for i in range(4):
+        assert np.array_equal(p.symbol_view("SH", i), want[0])
 
 
 def test_a_network_the_butterfly_cannot_take_is_an_error(tmp_path):

@@ -17,7 +17,9 @@ for step and bit for bit.
 The first exchange brings beta, gamma and the position matrix (in turns, q16.16), drawn from
 the run's ``init`` stream as the functional learner draws it. Every buffer is found by its
 symbol. The host's own time (environment steps, replay sampling) is measured on this
-machine and kept on agent 0's :class:`~rlaccel.tlm.hostlink.HostTimeline`.
+machine and kept on agent 0's :class:`~rlaccel.tlm.hostlink.HostTimeline` (wall clock);
+``t_env``, which IPS uses, is the environments' CPU time of this process (what an idle core
+takes: on a shared machine the wall clock also counts waiting for a core).
 """
 
 from __future__ import annotations
@@ -150,20 +152,19 @@ class AgentHost:
 
     def _start_stage(self) -> None:
         sh = self.shared
-        t0 = time.perf_counter()
+        c0 = time.process_time()
         self.env.reset(seed=sh.rng["env_seeds"][self.k] if self.stage == 0 else None)
-        sh.t_env += time.perf_counter() - t0
+        sh.t_env += time.process_time() - c0
         self.greedy = self.batches = 0
         self.epsilon_of_stage = self.epsilon
 
     def _step(self, a: int):
         """Step the environment with ``a``; a training command if a batch is due."""
         sh, cfg = self.shared, self.shared.cfg
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         tr = self.env.step(a)
-        dt = time.perf_counter() - t0
-        sh.t_env += dt
-        self.timeline.add("environment", dt)
+        self.timeline.add("environment", time.perf_counter() - t0)
+        sh.t_env += time.process_time() - c0
         self.buffer.add(tr.obs, tr.action, tr.train_reward, tr.next_obs)
         sh.steps += 1
         if self.env.steps % cfg.train_every == 0:

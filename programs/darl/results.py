@@ -67,7 +67,7 @@ def results(m: dict, run, res, platform) -> dict:
         ips = {"system": measured["ips"], "terms": measured,
                "t_env_measured_s": t_env, "t_comm_s": t_comm,
                "note": "eq. 23-25: kernel iterations simulated (marks 1, 2), transfers from "
-                       "the host link model (agent 0), T_env measured on this host per step, "
+                       "the host link model (agent 0), T_env this process's CPU time per step, "
                        "the host stepping the agents' environments one after another"}
         if quiet_env is not None:
             q = ips_terms(n, T, Ti, Tt, T_env=n * quiet_env, **kw)

@@ -3,6 +3,7 @@
     python bench/fixar_learning.py learn --env halfcheetah --steps 50000 --seed 1 \
         [--qat-delay 25000 | --arch fixar-fixed16] [--tag NAME]
     python bench/fixar_learning.py speed [--steps 300]
+    python bench/fixar_learning.py table NAME=SOURCE ...
 
 ``learn`` runs ``rlaccel run programs/fixar/<env>.toml`` (every DNN operation on the
 simulated accelerator, evaluation every 5000 steps on it too) and writes
@@ -13,7 +14,10 @@ simulated accelerator, evaluation every 5000 steps on it too) and writes
 training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
 float32 reference (``programs/fixar/reference.py``), same seed, same steps (issue 8,
 done-when 4: the simulator at most 3x the reference), and writes
-``out/fixar_speed.json``. Run long jobs with ``nice -n 10``.
+``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
+side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
+not) or a reference JSON (``bench/fixar_reference.py learn --json``). Run long jobs with
+``nice -n 10``.
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ def learn(args) -> dict:
         sets = [f"learning.qat_delay={args.qat_delay}"]
         if args.start_steps is not None:
             sets.append(f"learning.start_steps={args.start_steps}")
+        if args.eval_every is not None:
+            sets.append(f"learning.eval_every={args.eval_every}")
+        if args.eval_episodes is not None:
+            sets.append(f"learning.eval_episodes={args.eval_episodes}")
         r = run(manifest(args.env), sets, arch=args.arch, seed=args.seed, steps=args.steps,
                 progress=progress, json_path=str(OUT / f"fixar_learning_{tag}.json"))
     wall = time.perf_counter() - t0
@@ -97,6 +105,36 @@ def speed(args) -> dict:
     return out
 
 
+def curve(source: str) -> dict[int, float]:
+    """Evaluation step -> return, from a learn log or a reference / run JSON."""
+    path = Path(source)
+    if path.suffix == ".log":
+        out = {}
+        for line in path.read_text().splitlines():
+            if "evaluation return" in line:
+                step = int(line.split("step ")[1].split(":")[0])
+                out[step] = float(line.rsplit(" ", 1)[1])
+        return out
+    d = json.loads(path.read_text())
+    lr = d["learning"]
+    return dict(zip(lr["eval_steps"], lr["returns"]))
+
+
+def table(args) -> str:
+    runs = {}
+    for item in args.runs:
+        name, _, src = item.rpartition("=")
+        runs[name] = curve(src)
+    steps = sorted({s for c in runs.values() for s in c})
+    lines = ["| step | " + " | ".join(runs) + " |", "|---:|" + "---:|" * len(runs)]
+    for st in steps:
+        cells = [f"{c[st]:.1f}" if st in c else "" for c in runs.values()]
+        lines.append(f"| {st} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -107,12 +145,16 @@ def main(argv=None) -> int:
     lp.add_argument("--arch", default="fixar")
     lp.add_argument("--qat-delay", type=int, default=-1)
     lp.add_argument("--start-steps", type=int, default=None)
+    lp.add_argument("--eval-every", type=int, default=None)
+    lp.add_argument("--eval-episodes", type=int, default=None)
     lp.add_argument("--tag", default="")
     sp = sub.add_parser("speed")
     sp.add_argument("--steps", type=int, default=300)
     sp.add_argument("--repeats", type=int, default=1)
+    tp = sub.add_parser("table")
+    tp.add_argument("runs", nargs="+", metavar="NAME=SOURCE")
     args = ap.parse_args(argv)
-    (learn if args.cmd == "learn" else speed)(args)
+    {"learn": learn, "speed": speed, "table": table}[args.cmd](args)
     return 0
 
 

@@ -20,6 +20,8 @@ from .machines import MACHINE_BLOCKS
 
 #: the blocks: the ADHDP datapath's in dependency order, then the new machines' (rtl/machines.py)
 BLOCKS = ("lane", "activation", "decoder", "datapath") + MACHINE_BLOCKS
+#: blocks ``rlaccel run --rtl`` can put under a machine's TLM
+RUN_BLOCKS = ("datapath", "fixar_prng")
 #: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
 DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
 #: most transactions of one ``rlaccel cosim`` (the bench draws them all up front)
@@ -87,14 +89,20 @@ def add_parsers(sub, run_manifest) -> None:
 
 def add_run_option(run_parser: argparse.ArgumentParser) -> None:
     """``rlaccel run --rtl BLOCK``."""
-    run_parser.add_argument("--rtl", metavar="BLOCK", choices=("datapath",),
-                            help="execute every FF, BP, WU and BP_WU on the MyHDL datapath "
-                                 "(slow: about 1k RTL cycles/s); results equal the TLM's")
+    run_parser.add_argument("--rtl", metavar="BLOCK", choices=RUN_BLOCKS,
+                            help="datapath: execute every FF, BP, WU and BP_WU on the MyHDL "
+                                 "datapath (ADHDP; slow: about 1k RTL cycles/s); fixar_prng: "
+                                 "draw FIXAR's exploration noise from the MyHDL PRNG; results "
+                                 "equal the TLM's")
 
 
 def run_datapath(args):
     """The datapath ``rlaccel run`` passes to the simulator (None without --rtl)."""
-    if getattr(args, "rtl", None) != "datapath":
+    which = getattr(args, "rtl", None)
+    if which == "fixar_prng":
+        from .fixar.transactor import RtlPrng
+        return RtlPrng()
+    if which != "datapath":
         return None
     from .transactor import RtlDatapath
     return RtlDatapath()

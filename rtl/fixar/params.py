@@ -2,7 +2,8 @@
 
 The PE's widths are :data:`tlm.families.fixar.pe.WEIGHT_BITS` (32) and ``MUL_BITS`` (17);
 its accumulator holds the exact sum of ``max_batch`` full products (a weight gradient sums
-one product per vector of the batch). The PRNG has ``AapTiming().prng_lanes`` lanes of
+one product per vector of the batch). The PRNG has the ``[timing]`` table's ``prng_lanes``
+lanes (``AapTiming().prng_lanes`` without one) of
 :data:`tlm.families.fixar.prng.REGISTERS` xorshift registers and gives q16.16 samples
 (``GAUSS_FRAC``).
 """
@@ -45,6 +46,7 @@ def fixar_params(arch: str = "fixar") -> FixarParams:
     if key not in _CACHE:
         _CACHE[key] = FixarParams(arch=a, weight_bits=pe.WEIGHT_BITS, mul_bits=pe.MUL_BITS,
                                   max_terms=a.knobs.max_batch,
-                                  prng_lanes=AapTiming().prng_lanes,
+                                  prng_lanes=int(a.extra.get("timing", {}).get(
+                                      "prng_lanes", AapTiming().prng_lanes)),
                                   prng_registers=prng.REGISTERS, gauss_frac=prng.GAUSS_FRAC)
     return _CACHE[key]

@@ -6,7 +6,8 @@ Every enabled cycle each register steps once and each lane outputs the centred s
 registers' twelve 16-bit halves, ``sum - 6 (2**16 - 1)``: a q16.16 sample of an
 Irwin-Hall(12) approximation of N(0, 1), registered, one sample per lane a cycle. The
 registers are seeded through the load port (the host computes the splitmix64 seeds:
-``NoiseGenerator``'s ``regs``); a multiplier-free generator, no DSP.
+``NoiseGenerator``'s ``regs``) and read back through the read port; a multiplier-free
+generator, no DSP.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ __all__ = ["fixar_prng", "prng_signals"]
 
 
 @block
-def fixar_prng(clk, rst, ld_we, ld_lane, ld_reg, ld_data, en, g, valid, *, prm: FixarParams):
+def fixar_prng(clk, rst, ld_we, ld_lane, ld_reg, ld_data, en, g, valid, rd_lane, rd_reg,
+               rd_data, *, prm: FixarParams):
     """The generator.
 
     clk -- in, clock
@@ -31,6 +33,9 @@ def fixar_prng(clk, rst, ld_we, ld_lane, ld_reg, ld_data, en, g, valid, *, prm: 
     en -- in, step every register and output a sample per lane
     g -- out, lane j's signed 32-bit q16.16 sample in bits [32j+31:32j], registered
     valid -- out, g holds the samples of the last enabled cycle
+    rd_lane, rd_reg -- in, a register to read back (a stream's state, for a switch or a
+                       checkpoint)
+    rd_data -- out, its value, registered
     """
     L, R = prm.prng_lanes, prm.prng_registers
     OFFSET = R * ((1 << 16) - 1)            # the mean of the sum of 2R halves
@@ -63,7 +68,11 @@ def fixar_prng(clk, rst, ld_we, ld_lane, ld_reg, ld_data, en, g, valid, *, prm: 
         elif ld_we:
             regs[ld_lane * R + ld_reg].next = ld_data
 
-    return step
+    @always_seq(clk.posedge, reset=rst)
+    def read():
+        rd_data.next = regs[rd_lane * R + rd_reg]
+
+    return step, read
 
 
 def prng_signals(prm: FixarParams) -> dict:
@@ -71,4 +80,6 @@ def prng_signals(prm: FixarParams) -> dict:
     L, R = prm.prng_lanes, prm.prng_registers
     return {"ld_we": sig_unsigned(0), "ld_lane": sig_unsigned(bits_for(L - 1)),
             "ld_reg": sig_unsigned(bits_for(R - 1)), "ld_data": sig_unsigned(32),
-            "en": sig_unsigned(0), "g": sig_unsigned(32 * L), "valid": sig_unsigned(0)}
+            "en": sig_unsigned(0), "g": sig_unsigned(32 * L), "valid": sig_unsigned(0),
+            "rd_lane": sig_unsigned(bits_for(L - 1)), "rd_reg": sig_unsigned(bits_for(R - 1)),
+            "rd_data": sig_unsigned(32)}

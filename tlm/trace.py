@@ -9,7 +9,9 @@ own tracks, host exchanges on the "host link" track and waits for other agents o
 
 Records are kept compactly as integers -- the compiled loop hands over whole blocks of
 ``(pc, start, busy, stall, units shown)`` rows, the Python loop one tuple at a time -- and
-become text once, when the file is written, by a compiled formatter: every boundary is a
+become text once, when the file is written, by a compiled formatter that streams the file
+in chunks and copies each event's head (name, pid, tid, category) from the first event
+with the same head: every boundary is a
 whole nanosecond computed from its cycle (``round(cycle * 1000 / MHz)``), written as
 microseconds with three decimals, so slices that meet in cycles meet exactly in the file
 (Perfetto's importer rounds ``ts`` and ``dur`` to whole nanoseconds separately, and drops a
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlaccel.util.files import atomic_write
+from rlaccel.util.files import atomic_output, atomic_write
 
 from .fast.jit import njit
 
@@ -155,7 +157,7 @@ class ChromeTrace:
 
     def _meta(self, R: np.ndarray, tracks: dict) -> list[dict]:
         out = []
-        for a in sorted(set((R[:, 0] - 1).tolist()) | {0}):
+        for a in sorted(set(np.unique(R[:, 0] - 1).tolist()) | {0}):
             names = {_ISSUE: "issue", _HOST: "host link", _NET: "interconnect",
                      **{tid: self._labels.get(name, name) for name, tid in tracks.items()}}
             out.append({"name": "process_name", "ph": "M", "pid": a + 1,
@@ -203,8 +205,29 @@ class ChromeTrace:
                     tail.encode()])
         offs = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
         blob = np.frombuffer(b"".join(texts), dtype=np.uint8)
-        text = _format(R, blob, offs, len(order), float(self.clock_mhz))
-        atomic_write(path, memoryview(text))
+        # an event's text up to its "ts" depends on (name, category, pid, tid) only: each
+        # such head is formatted once and copied (when the table of them stays small)
+        dims = np.array([len(order), len(_CATS), *(R[:, :2].max(axis=0) + 1 if len(R)
+                                                   else (1, 1))], dtype=np.int64)
+        heads = int(np.prod(dims)) if (R[:, :2] >= 0).all() else 0
+        if not 0 < heads <= _MAX_HEADS:
+            dims[:] = 0
+            heads = 1
+        seen = np.full((heads + 1, 2), -1, dtype=np.int64)
+        seen[heads, 0] = 0
+        k0 = len(order) + len(_CATS)
+        size = (int(offs[k0 + len(_PIECES)] - offs[k0])
+                + 2 * max(len(t) for t in texts[:k0]) + 2 * 21 + 4 * 20)
+        n = len(R)
+        hbuf = np.empty(min(n, heads) * size + 1, dtype=np.uint8)
+        buf = np.empty(_CHUNK * size + 1, dtype=np.uint8)
+        with atomic_output(path) as tmp, open(tmp, "wb") as f:   # written chunk by chunk
+            f.write(texts[-2])
+            for lo in range(0, n, _CHUNK):
+                p = _format_rows(R, lo, min(n, lo + _CHUNK), blob, offs, len(order),
+                                 float(self.clock_mhz), dims, seen, hbuf, buf)
+                f.write(memoryview(buf[:p]))
+            f.write(texts[-1])
 
 
 @njit
@@ -295,33 +318,58 @@ def _blob(buf, p, blob, offs, i):
     return p
 
 
-@njit
-def _format(R, blob, offs, ncat0, mhz):
-    """The file: its head, the events of R as compact JSON text (``json.dumps`` of
-    :meth:`ChromeTrace.events`' dicts without blanks) and its tail, as bytes."""
-    n = R.shape[0]
+#: most distinct event heads (name, category, pid, tid) :func:`_format_rows` keeps a table
+#: for, and events formatted per chunk of the file
+_MAX_HEADS = 1 << 20
+_CHUNK = 1 << 13
+
+
+@njit(inline=True)
+def _head(buf, p, blob, offs, ncat0, k0, R, r):
+    """An event's text up to ``"ts":``."""
+    p = _blob(buf, p, blob, offs, k0)
+    p = _blob(buf, p, blob, offs, R[r, 2])
+    p = _blob(buf, p, blob, offs, k0 + 1)
+    p = _int(buf, p, R[r, 0])
+    p = _blob(buf, p, blob, offs, k0 + 2)
+    p = _int(buf, p, R[r, 1])
+    p = _blob(buf, p, blob, offs, k0 + 3)
+    p = _blob(buf, p, blob, offs, ncat0 + R[r, 3])
+    return _blob(buf, p, blob, offs, k0 + 4)
+
+
+@njit(nrt=False)
+def _format_rows(R, lo, hi, blob, offs, ncat0, mhz, dims, seen, hbuf, buf):
+    """Events ``lo`` to ``hi`` of R as compact JSON text (``json.dumps`` of
+    :meth:`ChromeTrace.events`' dicts without blanks, a comma before every event but the
+    file's first) into ``buf``; returns its length. An event's text up to its ``ts`` (name,
+    pid, tid, category) is formatted once into ``hbuf`` and copied from there (``seen``:
+    where, a table of ``dims``; all 0: no table)."""
     k0 = ncat0 + 4                            # the first constant piece
-    head, tail = k0 + len(_PIECES), k0 + len(_PIECES) + 1
-    longest = 0
-    for i in range(ncat0 + 4):
-        longest = max(longest, offs[i + 1] - offs[i])
-    size = offs[k0 + len(_PIECES)] - offs[k0] + 2 * longest + 2 * 21 + 4 * 20
-    buf = np.empty(n * size + offs[tail + 1] - offs[head], dtype=np.uint8)
-    p = _blob(buf, 0, blob, offs, head)
-    for r in range(n):
+    cached = dims[0] > 0
+    p = 0
+    for r in range(lo, hi):
         if r:
-            p = _blob(buf, p, blob, offs, k0 + 10)
-        p = _blob(buf, p, blob, offs, k0)
-        p = _blob(buf, p, blob, offs, R[r, 2])
-        p = _blob(buf, p, blob, offs, k0 + 1)
-        p = _int(buf, p, R[r, 0])
-        p = _blob(buf, p, blob, offs, k0 + 2)
-        p = _int(buf, p, R[r, 1])
-        p = _blob(buf, p, blob, offs, k0 + 3)
-        p = _blob(buf, p, blob, offs, ncat0 + R[r, 3])
+            buf[p] = 44                                   # ,
+            p += 1
+        if cached:
+            key = ((R[r, 2] * dims[1] + R[r, 3]) * dims[2] + R[r, 0]) * dims[3] + R[r, 1]
+            q = seen[key, 0]
+            if q < 0:                         # the last row: hbuf's bytes in use
+                last = seen.shape[0] - 1
+                q = seen[last, 0]
+                e = _head(hbuf, q, blob, offs, ncat0, k0, R, r)
+                seen[key, 0] = q
+                seen[key, 1] = e - q
+                seen[last, 0] = e
+            hlen = seen[key, 1]
+            for j in range(hlen):
+                buf[p + j] = hbuf[q + j]
+            p += hlen
+        else:
+            p = _head(buf, p, blob, offs, ncat0, k0, R, r)
         t0 = np.int64(np.rint(R[r, 4] * 1000.0 / mhz))
         t1 = np.int64(np.rint((R[r, 4] + R[r, 5]) * 1000.0 / mhz))
-        p = _blob(buf, p, blob, offs, k0 + 4)
         p = _micro(buf, p, t0)
         p = _blob(buf, p, blob, offs, k0 + 5)
         p = _micro(buf, p, t1 - t0)
@@ -334,5 +382,4 @@ def _format(R, blob, offs, ncat0, mhz):
             p = _blob(buf, p, blob, offs, k0 + 8)
             p = _int(buf, p, R[r, 7])
         p = _blob(buf, p, blob, offs, k0 + 9)
-    p = _blob(buf, p, blob, offs, tail)
-    return buf[:p]
+    return p

@@ -128,3 +128,24 @@ def test_a_unit_track_can_be_labelled(tmp_path):
     assert not any(name == "cu3" for _, name in meta)
     trace.write(tmp_path / "t.json")
     assert json.loads((tmp_path / "t.json").read_text())["traceEvents"] == trace.events()
+
+
+def test_the_file_is_the_same_in_chunks_and_without_the_head_table(machine, tmp_path,
+                                                                   monkeypatch):
+    """The writer formats events chunk by chunk, copying each (name, category, pid, tid)
+    head from its first event: the file equals ``events()`` whatever the chunk and with the
+    head table off."""
+    import rlaccel.tlm.trace as T
+    trace = ChromeTrace(175.0)
+    body = DATA + "cc.lset 0\nl: ff X, W, H1, 4, 4\nff H1, W2, H2, 4, 4\ncc.loop 0, 9, l\n" \
+                  "cc.halt\n"
+    s, _ = machine(body, arch="adhdp", trace=trace)
+    s.run()
+    trace.write(tmp_path / "whole.json")
+    whole = (tmp_path / "whole.json").read_text()
+    assert json.loads(whole)["traceEvents"] == trace.events()
+    for chunk, heads in ((1, 1 << 20), (7, 1 << 20), (5, 0)):
+        monkeypatch.setattr(T, "_CHUNK", chunk)
+        monkeypatch.setattr(T, "_MAX_HEADS", heads)
+        trace.write(tmp_path / "t.json")
+        assert (tmp_path / "t.json").read_text() == whole, (chunk, heads)

@@ -60,6 +60,8 @@ class Assembly:
     #: the files read, named as the user wrote them: the source (when it was a file) and
     #: every include, in reading order
     inputs: tuple[str, ...] = ()
+    #: the source's ``.arch NAME`` and where it is (None without one)
+    source_arch: tuple[str, Loc] | None = None
 
     def listing(self) -> str:
         """Address, hex word and source line of every instruction and data directive."""
@@ -519,7 +521,8 @@ def _assemble(text, file, arch, include_paths, defines, source_meta) -> Assembly
                     text=enc.to_bytes(words), data=data, synapse=synapse,
                     symbols=a.symbols(), source=meta, origin=file)
     inputs = ((file,) if file != "<input>" else ()) + tuple(shown)
-    return Assembly(binary, the_arch, enc, instrs, [s.loc for s in a.instrs], lines, inputs)
+    return Assembly(binary, the_arch, enc, instrs, [s.loc for s in a.instrs], lines, inputs,
+                    a.arch_name)
 
 
 def _source_meta(file: str, text: str, included: list[Path], texts: dict) -> dict:

@@ -78,7 +78,8 @@ class Knobs:
             want = {"clock_mhz": (int, float), "dtype": str, "families": tuple,
                     "accumulate": str}.get(name, int)
             if isinstance(v, bool) or not isinstance(v, want):
-                kind = "a string" if want is str else "a list" if want is tuple else "a number"
+                kind = ("a string" if want is str else "a list" if want is tuple else
+                        "an integer" if want is int else "a number")
                 raise ArchError(f"{origin}: [machine] {name} must be {kind}, not {v!r}")
         knobs = cls(**values)
         knobs._check(origin)
@@ -121,6 +122,30 @@ _LIMITS = {"lanes": 1 << 16, "imem_bytes": 1 << 24, "synapse_words": _MEMORY_LIM
            "sparse_row_words": _MEMORY_LIMIT, "loop_counters": 256, "loop_limit_bits": 32,
            "pwl_segments": 4096, "max_batch": 1 << 16, "agents": 64, "cores": 1024,
            "max_groups": 1024, "hv_dim": 1 << 20}
+
+
+#: the largest magnitude of an integer in the simulator's tables (cycles, counts)
+TABLE_INT_MAX = 1 << 40
+
+
+def _check_values(value, origin: str, where: str) -> None:
+    """The values of a simulator table, whatever its keys: numbers finite, integers of at
+    most :data:`TABLE_INT_MAX` (each table's meaning is checked by the simulator part that
+    reads it, e.g. ``tlm.hostlink``)."""
+    import math
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_values(v, origin, f"{where} {k}" if where.endswith("]") else
+                          f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_values(v, origin, f"{where}[{i}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ArchError(f"{origin}: {where} must be a finite number, not {value!r}")
+    elif (isinstance(value, int) and not isinstance(value, bool)
+          and abs(value) > TABLE_INT_MAX):
+        raise ArchError(f"{origin}: {where} = {value} is beyond the simulator's limit of "
+                        f"{TABLE_INT_MAX:,}")
 
 
 def _bits(n: int) -> int:
@@ -204,6 +229,12 @@ class Arch:
     geometry: Geometry
     extra: Mapping[str, Any] = field(default_factory=dict)
     path: str = ""
+    #: this architecture's name and those it inherits from, nearest first
+    lineage: tuple[str, ...] = ()
+
+    def derives_from(self, name: str) -> bool:
+        """Whether this architecture is ``name`` or inherits from it."""
+        return name in (self.lineage or (self.name,))
 
     @property
     def memories(self) -> dict[str, int]:
@@ -247,11 +278,15 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
-def _read(path: Path, chain: tuple[str, ...] = ()) -> dict:
+def _read(path: Path, chain: tuple[str, ...] = (), names: list | None = None) -> dict:
     """An architecture table with its ``inherit`` chain resolved (name and description are
-    never inherited)."""
+    never inherited); ``names`` receives the name of every file of the chain, nearest
+    first."""
     origin = str(path)
     table = read_toml(path, ArchError, "architecture file")
+    if names is not None:
+        own = table.get("name", path.stem)
+        names.append(own if isinstance(own, str) else path.stem)
     parent = table.pop("inherit", None)
     if parent is None:
         return table
@@ -263,7 +298,7 @@ def _read(path: Path, chain: tuple[str, ...] = ()) -> dict:
         raise ArchError(f"{origin}: inherit '{parent}' makes a cycle "
                         f"({' -> '.join(Path(c).stem for c in chain + (str(path),))} -> "
                         f"{ppath.stem})")
-    base = _read(ppath, chain + (str(path.resolve()),))
+    base = _read(ppath, chain + (str(path.resolve()),), names)
     base.pop("name", None)
     base.pop("description", None)
     return _merge(base, table)
@@ -281,7 +316,8 @@ def load_arch(name_or_path: str | Path) -> Arch:
         key = origin
     if key in _CACHE:
         return _CACHE[key]
-    table = _read(path)
+    names: list[str] = []
+    table = _read(path, names=names)
     for key_ in table:
         if key_ not in ("name", "description", "machine") and not isinstance(table[key_], dict):
             raise ArchError(f"{origin}: unknown top-level key '{key_}'; expected name, "
@@ -289,15 +325,21 @@ def load_arch(name_or_path: str | Path) -> Arch:
     for key_ in ("name", "description"):
         if key_ in table and not isinstance(table[key_], str):
             raise ArchError(f"{origin}: {key_} must be a string, not {table[key_]!r}")
-    if not isinstance(table.get("machine"), dict):
+    if "machine" not in table:
         raise ArchError(f"{origin}: missing the [machine] table")
+    if not isinstance(table["machine"], dict):
+        raise ArchError(f"{origin}: machine must be a table ([machine] with the knobs), not "
+                        f"{table['machine']!r}")
     knobs = Knobs.from_table(table["machine"], origin)
     try:
         geometry = derive(knobs)
     except ArchError as exc:
         raise ArchError(f"{origin}: {exc}") from None
     extra = {k: v for k, v in table.items() if k not in ("name", "description", "machine")}
+    for key_, value in extra.items():
+        _check_values(value, origin, f"[{key_}]")
     arch = Arch(name=table.get("name", path.stem), description=table.get("description", ""),
-                knobs=knobs, geometry=geometry, extra=MappingProxyType(extra), path=origin)
+                knobs=knobs, geometry=geometry, extra=MappingProxyType(extra), path=origin,
+                lineage=tuple(names))
     _CACHE[key] = arch
     return arch

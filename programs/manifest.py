@@ -20,6 +20,13 @@ from rlaccel.isa.errors import RlaccelError
 __all__ = ["ManifestError", "FromProgram", "load_manifest", "parse_value", "apply_overrides"]
 
 
+#: integers in a manifest are signed 64-bit (they become program constants and counters)
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+
+#: keys that, where a family's schema has them, must name something (not be empty)
+NAMES = ("family", "arch", "program")
+
+
 class ManifestError(RlaccelError):
     """A manifest or an override is malformed."""
 
@@ -84,6 +91,10 @@ def _coerce(value, want, name, origin):
         return value
     if kind is list and isinstance(value, list):
         return value
+    if (kind is int and isinstance(value, int) and not isinstance(value, bool)
+            and not INT_MIN <= value <= INT_MAX):
+        raise ManifestError(f"{origin}: '{name}' = {value} does not fit a signed 64-bit "
+                            f"integer")
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
         what = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
                 list: "a list"}.get(kind, kind.__name__)
@@ -116,5 +127,8 @@ def load_manifest(path: str | Path, schema: Mapping, overrides: list[str] | None
     raw = read_toml(p, ManifestError, "manifest")
     raw = apply_overrides(raw, overrides or [], str(p))
     out = _check(raw, schema, str(p))
+    for key in NAMES:
+        if key in schema and out.get(key) == "":
+            raise ManifestError(f"{p}: '{key}' is missing or empty")
     out["__path__"] = str(p)
     return out

@@ -85,6 +85,21 @@ def _regions(m: dict, binary) -> dict:
     return regions
 
 
+def _check_program_arch(m: dict, arch, asm) -> None:
+    """A program written for one architecture (its ``.arch``) runs on that architecture or
+    on one that inherits from it (a variant with other knobs), not on an unrelated one."""
+    if asm.source_arch is None:
+        return
+    name, loc = asm.source_arch
+    if not arch.derives_from(name):
+        raise ManifestError(
+            f"{m['__path__']}: arch = '{m['arch']}'"
+            f"{'' if arch.name == m['arch'] else f' ({arch.name})'}, but the program "
+            f"{loc.file}:{loc.line} is written for '{name}', and '{arch.name}' does not "
+            f"inherit from it; set arch = \"{name}\" (or an architecture that inherits from "
+            f"it) in the manifest, or pass --arch to run it on another one anyway")
+
+
 class _Setup:
     """One run, ready to simulate: the plugin, manifest, architecture, plugin's run, binary,
     regions and platform."""
@@ -102,6 +117,8 @@ class _Setup:
             self.asms = [assemble_file(self.r.program, arch=self.arch,
                                        defines={**self.r.defines, **d}) for d in per_agent]
         self.asm = self.asms[0]
+        if arch is None:            # --arch is the user's choice; the manifest's must fit
+            _check_program_arch(self.m, self.arch, self.asm)
         binaries = self.asm.binary if per_agent is None else [a.binary for a in self.asms]
         self.plugin.bind(self.m, self.r, binaries, self.arch)
         self.regions = _regions(self.m, self.asm.binary)   # checked before the run

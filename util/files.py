@@ -395,7 +395,10 @@ def read_toml(path: Path, error: type[RlaccelError], what: str) -> dict:
     try:
         return tomllib.loads(blob.decode())
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: cannot read: {exc}") from None
+        line = blob.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(f"{path}:{line}:{col}: not UTF-8 text (byte 0x{blob[exc.start]:02x}); "
+                    f"is this a text file?") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:

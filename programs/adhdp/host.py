@@ -49,10 +49,8 @@ class Trials:
 
     def __init__(self, cfg: LearningConfig):
         self.cfg = cfg
-        try:
-            self.env = gym.make(cfg.env_id, **cfg.env_kwargs).unwrapped
-        except (gym.error.Error, ValueError, TypeError) as exc:
-            raise RlaccelError(f"environment {cfg.env_id!r} with {cfg.env_kwargs}: {exc}") from None
+        from rlaccel.programs.envs import make_checked
+        self.env = make_checked(cfg.env_id, cfg.env_kwargs, actions=1).unwrapped
         self.scale = np.asarray(getattr(self.env, "state_scale",
                                         np.ones(self.env.observation_space.shape)), float)
         self.steps: list[int] = []        # steps balanced per finished trial

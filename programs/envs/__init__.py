@@ -47,7 +47,7 @@ from rlaccel.programs.envs.cartpole_adp import CartPoleADPEnv
 from rlaccel.programs.envs.triple_link import TripleLinkEnv
 
 __all__ = ["ENV_IDS", "BallBeamEnv", "CartPoleADPEnv", "TripleLinkEnv", "register_envs",
-           "PARALLEL_ENV_IDS", "make_parallel"]
+           "PARALLEL_ENV_IDS", "make_parallel", "make_checked"]
 
 ENV_IDS = {
     "rlaccel/CartPoleADP-v0": "rlaccel.programs.envs.cartpole_adp:CartPoleADPEnv",
@@ -81,3 +81,25 @@ def register_envs() -> None:
 
 
 register_envs()
+
+
+def make_checked(env_id: str, kwargs: dict | None = None, *, actions: int | None = None,
+                 origin: str = ""):
+    """``gymnasium.make(env_id, **kwargs)`` for a manifest: an id that is not registered,
+    whose module is missing or whose arguments are wrong, and (with ``actions``) an
+    environment whose action space is not a flat Box of that many values, raise a
+    ManifestError naming the environment -- never gymnasium's own exception."""
+    from rlaccel.programs.manifest import ManifestError
+    where = f"{origin}: " if origin else ""
+    what = f"environment {env_id!r}" + (f" with {kwargs}" if kwargs else "")
+    try:
+        env = gym.make(env_id, **(kwargs or {}))
+    except (gym.error.Error, ImportError, ValueError, TypeError, AttributeError) as exc:
+        raise ManifestError(f"{where}{what}: {exc}") from None
+    space = env.action_space
+    if actions is not None and not (isinstance(space, gym.spaces.Box)
+                                    and space.shape == (actions,)):
+        env.close()
+        raise ManifestError(f"{where}{what}: the program needs a continuous action space of "
+                            f"{actions} value(s) (a Box of shape ({actions},)), not {space}")
+    return env

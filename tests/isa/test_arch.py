@@ -58,7 +58,7 @@ def test_unknown_key_with_hint(tmp_path):
 
 
 def test_wrong_type(tmp_path):
-    with pytest.raises(ArchError, match=r"\[machine\] lanes must be a number, not 'four'"):
+    with pytest.raises(ArchError, match=r"\[machine\] lanes must be an integer, not 'four'"):
         load_arch(_write(tmp_path, BASE.replace("lanes = 2", 'lanes = "four"')))
 
 

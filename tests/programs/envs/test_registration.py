@@ -33,8 +33,9 @@ def test_kwargs_pass_through_make():
 
 
 def test_public_names():
-    """The package exports the three classes, the id table and register_envs, and the
-    multi-agent id table with its make_parallel, nothing else."""
+    """The package exports the three classes, the id table and register_envs, the
+    multi-agent id table with its make_parallel, and make_checked, nothing else."""
     assert sorted(programs_envs.__all__) == ["BallBeamEnv", "CartPoleADPEnv", "ENV_IDS",
                                              "PARALLEL_ENV_IDS", "TripleLinkEnv",
-                                             "make_parallel", "register_envs"]
+                                             "make_checked", "make_parallel",
+                                             "register_envs"]

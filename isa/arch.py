@@ -320,8 +320,9 @@ def load_arch(name_or_path: str | Path) -> Arch:
     table = _read(path, names=names)
     for key_ in table:
         if key_ not in ("name", "description", "machine") and not isinstance(table[key_], dict):
-            raise ArchError(f"{origin}: unknown top-level key '{key_}'; expected name, "
-                            f"description, inherit, [machine] and simulator tables")
+            raise ArchError(f"{origin}: top-level key '{key_}' = {table[key_]!r} is not a "
+                            f"table; only name, description and inherit are top-level values, "
+                            f"everything else is a table such as [machine] or [energy]")
     for key_ in ("name", "description"):
         if key_ in table and not isinstance(table[key_], str):
             raise ArchError(f"{origin}: {key_} must be a string, not {table[key_]!r}")

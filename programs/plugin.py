@@ -112,7 +112,10 @@ def load_plugin(family: str, origin: str = "") -> Plugin:
     """The plugin of a program family; a clear error for one that is not implemented."""
     where = f"{origin}: " if origin else ""
     known = plugin_families()
-    if not isinstance(family, str) or family not in known:
+    if not isinstance(family, str):
+        raise RlaccelError(f"{where}'family' must be a string naming a program family "
+                           f"({', '.join(known)}), not {family!r}")
+    if family not in known:
         from difflib import get_close_matches
         hint = get_close_matches(str(family), known, n=1)
         extra = f" (did you mean '{hint[0]}'?)" if hint else ""

@@ -1,7 +1,8 @@
 """Batched runs: many seeds of one program as one simulation against the same runs one by one.
 
     python bench/tlm_batch.py [--manifest programs/adhdp/cartpole.toml] [--seeds 1-50]
-                              [--trials 20] [--arch adhdp] [--cli] [--json FILE]
+                              [--trials 20] [--arch adhdp] [--repeats R] [--cli]
+                              [--json FILE]
 
 Runs the manifest for every seed as one batch (``programs.runner.run_batch``, what ``rlaccel
 run --seeds`` does), then the same runs one after another in this process
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import subprocess
 import sys
 import time
@@ -50,6 +53,8 @@ def main(argv=None) -> int:
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--arch", default=None)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="interleaved repeats of batch and single runs (medians)")
     p.add_argument("--cli", action="store_true", help="also time one process per seed")
     p.add_argument("--json", metavar="FILE")
     a = p.parse_args(argv)
@@ -57,20 +62,33 @@ def main(argv=None) -> int:
     kw = {"arch": a.arch, "trials": a.trials}
     run_batch(a.manifest, a.set + ["max_steps=5"], seeds=seeds[:2], **kw)      # untimed
     run(a.manifest, a.set + ["max_steps=5"], seed=seeds[0], **kw)
-    b, bw, bc = _timed(lambda: run_batch(a.manifest, a.set, seeds=seeds, **kw))
-    print(f"batch:   {bw:8.2f} s wall {bc:8.2f} s CPU", file=sys.stderr, flush=True)
-    singles, sw, sc = _timed(lambda: [run(a.manifest, a.set, seed=s, **kw) for s in seeds])
-    print(f"singles: {sw:8.2f} s wall {sc:8.2f} s CPU", file=sys.stderr, flush=True)
-    equal = all(_strip(x) == _strip(y) for x, y in zip(b["members"], singles))
+    load = [os.getloadavg()]
+    rows = []
+    equal = True
+    for i in range(a.repeats):                # interleaved: a batch, then the single runs
+        b, bw, bc = _timed(lambda: run_batch(a.manifest, a.set, seeds=seeds, **kw))
+        print(f"batch:   {bw:8.2f} s wall {bc:8.2f} s CPU", file=sys.stderr, flush=True)
+        singles, sw, sc = _timed(lambda: [run(a.manifest, a.set, seed=s, **kw) for s in seeds])
+        print(f"singles: {sw:8.2f} s wall {sc:8.2f} s CPU", file=sys.stderr, flush=True)
+        equal = equal and all(_strip(x) == _strip(y) for x, y in zip(b["members"], singles))
+        rows.append({"batch_wall_s": bw, "batch_cpu_s": bc, "setup_s": b["sim"]["setup_s"],
+                     "run_s": b["sim"]["run_s"], "singles_wall_s": sw, "singles_cpu_s": sc,
+                     "speedup_wall": sw / bw, "speedup_cpu": sc / bc})
+    load.append(os.getloadavg())
+    med = lambda k: statistics.median(r[k] for r in rows)  # noqa: E731
+    bw, bc, sw, sc = (med(k) for k in ("batch_wall_s", "batch_cpu_s", "singles_wall_s",
+                                       "singles_cpu_s"))
     out = {"manifest": a.manifest, "seeds": seeds, "trials": a.trials, "arch": a.arch,
            "set": a.set, "members_equal_single_runs": equal,
            "instructions": b["sim"]["instructions"],
            "steps": sum(sum(m["learning"]["steps_per_trial"]) for m in b["members"])
            if "learning" in b["members"][0] else None,
-           "batch": {"wall_s": bw, "cpu_s": bc, "setup_s": b["sim"]["setup_s"],
-                     "run_s": b["sim"]["run_s"]},
+           "repeats": a.repeats, "load_average_before_after": load,
+           "batch": {"wall_s": bw, "cpu_s": bc, "setup_s": med("setup_s"),
+                     "run_s": med("run_s")},
            "singles_in_process": {"wall_s": sw, "cpu_s": sc},
-           "speedup_wall": sw / bw, "speedup_cpu": sc / bc}
+           "speedup_wall": med("speedup_wall"), "speedup_cpu": med("speedup_cpu"),
+           "each": rows}
     if a.cli:
         cmd = [sys.executable, "-m", "rlaccel", "run", a.manifest, "-q", "--trials",
                str(a.trials)] + (["--arch", a.arch] if a.arch else [])
@@ -83,9 +101,13 @@ def main(argv=None) -> int:
         out["speedup_cli_wall"] = out["singles_cli"]["wall_s"] / bw
     print(f"{a.manifest}: {len(seeds)} seeds x {a.trials} trials, {out['instructions']:,} "
           f"instructions; members equal single runs: {equal}")
+    print(f"  medians of {a.repeats} interleaved repeats; load average "
+          f"{load[0][0]:.1f} before, {load[1][0]:.1f} after")
     print(f"  batch                 {bw:8.2f} s wall {bc:8.2f} s CPU")
+    each = ", ".join(f"{r['speedup_cpu']:.1f}x" for r in rows)
     print(f"  single runs, in turn  {sw:8.2f} s wall {sc:8.2f} s CPU   "
-          f"speedup {out['speedup_wall']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU")
+          f"speedup {out['speedup_wall']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU "
+          f"(each repeat: {each} CPU)")
     if a.cli:
         print(f"  one process per seed  {out['singles_cli']['wall_s']:8.2f} s wall"
               f"                 speedup {out['speedup_cli_wall']:.1f}x wall")

@@ -30,6 +30,7 @@ import numpy as np
 from rlaccel.util.files import atomic_output, atomic_write
 
 from .fast.jit import njit
+from .fast.native import memcpy
 
 __all__ = ["ChromeTrace"]
 
@@ -157,7 +158,10 @@ class ChromeTrace:
 
     def _meta(self, R: np.ndarray, tracks: dict) -> list[dict]:
         out = []
-        for a in sorted(set(np.unique(R[:, 0] - 1).tolist()) | {0}):
+        ext = _extents(R)
+        pids = np.zeros(max(int(ext[1]), 0) + 1, dtype=bool)
+        pids[R[:, 0]] = True
+        for a in sorted(set((np.flatnonzero(pids) - 1).tolist()) | {0}):
             names = {_ISSUE: "issue", _HOST: "host link", _NET: "interconnect",
                      **{tid: self._labels.get(name, name) for name, tid in tracks.items()}}
             out.append({"name": "process_name", "ph": "M", "pid": a + 1,
@@ -192,7 +196,8 @@ class ChromeTrace:
         meta = json.dumps(self._meta(R, tracks), separators=_COMPACT)[1:-1]
         tail = ('],"displayTimeUnit":"ns","otherData":'
                 + json.dumps(other, separators=_COMPACT) + "}")
-        if len(R) and (R[:, 4] + R[:, 5]).max() * 1000 / self.clock_mhz >= 1e12:
+        ext = _extents(R)                    # last end, largest pid, tid; smallest
+        if len(R) and ext[0] * 1000 / self.clock_mhz >= 1e12:
             # beyond 1e9 us a float's shortest repr may have fewer than 3 decimals
             body = json.dumps([e for e in self.events() if e["ph"] == "X"],
                               separators=_COMPACT)[1:-1]
@@ -207,9 +212,8 @@ class ChromeTrace:
         blob = np.frombuffer(b"".join(texts), dtype=np.uint8)
         # an event's text up to its "ts" depends on (name, category, pid, tid) only: each
         # such head is formatted once and copied (when the table of them stays small)
-        dims = np.array([len(order), len(_CATS), *(R[:, :2].max(axis=0) + 1 if len(R)
-                                                   else (1, 1))], dtype=np.int64)
-        heads = int(np.prod(dims)) if (R[:, :2] >= 0).all() else 0
+        dims = np.array([len(order), len(_CATS), ext[1] + 1, ext[2] + 1], dtype=np.int64)
+        heads = int(np.prod(dims)) if ext[3] >= 0 else 0
         if not 0 < heads <= _MAX_HEADS:
             dims[:] = 0
             heads = 1
@@ -230,10 +234,29 @@ class ChromeTrace:
             f.write(texts[-1])
 
 
+@njit(nrt=False)
+def _extents(R):
+    """(largest start + cycles, largest pid, largest tid, smallest pid or tid) of R's rows
+    (0, 0, 0, 0 when empty), in one pass."""
+    end, pid, tid, low = 0, 0, 0, 0
+    for r in range(R.shape[0]):
+        e = R[r, 4] + R[r, 5]
+        if r == 0 or e > end:
+            end = e
+        if r == 0 or R[r, 0] > pid:
+            pid = R[r, 0]
+        if r == 0 or R[r, 1] > tid:
+            tid = R[r, 1]
+        m = R[r, 0] if R[r, 0] < R[r, 1] else R[r, 1]
+        if r == 0 or m < low:
+            low = m
+    return end, pid, tid, low
+
+
 @njit
 def _expand(rows, name, units, nunits, pid, stall, host, keep):
     """The records of a compiled block, in the order the Python loop makes them."""
-    out = np.zeros((keep, _NCOL), dtype=np.int64)
+    out = np.empty((keep, _NCOL), dtype=np.int64)            # every row is filled
     k = 0
     for r in range(rows.shape[0]):
         pc, start, busy, st, shown = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3], rows[r, 4]
@@ -278,13 +301,14 @@ def _int(buf, p, v):
         p += 1
         v = -v
     digits = 1
-    t = v
-    while t >= 10:
-        t //= 10
+    t = np.int64(10)
+    while digits < 19 and v >= t:         # counted by comparisons, no division
+        t *= 10
         digits += 1
     for i in range(digits - 1, -1, -1):
-        buf[p + i] = 48 + v % 10
-        v //= 10
+        q = v // 10
+        buf[p + i] = 48 + (v - q * 10)
+        v = q
     return p + digits
 
 
@@ -312,10 +336,9 @@ def _micro(buf, p, ns):
 
 @njit(inline=True)
 def _blob(buf, p, blob, offs, i):
-    for j in range(offs[i], offs[i + 1]):
-        buf[p] = blob[j]
-        p += 1
-    return p
+    n = offs[i + 1] - offs[i]
+    memcpy(np.int64(buf.ctypes.data) + p, np.int64(blob.ctypes.data) + offs[i], n)
+    return p + n
 
 
 #: most distinct event heads (name, category, pid, tid) :func:`_format_rows` keeps a table
@@ -363,8 +386,7 @@ def _format_rows(R, lo, hi, blob, offs, ncat0, mhz, dims, seen, hbuf, buf):
                 seen[key, 1] = e - q
                 seen[last, 0] = e
             hlen = seen[key, 1]
-            for j in range(hlen):
-                buf[p + j] = hbuf[q + j]
+            memcpy(np.int64(buf.ctypes.data) + p, np.int64(hbuf.ctypes.data) + q, hlen)
             p += hlen
         else:
             p = _head(buf, p, blob, offs, ncat0, k0, R, r)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .jit import HAVE_NUMBA
 
-__all__ = ["call_gemv", "call_ddot", "call_loop", "float_natives", "NATIVE_FIELDS",
+__all__ = ["call_gemv", "call_ddot", "call_loop", "memcpy", "float_natives", "NATIVE_FIELDS",
            "ROW_MAJOR", "COL_MAJOR", "TRANS"]
 
 #: CBLAS enumerations
@@ -92,6 +92,25 @@ if HAVE_NUMBA:
             f = builder.inttoptr(args[0], fnty.as_pointer())
             return builder.call(f, [builder.inttoptr(v, _I8P) for v in args[1:]])
         return sig, codegen
+
+
+if HAVE_NUMBA:
+    from numba.core import cgutils
+
+    @intrinsic
+    def memcpy(typingctx, dst, src, n):
+        """Copy ``n`` bytes from address ``src`` to address ``dst`` (LLVM's memcpy)."""
+        sig = types.void(types.int64, types.int64, types.int64)
+
+        def codegen(context, builder, signature, args):
+            d, s_, k = args
+            cgutils.raw_memcpy(builder, builder.inttoptr(d, _I8P), builder.inttoptr(s_, _I8P),
+                               k, 1)
+            return context.get_dummy_value()
+        return sig, codegen
+else:
+    def memcpy(dst, src, n):
+        ctypes.memmove(int(dst), int(src), int(n))
 
 
 def _py_gemv(fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):

@@ -90,7 +90,7 @@ def cmd_report(args) -> int:
     p32, p16 = points["32-bit"], points["16-bit"]
     lines = [f"# FIXAR (seed 002) on the simulator: {env_id}", "",
              f"`rlaccel report fixar -o {args.output} --train-steps {args.train_steps}` "
-             f"(simulated training steps per point: {args.train_steps}; host time measured "
+             f"(simulated training steps per point: {args.train_steps}; host CPU time measured "
              f"on this machine).", "",
              "## Fig. 10(a): accelerator IPS", "",
              "| B | cycles/step 32-bit | IPS 32-bit | formula | IPS 16-bit (QAT phase) | "

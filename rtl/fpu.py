@@ -197,7 +197,7 @@ def fmul(a, b, y, ovf, *, fmt: FloatFormat):
     ovf -- out, a finite product rounded to infinity
     """
     E, M, B = fmt.ebits, fmt.mbits, fmt.bias
-    EMAX, HID = fmt.emax_field, 1 << M
+    EMAX = fmt.emax_field
     SW = 2 * M + 2
     kind, sign, sig, xexp = _rp_signals(fmt, SW)
     XB = len(xexp)

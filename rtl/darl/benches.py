@@ -184,7 +184,6 @@ def encoder_tb(clk, rst, ports, txns, board, prm, stats):
     inflight: list = []
     coverage: dict = {}
     board.extra = {"coverage": coverage}
-    finished = [False]
 
     @instance
     def drive():

@@ -58,7 +58,6 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
     n, K, W, E = prm.agents, prm.stages, prm.width, prm.entries
     B = prm.word_bits
     MAXR, MINR = prm.dt.max_raw, prm.dt.min_raw
-    AB = bits_for(max(n - 1, 1))
     mem = [sig_signed(B) for _ in range(n * W * E)]
     lo = [sig_signed(B) for _ in range(n * W)]
     hi = [sig_signed(B) for _ in range(n * W)]

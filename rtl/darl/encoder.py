@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from math import ceil, log2
 
-from myhdl import Signal, always_seq, block, intbv
+from myhdl import always_seq, block, intbv
 
 from ..errors import RtlError
 from ..params import sig_signed, sig_unsigned
@@ -72,7 +72,7 @@ def darl_encoder(clk, rst, valid, s, p, re, im, sat, valid_out, *, prm: DarlPara
                        f"{c.mul}, add {c.add}")
     N, B, F = prm.features, prm.word_bits, prm.dt.frac_bits
     cb = prm.codebook
-    AB, Q = cb.addr_bits, cb.quarter
+    AB = cb.addr_bits
     TABLE = tuple(int(v) for v in cb.table)
     ONE = int(prm.dt.one)
     MAXR, MINR = prm.dt.max_raw, prm.dt.min_raw

@@ -16,42 +16,13 @@ from rlaccel.tlm.families.learninggroup.osel import encode_osel
 from rlaccel.tlm.families.learninggroup.vpu import VpuArray
 
 from ..benches import Bench, _count
+from ..float_stimulus import canon, float_words
 from ..scoreboard import Txn
 from .params import LgParams, lg_params
 from .osel import lg_osel, osel_signals
 from .vpu import lg_vpu, vpu_signals
 
-__all__ = ["VpuBench", "OselBench", "BENCHES", "float_words"]
-
-
-def float_words(rng: np.random.Generator, fmt, size: int) -> np.ndarray:
-    """Packed float words from a mix: edge values (signed zeros, the smallest subnormal, the
-    largest finite, infinities, one, a quiet NaN), values near one (chains that stay in
-    range), values near the overflow threshold, subnormals, and any bit pattern."""
-    E, M, bias = fmt.ebits, fmt.mbits, fmt.bias
-    top = 1 << (E + M)
-    inf = fmt.emax_field << M
-    edges = np.array([0, top, 1, top | 1, inf - 1, top | (inf - 1), inf, top | inf,
-                      bias << M, top | (bias << M), fmt.qnan, (bias - 1) << M], dtype=np.int64)
-    kind = rng.integers(0, 20, size)
-    sign = rng.integers(0, 2, size).astype(np.int64) << (E + M)
-    frac = rng.integers(0, 1 << M, size, dtype=np.int64)
-    near = sign | (rng.integers(bias - 4, bias + 4, size).astype(np.int64) << M) | frac
-    big = sign | (rng.integers(fmt.emax_field - 4, fmt.emax_field, size).astype(np.int64) << M) \
-        | frac
-    sub = sign | frac
-    out = rng.integers(0, 1 << fmt.bits, size, dtype=np.int64)
-    out = np.where(kind < 2, edges[rng.integers(0, len(edges), size)], out)
-    out = np.where((kind >= 2) & (kind < 14), near, out)
-    out = np.where((kind >= 14) & (kind < 16), big, out)
-    out = np.where((kind >= 16) & (kind < 18), sub, out)
-    return out
-
-
-def _canon(fmt, word: int):
-    """A word as the benches compare it: NaN as a class (rtl/fpu.py), anything else bit for
-    bit."""
-    return "nan" if fmt.is_nan(word) else word
+__all__ = ["VpuBench", "OselBench", "BENCHES"]
 
 
 # ---------------------------------------------------------------------------------- VPU
@@ -86,7 +57,7 @@ class VpuBench(Bench):
                     model.cycle([fmt.from_word(int(ws[j]))],
                                 np.array([fmt.from_word(int(v)) for v in acts[j]]),
                                 [int(sels[j])], [bool(ens[j])], counter=c)
-            regs = tuple(_canon(fmt, fmt.to_word(model.acc[r, 0])) for r in range(R))
+            regs = tuple(canon(fmt, fmt.to_word(model.acc[r, 0])) for r in range(R))
             steps = [(bool(ens[j]), int(sels[j]), int(ws[j]),
                       sum(int(v) << (fmt.bits * r) for r, v in enumerate(acts[j])))
                      for j in range(k)]
@@ -132,7 +103,7 @@ def vpu_tb(clk, rst, ports, txns, board, prm, stats):
             sats += int(s["ovf_mul"].val) + int(s["ovf_add"].val)
             s["en"].next = False
             acc = int(s["acc"].val)
-            regs = tuple(_canon(fmt, (acc >> (B * r)) & ((1 << B) - 1)) for r in range(R))
+            regs = tuple(canon(fmt, (acc >> (B * r)) & ((1 << B) - 1)) for r in range(R))
             board.observe({"acc": regs, "sats": sats, "sat": sats > 0,
                            "cycles": stats.cycles - start}, stats.cycles)
         yield clk.negedge

@@ -45,7 +45,8 @@ def osel_sizes(prm: LgParams) -> dict:
     return {"slots": p.max_groups, "ib": p.max_index_bits, "cols": p.bitvector_bits,
             "col_bits": bits_for(p.bitvector_bits), "wl_bits": bits_for(p.bitvector_bits),
             "head": head, "nzb": p.nz_index_bits, "port": p.srm_port_bits,
-            "left_bits": bits_for(most), "row_bits": bits_for(1 << 16)}
+            "left_bits": bits_for(most),
+            "row_bits": bits_for(max(prm.arch.knobs.sparse_row_words - 1, 1))}
 
 
 @block

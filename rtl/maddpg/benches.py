@@ -13,7 +13,7 @@ from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.tlm.families.maddpg import compute_unit, ring
 
 from ..benches import Bench, _count
-from ..learninggroup.benches import _canon, float_words
+from ..float_stimulus import canon, float_words
 from ..scoreboard import Txn
 from .cu import LOAD_B, LOAD_W, LOAD_X, cu_signals, maddpg_cu
 from .params import MaddpgParams, maddpg_params
@@ -67,7 +67,7 @@ class CuBench(Bench):
                     k = i * OD + o
                     banks[(k % F, k // F)] = int(W[o * ID + i])
             yield Txn("fp relu" if relu else "fp", {"ID": ID, "OD": OD},
-                      {"y": tuple(_canon(fmt, fmt.to_word(v)) for v in yv),
+                      {"y": tuple(canon(fmt, fmt.to_word(v)) for v in yv),
                        "sats": c.saturations, "sat": c.saturations > 0,
                        "cycles": compute_unit.cu_cycles(ID, OD, F)},
                       stimulus={"banks": banks, "x": [int(v) for v in x],
@@ -118,7 +118,7 @@ def cu_tb(clk, rst, ports, txns, board, prm, stats):
             for o in range(st["OD"]):
                 s["rd_o"].next = o
                 yield delay(1)
-                ys.append(_canon(fmt, int(s["y"].val)))
+                ys.append(canon(fmt, int(s["y"].val)))
                 n += int(s["sats"].val)
             board.observe({"y": tuple(ys), "sats": n, "sat": n > 0, "cycles": cycles},
                           stats.cycles)

@@ -62,7 +62,6 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
     IB = bits_for(NI)                  # one past the last input at the end of a pass
     IBM = bits_for(NI - 1)
     OBM = bits_for(NO - 1)
-    TB = bits_for(D)
     KB = bits_for(NI * NO + F)
 
     xmem = [sig_unsigned(B) for _ in range(NI)]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
 
+from ..errors import RtlError
 from ..params import bits_for, sig_unsigned
 from .params import MaddpgParams
 
@@ -64,11 +65,11 @@ def ring_node(clk, rst, clear, go, ld_we, ld_addr, ld_data, ld_len, in_valid, in
     rd_data -- out, the word, registered
     """
     z = _sizes(prm)
-    n, W, B, LB = z["n"], z["W"], z["B"], z["lb"]
+    n, W, B = z["n"], z["W"], z["B"]
     L = prm.hop_latency
     if L < 1:
-        raise ValueError("ring_node: the link needs at least its output register "
-                         "([interconnect] latency >= 1)")
+        raise RtlError(f"ring_node: the link needs at least its output register; the "
+                       f"architecture's [interconnect] latency is {L}")
     mem = [Signal(intbv(0)[B:]) for _ in range(n * MAX_WORDS)]
     lens = [Signal(intbv(0, min=0, max=MAX_WORDS + 1)) for _ in range(n)]
     started = sig_unsigned(0)

@@ -7,7 +7,7 @@ from myhdl import StopSimulation, block, delay, instance
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
 from rlaccel.rtl.fpu import fadd, float_format, fmul, fmul_signals
-from rlaccel.rtl.learninggroup.benches import float_words
+from rlaccel.rtl.float_stimulus import float_words
 
 
 def _check(name: str, op: str, n: int, seed: int) -> tuple[int, dict]:

@@ -13,8 +13,10 @@ import pytest
 
 from rlaccel.cli import main
 
-#: seconds any one case may take (a hang fails the case instead of the suite)
-TIME_LIMIT = 60
+#: seconds any one case may take (a hang fails the case instead of the suite); the hangs the
+#: issue names run forever, while a legitimate run on a loaded machine with a cold numba cache
+#: (the first compiled run of a clean checkout) has taken more than 60 s
+TIME_LIMIT = 300
 CASES_DIR = Path(__file__).with_name("cases")
 
 

@@ -1,9 +1,10 @@
 """Functional models of DARL's units (seed 004), for the ``hdc`` ISA family.
 
 Pure numpy on the number formats of :mod:`rlaccel.isa.dtypes` (fixed32 = q16.16, the seed's
-"fixed point-32 bit", and float64); nothing here knows about the simulator, so the phase-B
-instruction models call these as their semantics and the RTL benches use them as predictors
-(one functional semantics per unit). This package imports only :mod:`rlaccel.isa` and numpy.
+"fixed point-32 bit", and float64); the unit modules know nothing about the simulator (they
+import only :mod:`rlaccel.isa` and numpy), so the instruction models of :mod:`.models` call
+them as their semantics and the RTL benches use them as predictors (one functional semantics
+per unit).
 
 * :mod:`.codebook` -- the triangle codebook: sin/cos by lookup of the phase's fraction bits
   in a quarter-wave table (section 3.2);

@@ -81,6 +81,7 @@ def table1(seed: int) -> dict:
                 "residual": (r["latency_cycles"] - seed_L) / seed_L,
                 "allreduce_cycles": r["allreduce"]["formula_cycles"],
                 "allreduce_words": r["allreduce"]["words"],
+                "unit_utilisation_kernel": r["unit_utilisation_kernel"],
             }
     return out
 
@@ -207,8 +208,17 @@ def markdown(rep: dict) -> str:
            "longest; the unit models do the same and the simulator equals them bit for bit): "
            "an iteration costs the same on one and eight agents, and the butterfly's "
            "log2 N (hop + 2AD/16) cycles come once per stage. The seed's 547 / 624 count a "
-           "synchronisation in every iteration, which our machine does not do.", "",
-           "## Fig. 10(a): CartPole, one agent, an optimisation switched off", ""]
+           "synchronisation in every iteration, which our machine does not do.", ""]
+    units = {k: v.get("unit_utilisation_kernel") for k, v in rep["table1"].items()}
+    if all(units.values()):
+        names = sorted({u for v in units.values() for u in v})
+        md += ["Busy share of every unit in the kernel's time (agent 0; host exchanges and "
+               "waits at the all-reduce left out):", ""]
+        md += _table(["task / agents", *names],
+                     [[k, *(f"{100 * v.get(u, 0.0):.1f} %" for u in names)]
+                      for k, v in units.items()])
+        md += [""]
+    md += ["## Fig. 10(a): CartPole, one agent, an optimisation switched off", ""]
     md += _table(["switched off", "cycles"], [[k, _num(v)] for k, v in rep["fig10a"].items()])
     md += ["", "## Fig. 11: IPS (eq. 23-25) and IPS/W against agents", "",
            f"Short runs of {rep['args']['stages']} stages (early episodes: many random "

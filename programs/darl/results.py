@@ -46,7 +46,14 @@ def results(m: dict, run, res, platform) -> dict:
                  "stage_end_cycles": stage_end}
     seed_L = TABLE1.get((_TASK.get(cfg.env, cfg.env), n))
 
+    a0 = res.agents[0] if res.agents else {}
+    kernel = a0.get("cycles", res.cycles) - a0.get("host_cycles", 0) - a0.get("sync_cycles", 0)
+    prefix = "agent0." if n > 1 else ""
+    units = {k[len(prefix):]: v["busy_cycles"] / kernel if kernel > 0 else 0.0
+             for k, v in res.units.items() if k.startswith(prefix)}
+
     out = {"latency_cycles": train, "latency_inference_cycles": infer,
+           "unit_utilisation_kernel": units,
            "latency_formula": formula, "latency_seed_table1": seed_L,
            "optimisations": {"codebook": opt.codebook, "chunking": opt.chunking,
                              "delayed_update": opt.delayed_update},

@@ -114,34 +114,34 @@ def round_pack(kind, sign, sig, xexp, y, ovf, *, fmt: FloatFormat, sig_bits: int
 
     @always_comb
     def logic():
-        p = intbv(0, min=0, max=SW + 1)
+        lead = intbv(0, min=0, max=SW + 1)
         pv = intbv(0, min=XLO, max=XHI)
         sh = intbv(0, min=XLO, max=XHI)
         ls = intbv(0)[XB:]
         shc = intbv(0)[SB:]
         shm1 = intbv(0)[SB:]
         wide = intbv(0)[SW + M + 2:]
-        m = intbv(0)[SW + M + 2:]
+        mant = intbv(0)[SW + M + 2:]
         top = intbv(0)[SW + 1:]
         back = intbv(0)[SW + 1:]
-        g = bool(0)
+        gbit = bool(0)
         st = bool(0)
         fe = intbv(0, min=XLO, max=XHI)
-        o = bool(0)
-        r = intbv(0)[E + M + 1:]
+        oflag = bool(0)
+        res = intbv(0)[E + M + 1:]
         if kind == NAN:
-            r[:] = QNAN
+            res[:] = QNAN
         elif kind == INF:
-            r[:] = EMAX << M
-            r[E + M] = sign
+            res[:] = EMAX << M
+            res[E + M] = sign
         elif kind == ZERO:
-            r[:] = 0
-            r[E + M] = sign
+            res[:] = 0
+            res[E + M] = sign
         else:
             for i in range(1, SW):          # the leading one: thresholds passed
                 if sig >= (1 << i):
-                    p[:] = p + 1
-            pv[:] = p
+                    lead[:] = lead + 1
+            pv[:] = lead
             if pv - M > QMIN - xexp:
                 sh[:] = pv - M
             else:
@@ -149,36 +149,36 @@ def round_pack(kind, sign, sig, xexp, y, ovf, *, fmt: FloatFormat, sig_bits: int
             if sh <= 0:
                 wide[:] = sig
                 ls[:] = 0 - sh
-                m[:] = wide << ls
+                mant[:] = wide << ls
             else:
                 if sh > SW + 1:
                     shc[:] = SW + 1
                 else:
                     shc[:] = sh[SB:]
                 shm1[:] = shc - 1
-                m[:] = sig >> shc
+                mant[:] = sig >> shc
                 top[:] = sig >> shm1
-                g = bool(top[0])
+                gbit = bool(top[0])
                 back[:] = top << shm1
                 st = back != sig
-                if g and (st or m[0]):
-                    m[:] = m + 1
+                if gbit and (st or mant[0]):
+                    mant[:] = mant + 1
             fe[:] = xexp + sh + M + B
-            if m >= 2 * HID:
-                m[:] = m >> 1
+            if mant >= 2 * HID:
+                mant[:] = mant >> 1
                 fe[:] = fe + 1
-            if m >= HID:
+            if mant >= HID:
                 if fe >= EMAX:
-                    r[:] = EMAX << M
-                    o = True
+                    res[:] = EMAX << M
+                    oflag = True
                 else:
-                    r[:] = fe[E:] << M
-                    r[M:] = m[M:]
+                    res[:] = fe[E:] << M
+                    res[M:] = mant[M:]
             else:
-                r[:] = m[M:]
-            r[E + M] = sign
-        y.next = r
-        ovf.next = o
+                res[:] = mant[M:]
+            res[E + M] = sign
+        y.next = res
+        ovf.next = oflag
 
     return logic
 
@@ -208,7 +208,7 @@ def fmul(a, b, y, ovf, *, fmt: FloatFormat):
         eb = intbv(0)[E:]
         ma = intbv(0)[M + 1:]
         mb = intbv(0)[M + 1:]
-        x = intbv(0, min=-(1 << (XB - 1)), max=1 << (XB - 1))
+        xs = intbv(0, min=-(1 << (XB - 1)), max=1 << (XB - 1))
         ea[:] = a[E + M:M]
         eb[:] = b[E + M:M]
         ma[:] = a[M:]
@@ -237,8 +237,8 @@ def fmul(a, b, y, ovf, *, fmt: FloatFormat):
         else:
             kind.next = NUM
         sig.next = ma * mb
-        x[:] = ea + eb
-        xexp.next = x - 2 * B - 2 * M
+        xs[:] = ea + eb
+        xexp.next = xs - 2 * B - 2 * M
 
     rp = round_pack(kind, sign, sig, xexp, y, ovf, fmt=fmt, sig_bits=SW)
     return unpack, rp
@@ -270,9 +270,9 @@ def fadd(a, b, y, ovf, *, fmt: FloatFormat):
         ms = intbv(0)[SW:]
         msh = intbv(0)[SW:]
         back = intbv(0)[SW:]
-        s = intbv(0)[SW:]
-        d = intbv(0)[E + 1:]
-        x = intbv(0, min=-(1 << (XB - 1)), max=1 << (XB - 1))
+        ssum = intbv(0)[SW:]
+        dexp = intbv(0)[E + 1:]
+        xs = intbv(0, min=-(1 << (XB - 1)), max=1 << (XB - 1))
         sl = bool(0)
         ss = bool(0)
         st = bool(0)
@@ -308,23 +308,23 @@ def fadd(a, b, y, ovf, *, fmt: FloatFormat):
             ms[:] = ma << 3
             sl = sb
             ss = sa
-        d[:] = el - es
-        if d > M + 3:
+        dexp[:] = el - es
+        if dexp > M + 3:
             msh[:] = 0
             st = ms != 0
         else:
-            msh[:] = ms >> d
-            back[:] = msh << d
+            msh[:] = ms >> dexp
+            back[:] = msh << dexp
             st = back != ms
         if st:
             msh[0] = 1
         if sl == ss:
-            s[:] = ml + msh
+            ssum[:] = ml + msh
         else:
-            s[:] = ml - msh
-        x[:] = el
-        xexp.next = x - B - M - 3
-        sig.next = s
+            ssum[:] = ml - msh
+        xs[:] = el
+        xexp.next = xs - B - M - 3
+        sig.next = ssum
         if nan_a or nan_b or (inf_a and inf_b and sa != sb):
             kind.next = NAN
             sign.next = 0
@@ -334,7 +334,7 @@ def fadd(a, b, y, ovf, *, fmt: FloatFormat):
         elif inf_b:
             kind.next = INF
             sign.next = sb
-        elif s == 0:
+        elif ssum == 0:
             kind.next = ZERO
             sign.next = sa and sb
         else:

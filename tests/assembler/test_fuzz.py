@@ -1,6 +1,7 @@
 """No input, however malformed, gets anything out of the assembler but its own AsmError."""
 
 import random
+import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -19,11 +20,19 @@ ALPHABET = st.sampled_from(list("abcdefxyz_.0123456789 ,=:+-*/()<>|&^~\"';#\n\t"
                             ".include \"x\"\n", "cc.loop 0, ", "src=X", "é"])
 
 
+#: seconds any one fuzzed source may take (a hang or a blow-up fails the example; a bomb
+#: that reaches the expansion budget takes 1-4 s, and more than 20 s on a machine loaded
+#: ten times over)
+BUDGET_S = 60.0
+
+
 def _assemble(text: str):
+    start = time.monotonic()
     try:
         assemble(text, "fuzz.s")
     except RlaccelError:
         pass  # the assembler's own, located error
+    assert time.monotonic() - start < BUDGET_S
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,4 +72,33 @@ def test_mutated_programs(seed, n_mutations):
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_arbitrary_unicode(text):
+    _assemble(text)
+
+
+@st.composite
+def bombs(draw):
+    """Sources built to blow up: macros calling the previous one several times, .equ
+    chains squaring or shifting, long unary and parenthesised expressions, huge counts."""
+    fan, depth = draw(st.integers(1, 3)), draw(st.integers(1, 40))
+    parts = [".arch adhdp", ".macro m0", "sca.nop", ".endm"]
+    for i in range(1, depth + 1):
+        parts += [f".macro m{i}"] + [f"m{i - 1}"] * fan + [".endm"]
+    parts.append(f"m{depth}" if draw(st.booleans()) else "")
+    op = draw(st.sampled_from(["*", "<<", "+", "**", "/"]))
+    parts += [".equ E0, " + str(draw(st.integers(-(1 << 70), 1 << 70)))]
+    parts += [f".equ E{i}, E{i - 1} {op} E{i - 1}" for i in range(1, draw(st.integers(1, 30)))]
+    n = draw(st.integers(1, 3000))
+    big = str(draw(st.integers(0, 1 << 80)))
+    expr = draw(st.sampled_from(["-" * n + "1", "(" * n + "1" + ")" * n, "+".join(["1"] * n),
+                                 big]))
+    parts += [".data", ".zero " + expr]
+    parts += [".text", "cc.halt"]
+    return "\n".join(parts) + "\n"
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bombs())
+def test_bombs_end_quickly(text):
+    """Expansion and evaluation are bounded: each source ends in its own error or assembles
+    within the budget."""
     _assemble(text)

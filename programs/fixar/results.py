@@ -18,8 +18,6 @@ serial as Fig. 9 stacks them; the same with the seed's 2 ms host is reported bes
 
 from __future__ import annotations
 
-import numpy as np
-
 from rlaccel.tlm.families.fixar import pcie
 
 __all__ = ["results", "summary", "train_region", "SEED"]

@@ -17,7 +17,7 @@ from rlaccel.isa.errors import ArchError, SimError
 
 from .kernels import Operand
 from .prng import NoiseGenerator
-from .qat import QatParams, RangeMonitor, operand, qat_params, quantize_raw
+from .qat import RangeMonitor, operand, qat_params, quantize_raw
 
 __all__ = ["FixarState", "state_of", "FIXAR_KEYS", "STORES"]
 

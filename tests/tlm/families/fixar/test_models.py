@@ -152,7 +152,7 @@ def test_adam_and_soft_update_match_the_units():
     hp = AdamHyper(lr=1e-3)
     k = constants(3, hp)
     t = rng.integers(-(1 << 17), 1 << 17, size=n)
-    p, bin_ = _run(f"HP: .zero 7\nTAU: .zero 1",
+    p, bin_ = _run("HP: .zero 7\nTAU: .zero 1",
                    f"W: .zero {n}\nGR: .zero {n}\nM: .zero {2 * n}\nT: .zero {n}",
                    f"        adam w=W, g=GR, m=M, n={n}, hp=HP\n"
                    f"        soft dst=T, src=W, n={n}, tau=TAU")

@@ -207,6 +207,8 @@ def cmd_report(args) -> int:
         for fam, plugin in _report_plugins().items():
             print(f"  {fam:14s} {plugin.description}")
         return 0
+    from rlaccel.util.files import check_output_dir
+    check_output_dir(getattr(args, "output", None))       # before any work
     return load_plugin(args.machine).report(args)
 
 

@@ -50,7 +50,8 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("target", metavar="SPEC", help="sweep spec (.toml), or `show`")
     s.add_argument("db_arg", metavar="DB", nargs="?", help="with `show`: the database")
-    s.add_argument("--db", metavar="FILE",
+    from rlaccel.util.args import file_name
+    s.add_argument("--db", metavar="FILE", type=file_name,
                    help="the sweep's SQLite database (default: out/SPEC-NAME.sqlite)")
     s.add_argument("--workers", type=_positive, metavar="N",
                    help="worker processes (default: this machine's CPUs)")

@@ -61,6 +61,9 @@ TOP_KEYS = ("description", "manifest", "set", "axes", "metrics", "run", "plot")
 RUN_KEYS = {"batch": 1}
 _AXIS_WORDS = ("range", "values", "format", "zip", "labels")
 
+#: the most values one axis may have (a range is expanded to a list)
+MAX_AXIS_VALUES = 1_000_000
+
 
 def toml_literal(v: Any) -> str:
     """A value as a TOML literal (what ``--set KEY=VALUE`` parses)."""
@@ -281,7 +284,11 @@ def _values(name: str, spec: Any, origin: str) -> tuple[list, list]:
             first, last, step = (r + [1])[:3]
             if step == 0:
                 raise SweepError(f"{where}: the range {r} has step 0")
-            values = list(range(first, last + (1 if step > 0 else -1), step))
+            span = range(first, last + (1 if step > 0 else -1), step)
+            if len(span) > MAX_AXIS_VALUES:
+                raise SweepError(f"{where}: the range {r} has {len(span):,} values, more than "
+                                 f"the {MAX_AXIS_VALUES:,} an axis may have")
+            values = list(span)
             if not values:
                 raise SweepError(f"{where}: the range {r} is empty")
         else:

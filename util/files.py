@@ -36,7 +36,8 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 from rlaccel.isa.errors import OutputError, RlaccelError, SourceError
 
-__all__ = ["atomic_write", "atomic_output", "check_outputs", "save_or_rescue", "read_text",
+__all__ = ["atomic_write", "atomic_output", "check_outputs", "check_output_dir",
+           "save_or_rescue", "read_text",
            "read_bytes", "read_toml", "MAX_TEXT_BYTES"]
 
 #: the largest text file rlaccel reads (an assembly source, an include, a TOML file)
@@ -221,6 +222,36 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None]
                 raise error(f"{p}: {o_label} and {label} name the same file")
         seen.append((label, p, ident, real))
         _probe(p, label, real, st, error)
+
+
+def check_output_dir(path: str | os.PathLike | None, label: str = "-o",
+                     error: type[RlaccelError] = OutputError) -> None:
+    """Refuse, before any work is done, an output directory that could not be used: it
+    exists and is not a directory, or it does not exist and its nearest existing parent is
+    not a directory or cannot be written (it is created when the results are written)."""
+    if path is None:
+        return
+    name = os.fspath(path)
+    if not name:
+        raise error(f"{label}: the directory name is empty")
+    real = os.path.realpath(name)
+    if os.path.exists(real):
+        if not os.path.isdir(real):
+            raise error(f"{name}: {label} must be a directory, not a file")
+        probe_in = real
+    else:
+        probe_in = real
+        while not os.path.exists(probe_in):
+            probe_in = os.path.dirname(probe_in)
+        if not os.path.isdir(probe_in):
+            raise error(f"{name}: {label}: {probe_in} is not a directory")
+    try:
+        fd, tmp = _temporary(probe_in, "probe")
+    except OSError as e:
+        raise error(f"{name}: {label}: cannot write in directory {probe_in}: "
+                    f"{e.strerror or e}") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def _probe(p: str, label: str, real: str, st, error) -> None:

@@ -36,7 +36,11 @@ def explore_manifest(manifest, overrides=None, arch=None, search=None) -> dict:
 
     from .plugin import config, design
     from .task import make_task
-    _, m = configure(manifest, overrides or [], arch=arch)
+    plugin, m = configure(manifest, overrides or [], arch=arch)
+    if plugin.family != "maddpg":
+        from rlaccel.programs.manifest import ManifestError
+        raise ManifestError(f"{manifest}: family '{plugin.family}'; rlaccel dse maddpg "
+                            f"explores the design of a maddpg manifest (family = \"maddpg\")")
     if search is not None:
         m["dse"]["search"] = search
     cfg = config(m)

@@ -58,6 +58,22 @@ CASES = [
     Case("dis-output-is-a-device", ("dis", "b.rlb", "-o", "/dev/null"), 1,
          "rlaccel dis: error: /dev/null: -o is a character device, not a regular file",
          {"b.rlb": b"\x7fRLB"}),
+    Case("report-output-is-a-file", ("report", "adhdp", "-o", "m.toml", "--trials", "1", "-q"),
+         1, "rlaccel report: error: m.toml: -o must be a directory, not a file",
+         {"m.toml": "x = 1\n"}),
+    Case("report-output-under-a-file", ("report", "fixar", "-o", "m.toml/r"), 1,
+         "rlaccel report: error: m.toml/r: -o: " + "{tmp}/m.toml is not a directory",
+         {"m.toml": "x = 1\n"}),
+    Case("sweep-db-empty", ("sweep", "spec.toml", "--db", ""), 2,
+         "rlaccel sweep: error: argument --db: the file name is empty", {"spec.toml": ""}),
+    Case("dse-json-is-a-device", ("dse", "maddpg", "--manifest", "m.toml", "--json",
+                                  "/dev/null"), 1,
+         "rlaccel dse: error: /dev/null: --json is a character device, not a regular file",
+         {"m.toml": "x = 1\n"}),
+    Case("dse-json-over-the-manifest", ("dse", "maddpg", "--manifest", "m.toml", "--json",
+                                        "m.toml"), 1,
+         "rlaccel dse: error: m.toml: --json would overwrite the manifest; choose another file",
+         {"m.toml": "x = 1\n"}),
     Case("cosim-vcd-is-a-device", ("cosim", "lane", "--n", "3", "--vcd", "/dev/null"), 1,
          "rlaccel cosim: error: /dev/null: --vcd is a character device, not a regular file"),
 ]
@@ -75,7 +91,8 @@ def test_refused_and_nothing_changes(case, check, tmp_path):
         (tmp_path / name).write_bytes(content.encode() if isinstance(content, str)
                                       else content)
     before = _snapshot(tmp_path)
-    check(Case(case.id, case.argv, case.status, case.message))
+    message = case.message.replace("{tmp}", str(tmp_path))
+    check(Case(case.id, case.argv, case.status, message))
     assert _snapshot(tmp_path) == before
 
 

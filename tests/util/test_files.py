@@ -244,3 +244,37 @@ def test_read_bytes_and_read_toml(tmp_path):
     (tmp_path / "m.toml").write_text("a = [" * 5000)
     with pytest.raises(RlaccelError, match="not valid TOML"):
         read_toml(tmp_path / "m.toml", RlaccelError, "manifest")
+
+
+# ---- output directories and writers that write their own file
+
+def test_an_output_directory_is_checked_before_the_work(tmp_path):
+    (tmp_path / "f").write_text("x")
+    files.check_output_dir(tmp_path / "new" / "deeper")          # created later: fine
+    files.check_output_dir(tmp_path)
+    with pytest.raises(OutputError, match=r"f: -o must be a directory, not a file"):
+        files.check_output_dir(tmp_path / "f")
+    with pytest.raises(OutputError, match=r"f/r: -o: .*/f is not a directory"):
+        files.check_output_dir(tmp_path / "f" / "r")
+    assert sorted(os.listdir(tmp_path)) == ["f"]                   # the probe left nothing
+
+
+def test_a_writer_that_fails_is_called_again_for_the_rescue_file(tmp_path):
+    """A trace writes its own file: when its path cannot be written, the same writer saves
+    it beside the run, and None paths (outputs not asked for) are skipped."""
+    calls = []
+
+    def writer(path):
+        calls.append(path)
+        if path.endswith("t.json"):
+            raise OutputError(f"{path}: cannot write: Read-only file system")
+        atomic_write(path, "trace")
+
+    with pytest.raises(OutputError) as e:
+        files.save_or_rescue([(str(tmp_path / "t.json"), writer), (None, "skipped")],
+                             beside=tmp_path)
+    rescued = [p for p in os.listdir(tmp_path) if p.startswith("t.rescued-")]
+    assert len(rescued) == 1 and (tmp_path / rescued[0]).read_text() == "trace"
+    assert str(e.value) == (f"{tmp_path / 't.json'}: cannot write: Read-only file system; "
+                            f"saved in {tmp_path / rescued[0]} instead")
+    assert len(calls) == 2

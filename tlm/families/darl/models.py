@@ -223,7 +223,7 @@ def _hpush(b: Binding):
     return run
 
 
-def _butterfly(b: Binding) -> Butterfly:
+def _butterfly(b: Binding) -> Butterfly | None:
     net = b.agent.platform.interconnect
     n = b.agent.platform.n_agents
     if net is None and n == 1:

@@ -113,7 +113,11 @@ class AdhdpPlugin(Plugin):
                 raise ManifestError(f"{m['__path__']}: network.{net} = {m['network'][net]} "
                                     f"but the program's {net} is "
                                     f"{'-'.join(map(str, got[net]))}")
-        if m["virtual_update"] and not arch.extra.get("datapath", {}).get("virtual_update"):
+        chip_vu = arch.extra.get("datapath", {}).get("virtual_update", False)
+        if not isinstance(chip_vu, bool):
+            raise ManifestError(f"{arch.path or arch.name}: [datapath] virtual_update must be "
+                                f"true or false, not {chip_vu!r}")
+        if m["virtual_update"] and not chip_vu:
             raise ManifestError(f"{m['__path__']}: the virtual-update program needs the chip "
                                 f"with the virtual update (seed 001 built two: 'adhdp' and "
                                 f"'adhdp-vu'); '{arch.name}' has no [datapath] "

@@ -38,11 +38,14 @@ from rlaccel.isa.table import SPACES
 from .agent import Agent
 from .core import Butterfly, Ring
 from .energy import EnergyTable
-from .families import models_for
+from .families import TABLES, models_for
 from .hostlink import link_timing
 from .results import Results
 
-__all__ = ["Platform", "INTERCONNECT_KEYS"]
+__all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
+
+#: the architecture tables the platform itself reads (a family's own: tlm.families.TABLES)
+PLATFORM_TABLES = ("energy", "timing", "hostlink", "interconnect")
 
 INTERCONNECT_KEYS = ("kind", "latency", "words_per_cycle", "energy_pj_per_word")
 _KINDS = {"ring": Ring, "butterfly": Butterfly}
@@ -66,6 +69,7 @@ class Platform:
         k = arch.knobs
         self.enc = encoding_for(arch)
         self.models, self.families = models_for(k.families)
+        self._check_tables()
         self.dt = get_dtype(k.dtype, segments=k.pwl_segments,
                             accumulate=k.accumulate or None).trusted()
         self.energy = self._energy()
@@ -89,6 +93,16 @@ class Platform:
             datapath.attach(self.agents[0])
 
     # -- construction -----------------------------------------------------------------------
+    def _check_tables(self) -> None:
+        """Every table of the architecture file is one the platform or a family reads."""
+        known = set(PLATFORM_TABLES).union(*(TABLES.get(f, ()) for f in self.arch.knobs.families))
+        unknown = sorted(set(self.arch.extra) - known)
+        if unknown:
+            raise ArchError(f"{self.origin}: unknown table(s) "
+                            f"{', '.join(f'[{t}]' for t in unknown)}; the simulator of families "
+                            f"{', '.join(self.arch.knobs.families)} reads "
+                            f"{', '.join(f'[{t}]' for t in sorted(known))}")
+
     def _per_agent(self, items, one: str, many: str) -> list:
         if isinstance(items, (list, tuple)):
             if len(items) != self.n_agents:

@@ -23,7 +23,7 @@ from rlaccel.isa.table import FAMILIES, TABLE
 
 from ..model import Family, InstructionModel
 
-__all__ = ["PACKAGES", "implemented", "family", "check_complete", "models_for"]
+__all__ = ["PACKAGES", "TABLES", "implemented", "family", "check_complete", "models_for"]
 
 #: ISA family -> the package of its instruction models
 PACKAGES: Mapping[str, str] = MappingProxyType({
@@ -32,6 +32,17 @@ PACKAGES: Mapping[str, str] = MappingProxyType({
     "marl": "rlaccel.tlm.families.marl",
     "sparse": "rlaccel.tlm.families.learninggroup",
     "hdc": "rlaccel.tlm.families.darl",
+})
+
+#: ISA family -> the architecture tables its models read, beside the platform's own
+#: (:data:`rlaccel.tlm.platform.PLATFORM_TABLES`); any other table in an architecture file is
+#: refused by the platform as unknown
+TABLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "base": ("datapath", "energy_sources"),
+    "ddpg": ("fixar",),
+    "marl": ("learner", "device"),
+    "sparse": (),
+    "hdc": ("hdc",),
 })
 
 _LOADED: dict[str, Family] = {}

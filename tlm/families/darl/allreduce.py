@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from rlaccel.isa.errors import ArchError
+from rlaccel.tlm.core.timing import AccessTiming
 
 from ._fixed import as_dtype
 
@@ -92,4 +93,5 @@ def allreduce_cycles(n: int, words: int, *, latency: int, width: int = 1,
                         ("per_beat", per_beat, 0)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ArchError(f"butterfly all-reduce: {name} must be an integer >= {lo}, not {v!r}")
-    return k * (latency + per_beat * (-(-words // width)))
+    # the platform's butterfly (tlm.core.Butterfly.allreduce_cycles): one link access a stage
+    return k * AccessTiming(int(latency), int(per_beat), int(width)).delay(int(words))

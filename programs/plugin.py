@@ -20,7 +20,7 @@ from typing import Any
 
 from rlaccel.isa.errors import RlaccelError
 
-__all__ = ["Plugin", "Run", "load_plugin", "plugin_families", "COMMON_SCHEMA"]
+__all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_families", "COMMON_SCHEMA"]
 
 _HERE = Path(__file__).parent
 
@@ -100,6 +100,27 @@ class Plugin:
     def report(self, args) -> int:
         """Run ``rlaccel report <family>``; returns the exit status."""
         raise NotImplementedError
+
+
+class PackagePlugin(Plugin):
+    """A plugin whose report lives in its package's modules: ``results.py`` (``results(m,
+    run, res, platform)`` and ``summary(report)``) and, when ``has_report``, ``report.py``
+    (``add_arguments(parser)`` and ``cmd_report(args)``), imported when first used."""
+
+    def _module(self, name: str):
+        return importlib.import_module(f"{type(self).__module__.rsplit('.', 1)[0]}.{name}")
+
+    def results(self, m: dict, run: Run, res, platform) -> dict:
+        return self._module("results").results(m, run, res, platform)
+
+    def summary(self, report: dict) -> str:
+        return self._module("results").summary(report)
+
+    def add_report_arguments(self, parser) -> None:
+        self._module("report").add_arguments(parser)
+
+    def report(self, args) -> int:
+        return self._module("report").cmd_report(args)
 
 
 def plugin_families() -> list[str]:

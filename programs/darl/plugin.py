@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from ..manifest import ManifestError
-from ..plugin import Plugin, Run
+from ..plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
 
@@ -54,7 +54,7 @@ def config(m: dict):
         raise ManifestError(f"{where}: {exc}") from None
 
 
-class DarlPlugin(Plugin):
+class DarlPlugin(PackagePlugin):
     family = "darl"
     description = ("DARL (seed 004): hyperdimensional Q-learning, codebook encoder, chunked "
                    "regression, delayed update cache, butterfly all-reduce; CartPole, "
@@ -124,24 +124,8 @@ class DarlPlugin(Plugin):
             h.reported += 1
         return lines
 
-    def results(self, m: dict, run: Run, res, platform) -> dict:
-        from .results import results
-        return results(m, run, res, platform)
-
-    def summary(self, r: dict) -> str:
-        from .results import summary
-        return summary(r)
-
     # ---- rlaccel report darl ----
     has_report = True
-
-    def add_report_arguments(self, parser) -> None:
-        from .report import add_arguments
-        add_arguments(parser)
-
-    def report(self, args) -> int:
-        from .report import cmd_report
-        return cmd_report(args)
 
 
 PLUGIN = DarlPlugin()

@@ -13,7 +13,7 @@ the seed's own figures, ``tlm/families/fixar/pcie.py``).
 from __future__ import annotations
 
 from ..manifest import ManifestError
-from ..plugin import Plugin, Run
+from ..plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "FixarPlugin", "config", "LEARNING"]
 
@@ -39,7 +39,7 @@ def config(m: dict, arch=None):
                       numerics="fixed", act_format=store, **lr)
 
 
-class FixarPlugin(Plugin):
+class FixarPlugin(PackagePlugin):
     family = "fixar"
     description = ("FIXAR (seed 002): DDPG with every DNN operation on two fixed-point AAP "
                    "cores, QAT, MuJoCo on the host")
@@ -94,24 +94,8 @@ class FixarPlugin(Plugin):
         lines, run.state.progress_lines = run.state.progress_lines, []
         return lines
 
-    def results(self, m: dict, run: Run, res, platform) -> dict:
-        from .results import results
-        return results(m, run, res, platform)
-
-    def summary(self, r: dict) -> str:
-        from .results import summary
-        return summary(r)
-
     # ---- rlaccel report fixar ----
     has_report = True
-
-    def add_report_arguments(self, parser) -> None:
-        from .report import add_arguments
-        add_arguments(parser)
-
-    def report(self, args) -> int:
-        from .report import cmd_report
-        return cmd_report(args)
 
 
 PLUGIN = FixarPlugin()

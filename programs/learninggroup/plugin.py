@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 
 from ..manifest import ManifestError
-from ..plugin import Plugin, Run
+from ..plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "LearningGroupPlugin", "defines", "learning_config", "obs_dim"]
 
@@ -51,7 +51,7 @@ def defines(m: dict) -> dict:
             "ALPHA": lr["alpha"], "EPS": lr["eps"], "VCOEF2": 2.0 * lr["value_coeff"]}
 
 
-class LearningGroupPlugin(Plugin):
+class LearningGroupPlugin(PackagePlugin):
     family = "learninggroup"
     description = ("IC3Net + FLGW on predator-prey on the LearningGroup accelerator (seed 000): "
                    "OSEL, row-based load balancing, 3 x 264 FP16 VPUs")
@@ -138,20 +138,8 @@ class LearningGroupPlugin(Plugin):
         from .results import family_results
         return family_results(m, run.hosts, res, platform)
 
-    def summary(self, r: dict) -> str:
-        from .results import summary
-        return summary(r)
-
     # ---- rlaccel report learninggroup ----
     has_report = True
-
-    def add_report_arguments(self, parser) -> None:
-        from .report import add_arguments
-        add_arguments(parser)
-
-    def report(self, args) -> int:
-        from .report import cmd_report
-        return cmd_report(args)
 
 
 PLUGIN = LearningGroupPlugin()

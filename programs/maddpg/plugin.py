@@ -14,7 +14,7 @@ unroll factors.
 from __future__ import annotations
 
 from ..manifest import ManifestError
-from ..plugin import Plugin, Run
+from ..plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines",
            "stage_names", "HEADS"]
@@ -99,7 +99,7 @@ def stage_names(res, name: str) -> list[str]:
             + list(HEADS))
 
 
-class MaddpgPlugin(Plugin):
+class MaddpgPlugin(PackagePlugin):
     family = "maddpg"
     description = ("MADDPG (seed 003): one learner per agent, two training pipelines of compute "
                    "units, a ring; MPE tasks")
@@ -167,24 +167,8 @@ class MaddpgPlugin(Plugin):
         from .results import progress_lines
         return progress_lines(run.state)
 
-    def results(self, m: dict, run: Run, res, platform) -> dict:
-        from .results import results
-        return results(m, run, res, platform)
-
-    def summary(self, r: dict) -> str:
-        from .results import summary
-        return summary(r)
-
     # ---- rlaccel report maddpg ----
     has_report = True
-
-    def add_report_arguments(self, parser) -> None:
-        from .report import add_arguments
-        add_arguments(parser)
-
-    def report(self, args) -> int:
-        from .report import cmd_report
-        return cmd_report(args)
 
 
 PLUGIN = MaddpgPlugin()

@@ -83,13 +83,21 @@ class Bench:
     #: the architecture the block is built for unless ``--arch`` names another
     arch = "adhdp"
 
+    #: the block's parameters of an architecture (the new machines' benches name their own
+    #: parameter makers); :func:`rtl.params.params` when unset
+    make_params = None
+    #: the block's signals for its parameters, ``signals(prm) -> {port: Signal}``, for a bench
+    #: that does not override :meth:`ports`
+    signals = None
+
     def params(self, arch: str | None = None):
-        """The block's parameters: :func:`rtl.params.params` of the architecture (the new
-        machines' benches return their own parameter objects)."""
-        return params(arch or self.arch)
+        """The block's parameters for ``arch`` (default: the bench's own architecture)."""
+        return (self.make_params or params)(arch or self.arch)
 
     def ports(self, prm: Params) -> dict:
-        raise NotImplementedError
+        if self.signals is None:
+            raise NotImplementedError
+        return self.signals(prm)
 
     #: the block under test, a MyHDL @block called as ``block(clk, rst, **ports, prm=prm)``
     #: (``block(**ports, prm=prm)`` when it is combinational: ``clocked`` False)

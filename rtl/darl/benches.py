@@ -18,7 +18,7 @@ from ..benches import Bench, _count, random_words
 from ..scoreboard import Txn
 from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
 from .encoder import darl_encoder, encoder_latency, encoder_signals
-from .params import DarlParams, darl_params
+from .params import darl_params
 
 __all__ = ["ButterflyBench", "EncoderBench", "BENCHES"]
 
@@ -33,12 +33,8 @@ class ButterflyBench(Bench):
     top = "darl_butterfly"
     arch = "darl"
     block = staticmethod(darl_butterfly)
-
-    def params(self, arch=None) -> DarlParams:
-        return darl_params(arch or self.arch)
-
-    def ports(self, prm):
-        return butterfly_signals(prm)
+    make_params = staticmethod(darl_params)
+    signals = staticmethod(butterfly_signals)
 
     def transactions(self, rng, n, prm):
         for _ in range(n):
@@ -140,12 +136,8 @@ class EncoderBench(Bench):
     top = "darl_encoder"
     arch = "darl"
     block = staticmethod(darl_encoder)
-
-    def params(self, arch=None) -> DarlParams:
-        return darl_params(arch or self.arch)
-
-    def ports(self, prm):
-        return encoder_signals(prm)
+    make_params = staticmethod(darl_params)
+    signals = staticmethod(encoder_signals)
 
     def transactions(self, rng, n, prm):
         N = prm.features

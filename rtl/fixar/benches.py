@@ -17,7 +17,7 @@ from rlaccel.tlm.families.fixar.timing import AapTiming, ff_cycles, unit_cycles
 
 from ..benches import Bench, _count
 from ..scoreboard import Txn
-from .params import FixarParams, fixar_params
+from .params import fixar_params
 from .pe import fixar_pe, pe_signals
 from .prng import fixar_prng, prng_signals
 
@@ -47,12 +47,8 @@ class PeBench(Bench):
     top = "fixar_pe"
     arch = "fixar"
     block = staticmethod(fixar_pe)
-
-    def params(self, arch=None) -> FixarParams:
-        return fixar_params(arch or self.arch)
-
-    def ports(self, prm):
-        return pe_signals(prm)
+    make_params = staticmethod(fixar_params)
+    signals = staticmethod(pe_signals)
 
     def transactions(self, rng, n, prm):
         one_pe = AapTiming(cores=1)
@@ -144,12 +140,8 @@ class PrngBench(Bench):
     top = "fixar_prng"
     arch = "fixar"
     block = staticmethod(fixar_prng)
-
-    def params(self, arch=None) -> FixarParams:
-        return fixar_params(arch or self.arch)
-
-    def ports(self, prm):
-        return prng_signals(prm)
+    make_params = staticmethod(fixar_params)
+    signals = staticmethod(prng_signals)
 
     def transactions(self, rng, n, prm):
         gen = NoiseGenerator(int(rng.integers(0, 1 << 62)), int(rng.integers(0, 1 << 16)),

@@ -18,7 +18,7 @@ from rlaccel.tlm.families.learninggroup.vpu import VpuArray
 from ..benches import Bench, _count
 from ..float_stimulus import canon, float_words
 from ..scoreboard import Txn
-from .params import LgParams, lg_params
+from .params import lg_params
 from .osel import lg_osel, osel_signals
 from .vpu import lg_vpu, vpu_signals
 
@@ -35,12 +35,8 @@ class VpuBench(Bench):
     top = "lg_vpu"
     arch = "learninggroup"
     block = staticmethod(lg_vpu)
-
-    def params(self, arch=None) -> LgParams:
-        return lg_params(arch or self.arch)
-
-    def ports(self, prm):
-        return vpu_signals(prm)
+    make_params = staticmethod(lg_params)
+    signals = staticmethod(vpu_signals)
 
     def transactions(self, rng, n, prm):
         fmt, R = prm.fmt, prm.registers
@@ -128,12 +124,8 @@ class OselBench(Bench):
     top = "lg_osel"
     arch = "learninggroup"
     block = staticmethod(lg_osel)
-
-    def params(self, arch=None) -> LgParams:
-        return lg_params(arch or self.arch)
-
-    def ports(self, prm):
-        return osel_signals(prm)
+    make_params = staticmethod(lg_params)
+    signals = staticmethod(osel_signals)
 
     def transactions(self, rng, n, prm):
         p = prm.enc

@@ -16,7 +16,7 @@ from ..benches import Bench, _count
 from ..float_stimulus import canon, float_words
 from ..scoreboard import Txn
 from .cu import LOAD_B, LOAD_W, LOAD_X, cu_signals, maddpg_cu
-from .params import MaddpgParams, maddpg_params
+from .params import maddpg_params
 from .ring import MAX_WORDS, maddpg_ring, ring_signals
 
 __all__ = ["CuBench", "RingBench", "BENCHES"]
@@ -32,12 +32,8 @@ class CuBench(Bench):
     top = "maddpg_cu"
     arch = "maddpg"
     block = staticmethod(maddpg_cu)
-
-    def params(self, arch=None) -> MaddpgParams:
-        return maddpg_params(arch or self.arch)
-
-    def ports(self, prm):
-        return cu_signals(prm)
+    make_params = staticmethod(maddpg_params)
+    signals = staticmethod(cu_signals)
 
     def transactions(self, rng, n, prm):
         fmt, F = prm.fmt, prm.unroll
@@ -144,12 +140,8 @@ class RingBench(Bench):
     top = "maddpg_ring"
     arch = "maddpg"
     block = staticmethod(maddpg_ring)
-
-    def params(self, arch=None) -> MaddpgParams:
-        return maddpg_params(arch or self.arch)
-
-    def ports(self, prm):
-        return ring_signals(prm)
+    make_params = staticmethod(maddpg_params)
+    signals = staticmethod(ring_signals)
 
     def transactions(self, rng, n, prm):
         L = prm.learners

@@ -18,15 +18,24 @@ done-when 4: the simulator at most 3x the reference), and writes
 side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
 not) or a reference JSON (``bench/fixar_reference.py learn --json``). Run long jobs with
 ``nice -n 10``.
+
+numpy's BLAS is limited to one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as in
+``bench/fixar_reference.py``: on this 2-core machine shared by several jobs, two BLAS threads
+made the simulator's exact float64 products (``kernels.matmul_round``) 10-30x slower, not
+faster (a 64x300 by 300x400 product: 1.1 ms on one thread, 39 ms on two, at load 3).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
-from pathlib import Path
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "out"

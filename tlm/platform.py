@@ -88,7 +88,9 @@ class Platform:
                              kernels=kernels)
                        for i in range(self.n_agents)]
         if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
-            if self.n_agents != 1:
+            # a transactor of a block shared by the agents (a ring, a butterfly) says
+            # ``all_agents = True`` and reaches them through ``agent.platform.agents``
+            if self.n_agents != 1 and not getattr(datapath, "all_agents", False):
                 raise ArchError(f"{self.origin}: an RTL datapath runs on a one-agent machine")
             datapath.attach(self.agents[0])
 

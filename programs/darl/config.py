@@ -19,7 +19,8 @@ from rlaccel.programs.manifest import ManifestError
 __all__ = ["HdqlConfig", "TASKS", "task_config"]
 
 _CHOICES = {"act_with": ("target", "online"), "number": ("float64", "fixed32"),
-            "norm": ("dimension", "chunk"), "sync": ("average", "sum")}
+            "norm": ("dimension", "chunk"), "sync": ("average", "sum"),
+            "sync_every": ("auto", "episode", "step")}
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,12 @@ class HdqlConfig:
     norm: str = "dimension"            # value scale: 1/D (QHD) or eq. 9's per-chunk cosine
     imag_sign: int = 1                 # -1: eq. 9's printed minus sign
     sync: str = "average"              # Q' += the agents' average update (eq. 19) or "sum"
+    sync_every: str = "auto"           # when the agents synchronise (all-reduce, Q' += U,
+                                       # Q <- Q'): "step", after every round of environment
+                                       # steps (each agent's batch; section 4.1: the models are
+                                       # synchronised for the inference stage), or "episode",
+                                       # once per training stage; "auto": step for several
+                                       # agents, episode for one (the target refresh, 3.3)
 
     def __post_init__(self):
         for name in ("d", "chunk", "batch", "train_every", "buffer", "stages", "agents"):
@@ -69,6 +76,11 @@ class HdqlConfig:
                                     f"{getattr(self, name)!r}")
         if self.imag_sign not in (1, -1):
             raise ManifestError(f"HDQL: imag_sign must be 1 or -1, not {self.imag_sign!r}")
+
+    @property
+    def sync_each_step(self) -> bool:
+        """Whether the agents synchronise after every round of steps (``sync_every``)."""
+        return self.sync_every == "step" or (self.sync_every == "auto" and self.agents > 1)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ManifestError(f"HDQL: seed must be a non-negative integer, not {self.seed!r}")
 

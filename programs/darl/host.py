@@ -9,7 +9,10 @@ answers that agent's exchanges. Every agent's host runs exactly the per-agent sc
 greedy (a random action needs no kernel call, a greedy one is an ``F_ACT`` exchange), the
 environment step, the transition stored, every ``train_every`` steps a batch of M from the
 agent's buffer (an ``F_TRAIN`` exchange), and at the episode's end the stage's
-synchronisation (``F_SYNC``: the kernel's butterfly all-reduce waits for every agent). The
+synchronisation (``F_SYNC``: the kernel's butterfly all-reduce waits for every agent). With
+a synchronisation every round (``cfg.sync_each_step``) every agent sends ``F_SYNC`` after
+each step and batch, and an agent whose episode ended sends one a round until the last
+agent's episode ends (:meth:`DarlHost.round_ends_stage`). The
 agents' streams are independent, so the simulator's interleaving of the agents changes no
 draw: the run equals ``Training`` with :class:`~.functional.FunctionalHdql` (fixed32) step
 for step and bit for bit.
@@ -64,6 +67,7 @@ class DarlHost:
         self.timeline = self.hosts[0].timeline
         self.done = False
         self.reported = 0
+        self.ended: dict = {}            # stage -> the round whose synchronisation ended it
         self.wall0 = time.perf_counter()
         self.t_env = 0.0
         self.t_sample = 0.0
@@ -80,6 +84,19 @@ class DarlHost:
         t = self.fmt
         return np.concatenate([t.quantize([self.cfg.beta, self.cfg.gamma]),
                                t.quantize(self.P / (2.0 * math.pi)).reshape(-1)])
+
+    def round_ends_stage(self, stage: int, rnd: int) -> bool:
+        """With a synchronisation every round (``cfg.sync_each_step``): whether round ``rnd``
+        of ``stage`` was its last, i.e. every agent's episode had ended by then. Asked by an
+        agent back from that round's all-reduce, which every agent's round-``rnd`` step
+        precedes; the first agent to see the end records it for the others."""
+        if stage in self.ended:
+            return self.ended[stage] == rnd
+        if all(h.stage == stage and h.done_round is not None and h.done_round <= rnd
+               for h in self.hosts):
+            self.ended[stage] = rnd
+            return True
+        return False
 
     def end_of_stage(self, stage: int) -> None:
         """An agent is back from the synchronisation after ``stage``. The all-reduce took every
@@ -117,6 +134,9 @@ class AgentHost:
         self.phase = "init"
         self.stage = 0
         self.greedy = self.batches = 0
+        self.round = 0                   # synchronisations of this stage so far
+        self.stepped = False             # the environment stepped since the last one
+        self.done_round = None           # the round in which the episode ended
         self.sym: dict = {}
 
     def bind(self, binary) -> None:
@@ -157,6 +177,7 @@ class AgentHost:
         sh.t_env += time.process_time() - c0
         self.greedy = self.batches = 0
         self.epsilon_of_stage = self.epsilon
+        self.round, self.stepped, self.done_round = 0, False, None
 
     def _step(self, a: int):
         """Step the environment with ``a``; a training command if a batch is due."""
@@ -167,6 +188,9 @@ class AgentHost:
         sh.t_env += time.process_time() - c0
         self.buffer.add(tr.obs, tr.action, tr.train_reward, tr.next_obs)
         sh.steps += 1
+        self.stepped = True
+        if self.env.done:
+            self.done_round = self.round
         if self.env.steps % cfg.train_every == 0:
             t0 = time.perf_counter()
             batch = self.buffer.sample(self.replay, cfg.batch)
@@ -199,7 +223,10 @@ class AgentHost:
         """Advance the schedule to the next kernel call."""
         sh = self.shared
         while True:
-            if self.env.done:
+            if self.env.done or (self.stepped and sh.cfg.sync_each_step):
+                # the end of the episode (the stage's synchronisation) or, synchronising every
+                # round, of this round (a finished agent joins every round's all-reduce)
+                self.stepped = False
                 r = self._reply()
                 r[self._at("F_SYNC")] = sh.fmt.quantize(1.0)
                 self.phase = "sync"
@@ -234,6 +261,10 @@ class AgentHost:
                 return cmd
         elif self.phase == "sync":
             self.phase = "run"
+            if sh.cfg.sync_each_step:
+                self.round += 1
+                if not sh.round_ends_stage(self.stage, self.round - 1):
+                    return self._next()
             sh.end_of_stage(self.stage)
             self.stage += 1
             self.epsilon = max(self.epsilon * sh.cfg.epsilon_decay, sh.cfg.epsilon_min)

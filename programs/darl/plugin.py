@@ -42,7 +42,7 @@ def config(m: dict):
             raise ManifestError(f"{where}: 'learning.{key}' is not a setting of the run "
                                 f"(learning keys: d, beta, gamma, epsilon, epsilon_decay, "
                                 f"epsilon_min, batch, train_every, buffer, terminal_reward, "
-                                f"chunk, number, act_with, norm, imag_sign, sync)")
+                                f"chunk, number, act_with, norm, imag_sign, sync, sync_every)")
     for key, only in _FIXED.items():
         if key in lr and lr[key] != only:
             raise ManifestError(f"{where}: 'learning.{key}' = {lr[key]!r}: the DARL kernel "

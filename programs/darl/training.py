@@ -17,7 +17,10 @@ waits), then the learner synchronises. Per step of agent ``k``: with probability
 uniformly random action (no kernel call), else ``act``; the environment step; the transition
 stored with its training reward; every ``train_every`` steps a batch of M from ``k``'s buffer
 and ``train``. Epsilon decays once per stage. With one agent a stage is an episode and the
-synchronisation is the seed's target refresh at the next episode's start.
+synchronisation is the seed's target refresh at the next episode's start. With several agents
+(``cfg.sync_each_step``, the default) the learner also synchronises after every *round* (each
+active agent's step and batch), before the next inference: section 4.1 has the models
+synchronised for the inference stage, Table 1 the all-reduce in every step's latency.
 
 Random streams, all from ``cfg.seed`` (:func:`streams`): ``init`` (the position matrix),
 one environment seed, one exploration and one replay generator per agent.
@@ -147,6 +150,12 @@ class Training:
                     self.t_train += clock() - t0
                     batches += 1
             active = [k for k in active if not self.envs[k].done]
+            if cfg.sync_each_step and active:
+                # every agent has trained on this round's batch: synchronise before the next
+                # inference (the last round's synchronisation is the stage end below)
+                t0 = clock()
+                self.learner.end_stage()
+                self.t_sync += clock() - t0
         t0 = clock()
         self.learner.end_stage()
         self.t_sync += clock() - t0

@@ -24,15 +24,20 @@ def _setup(manifest, *overrides, arch_overrides=None):
                   datapath=None, kernels="compiled", options={}, arch_overrides=arch_overrides)
 
 
-@pytest.mark.parametrize("agents,stages,sync", [(1, 4, "average"), (2, 2, "average"),
-                                               (2, 2, "sum")])
-def test_the_simulator_learns_what_the_unit_models_learn_bit_for_bit(agents, stages, sync):
+@pytest.mark.parametrize("agents,stages,sync,every", [
+    (1, 4, "average", "auto"), (2, 2, "average", "auto"), (4, 2, "average", "step"),
+    (2, 2, "sum", "episode"), (2, 2, "average", "episode")])
+def test_the_simulator_learns_what_the_unit_models_learn_bit_for_bit(agents, stages, sync,
+                                                                      every):
+    """Also with a synchronisation every round (several agents by default): agents whose
+    episode ended join every round's all-reduce until the last agent's episode ends."""
     s = _setup(CP, f"agents={agents}", f"stages={stages}", "stop_at_target=false",
-               f"learning.sync='{sync}'")
+               f"learning.sync='{sync}'", f"learning.sync_every='{every}'")
     s.platform.run()
     host = s.r.state
     ref = Training(host.cfg)                   # fixed32: FunctionalHdql, same streams
     assert host.cfg.number == "fixed32" and host.cfg.sync == sync
+    assert host.cfg.sync_each_step == (every == "step" or (every == "auto" and agents > 1))
     ref.run(stages)
     assert host.curve.agent_returns == ref.curve.agent_returns
     assert host.curve.batches == ref.curve.batches and host.curve.greedy == ref.curve.greedy

@@ -25,14 +25,18 @@ part               cycles
                    cache (II 1; it lands on Q in the next iteration's regression); without, a
                    read-modify-write of ``Q[a]`` through the model memory (II 2: a read and a
                    write of the same array per chunk), plus the adder
-``allreduce``      eight agents: ``log2 n`` butterfly stages, each a ``hop`` (link and adder),
-                   overlapped with the update stream (only the stages' latency adds)
+``allreduce``      several agents: the iteration ends with the butterfly all-reduce of the
+                   agent's shard (eq. 19-22, all ``A`` rows: ``2 A D`` words, since agents mark
+                   different rows), ``log2 n`` stages, each a link access of ``hop + ceil(2 A D
+                   / link_words)`` cycles and the add (:func:`.allreduce.allreduce_cycles`, the
+                   platform butterfly's charge); not overlapped with the update stream
 =================  =============================================================================
 
 An inference iteration (no action marked) stops after ``select``. The constants are
 :class:`LatencyConstants`; which come from where is in ``docs/darl.md``: two of them are not
 in the seed and are fitted on the CartPole columns of Table 1 (``io`` on one agent, ``hop``
-on eight), so the LunarLander columns are predictions of the model.
+on eight, for a link of ``link_words`` = 256 words a cycle, which the seed does not give
+either), so the LunarLander columns are predictions of the model.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from math import ceil, log2
 
 from rlaccel.isa.errors import ArchError
 
-from .allreduce import stages
+from .allreduce import allreduce_cycles, stages
 from .regression import chunks
 
 __all__ = ["LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
@@ -64,13 +68,16 @@ class LatencyConstants:
     codebook: int = 2      # codebook read: address register + BRAM output register
     cordic: int = 36       # sin/cos without the codebook: range reduction + 32 CORDIC steps
     write: int = 1         # a BRAM write
-    hop: int = 43          # fitted: one butterfly stage, Table 1 CartPole 8 agents (547)
+    hop: int = 11          # fitted: a butterfly stage's latency, Table 1 CartPole 8 agents
+    link_words: int = 256  # assumed: words a butterfly link moves a cycle (8,192 bits)
 
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ArchError(f"latency constant {f.name} must be an integer >= 0, not {v!r}")
+            lo = 1 if f.name == "link_words" else 0
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ArchError(f"latency constant {f.name} must be an integer >= {lo}, "
+                                f"not {v!r}")
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,8 @@ def iteration_cycles(w: Workload, c: LatencyConstants = LatencyConstants(),
             parts["update"] = c.mem_read + c.mul + k + c.write
         else:
             parts["update"] = c.mem_read + c.mul + c.add + 2 * k + c.write
-        parts["allreduce"] = stages(w.agents) * c.hop
+        parts["allreduce"] = allreduce_cycles(w.agents, 2 * w.a * w.d, latency=c.hop,
+                                              width=c.link_words)
     return parts
 
 

@@ -77,6 +77,13 @@ def fig10(draws: int, seed: int, grouping_bits: int = 16) -> dict:
                   "baseline_bytes_compact": bc["bits_total"] / 8,
                   "dense_bytes": o["bits_dense"] / 8,
                   "cycle_speedup": b["total"] / o["total"],
+                  # the encoding loops alone (Index Miss + Hit): MaxIndex and Weight
+                  # Compression are the same work for both encoders
+                  "loop_speedup": (b["index_miss"] + b["index_hit"])
+                  / (o["index_miss"] + o["index_hit"]),
+                  "loop_speedup_compact": (bc["index_miss"] + bc["index_hit"])
+                  / (oc["index_miss"] + oc["index_hit"]),
+                  "shared_share": (o["max_index"] + o["weight_compression"]) / o["total"],
                   "memory_vs_baseline": b["bits_total"] / o["bits_total"],
                   "memory_vs_dense": o["bits_dense"] / o["bits_total"],
                   "memory_vs_dense_compact": oc["bits_dense"] / oc["bits_total"],
@@ -104,12 +111,15 @@ def table1_random(draws: int, seed: int) -> dict:
     return out
 
 
-def _cycles(workloads, rows_per_pass: int) -> int:
-    return timing.layer_cycles([np.asarray(workloads)[r] for r in la.row_based(workloads, 3)],
-                               rows_per_pass=rows_per_pass)
+def _cycles(workloads, rows_per_pass: int, packing: str = "pass") -> int:
+    per_core = [np.asarray(workloads)[r] for r in la.row_based(workloads, 3)]
+    if packing == "stream":
+        return max(timing.core_stream_cycles(w, rows_per_cycle=rows_per_pass) for w in per_core)
+    return timing.layer_cycles(per_core, rows_per_pass=rows_per_pass)
 
 
-def cores(hid: int, obs: int, draws: int, seed: int, rows_per_pass: int = 4) -> dict:
+def cores(hid: int, obs: int, draws: int, seed: int, rows_per_pass: int = 4,
+          packing: str = "pass") -> dict:
     rng = np.random.default_rng(seed + 2)
     H = hid
     layers = {"encoder": (obs, H, True), "comm": (H, H, True), "lstm_ih": (H, 4 * H, True),
@@ -129,8 +139,8 @@ def cores(hid: int, obs: int, draws: int, seed: int, rows_per_pass: int = 4) -> 
                 else:
                     m = np.ones((M, N), bool)
                 rows, cols = m.sum(axis=1), m.sum(axis=0)
-                f = _cycles(rows, rows_per_pass)
-                t = 2 * f + (_cycles(cols, rows_per_pass) if name in back else 0)
+                f = _cycles(rows, rows_per_pass, packing)
+                t = 2 * f + (_cycles(cols, rows_per_pass, packing) if name in back else 0)
                 macs = int(m.sum())
                 nb = 1 if name in back else 0
                 tot["fwd_cycles"] += f / draws
@@ -139,7 +149,9 @@ def cores(hid: int, obs: int, draws: int, seed: int, rows_per_pass: int = 4) -> 
                 tot["train_macs"] += macs * (2 + nb) / draws
                 tot["dense_fwd_macs"] += M * N / draws
                 tot["dense_train_macs"] += M * N * (2 + nb) / draws
-                pl = per_layer.setdefault(name, {"fwd_cycles": 0.0, "fwd_util": 0.0})
+                pl = per_layer.setdefault(name, {"fwd_cycles": 0.0, "fwd_util": 0.0,
+                                                 "speedup_bound": timing.speedup_bound(
+                                                     N, rows_per_cycle=rows_per_pass)})
                 pl["fwd_cycles"] += f / draws
                 pl["fwd_util"] += timing.utilization(macs, f) / draws
         out[G] = {**tot,
@@ -169,18 +181,24 @@ def main(argv=None) -> int:
                    help="bits of a stored grouping-matrix entry (FP16: 16)")
     p.add_argument("--rows-per-pass", type=int, default=4,
                    help="sparse rows a core takes at once (the seed's Fig. 7: four)")
+    p.add_argument("--packing", choices=("pass", "stream"), default="pass",
+                   help="pass: the simulator's passes of four rows (Fig. 7); stream: one "
+                        "flattened stream, at most --rows-per-pass rows a cycle (the most "
+                        "generous reading, timing.core_stream_cycles)")
     p.add_argument("--json", default="out/learninggroup_units.json")
     a = p.parse_args(argv)
     f10 = fig10(a.draws, a.seed, a.grouping_bits)
     print("Fig. 10 (128 x 512, mean of %d draws): cycles and bytes, non-zero indexes stored "
           "(compact tuples in brackets)" % a.draws)
     print(f"{'G':>3} {'OSEL cyc':>9} {'base cyc':>9} {'x':>5} | {'MaxIdx':>6} {'Miss':>5} "
-          f"{'Hit':>4} {'WComp':>6} | {'OSEL B':>8} {'base B':>8} {'x':>5} {'dense/OSEL':>10}")
+          f"{'Hit':>4} {'WComp':>6} {'loop x':>6} | {'OSEL B':>8} {'base B':>8} {'x':>5} "
+          f"{'dense/OSEL':>10}")
     for G, r in f10.items():
         o = r["osel"]
         print(f"{G:3d} {r['osel_cycles']:9.0f} {r['baseline_cycles']:9.0f} "
               f"{r['cycle_speedup']:5.2f} | {o['max_index']:6.0f} {o['index_miss']:5.0f} "
-              f"{o['index_hit']:4.0f} {o['weight_compression']:6.0f} | {r['osel_bytes']:8.0f} "
+              f"{o['index_hit']:4.0f} {o['weight_compression']:6.0f} "
+              f"{r['loop_speedup']:6.2f} | {r['osel_bytes']:8.0f} "
               f"{r['baseline_bytes']:8.0f} {r['memory_vs_baseline']:5.2f} "
               f"{r['memory_vs_dense']:5.2f} [{r['memory_vs_dense_compact']:4.2f}]")
     t1 = table1_random(a.table1_draws, a.seed)
@@ -189,9 +207,10 @@ def main(argv=None) -> int:
     for G, r in t1.items():
         print(f"  G={G:2d} threshold {r['max_threshold']:6.1f} / {r['mean_threshold']:5.1f}   "
               f"row {r['max_row']:6.1f} / {r['mean_row']:5.1f}   seed {r['seed']}")
-    cr = cores(a.hid, a.obs, a.draws, a.seed, a.rows_per_pass)
+    cr = cores(a.hid, a.obs, a.draws, a.seed, a.rows_per_pass, a.packing)
     print(f"IC3Net H={a.hid}, {a.obs} inputs, per agent-step on 3 x 264 VPUs at 175 MHz, "
-          f"{a.rows_per_pass} rows per pass:")
+          f"{a.rows_per_pass} rows per {'cycle (stream)' if a.packing == 'stream' else 'pass'}"
+          f":")
     print(f"{'G':>3} {'fwd cyc':>8} {'util':>6} {'speedup':>7} {'GFLOPS':>7} {'eff.':>7} | "
           f"{'train cyc':>9} {'util':>6} {'speedup':>7} {'GFLOPS':>7} {'eff.':>7}")
     for G, r in cr.items():
@@ -199,6 +218,11 @@ def main(argv=None) -> int:
               f"{r['fwd_gflops']:7.1f} {r['fwd_gflops_effective']:7.1f} | "
               f"{r['train_cycles']:9.1f} {r['train_util']:6.3f} {r['speedup_training']:7.2f} "
               f"{r['train_gflops']:7.1f} {r['train_gflops_effective']:7.1f}")
+    print("per layer, forward at G = 16: speed-up over dense / the bound rows x N / 264 "
+          "(timing.speedup_bound)")
+    for name, pl in cr[16]["per_layer"].items():
+        print(f"  {name:8s} {cr[1]['per_layer'][name]['fwd_cycles'] / pl['fwd_cycles']:5.2f}x"
+              f" / {pl['speedup_bound']:5.2f}x")
     out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, json.dumps({"command": " ".join(sys.argv), "osel": f10,

@@ -16,8 +16,9 @@ from rlaccel.isa.errors import SimError
 
 __all__ = ["EncoderParams", "max_index_cycles", "tuple_bits", "tuple_write_cycles",
            "miss_cycles", "hit_cycles", "compression_cycles", "core_passes", "core_cycles",
-           "layer_cycles", "utilization", "gflops", "peak_gflops", "CLOCK_MHZ", "CORES",
-           "VPUS", "ROWS_PER_PASS", "vector_cycles", "frame_cycles", "encoder_params"]
+           "core_stream_cycles", "speedup_bound", "layer_cycles", "utilization", "gflops",
+           "peak_gflops", "CLOCK_MHZ", "CORES", "VPUS", "ROWS_PER_PASS", "vector_cycles",
+           "frame_cycles", "encoder_params"]
 
 #: seed section IV-A and Fig. 8: 175 MHz, C = 3 cores of N = 264 VPUs
 CLOCK_MHZ = 175.0
@@ -122,6 +123,41 @@ def core_passes(workloads, vpus: int = VPUS, rows_per_pass: int = ROWS_PER_PASS)
 def core_cycles(workloads, vpus: int = VPUS, rows_per_pass: int = ROWS_PER_PASS) -> int:
     """Cycles of one core over its rows (sum of :func:`core_passes`)."""
     return int(core_passes(workloads, vpus, rows_per_pass).sum())
+
+
+def core_stream_cycles(workloads, vpus: int = VPUS, rows_per_cycle: int = ROWS_PER_PASS) -> int:
+    """The most generous reading of Fig. 7, for comparison with :func:`core_cycles`: the
+    core's rows are one flattened stream of workloads, and every cycle its ``vpus`` VPUs take
+    the next ``vpus`` weights of the stream, as long as they belong to at most
+    ``rows_per_cycle`` rows (four activations, four registers); a row may be split across
+    cycles. No pass boundaries, so this is a lower bound on any packing of four rows at a
+    time. Rows of ``vpus / rows_per_cycle`` weights or fewer leave VPUs idle whatever the
+    packing: that bounds a layer of row width N at ``rows_per_cycle * N / vpus`` times the
+    dense layer's speed (:func:`speedup_bound`)."""
+    wl = np.asarray(workloads, dtype=np.int64)
+    if wl.ndim != 1 or (wl < 0).any():
+        raise SimError(f"core workloads must be a vector of counts >= 0, not {wl!r}")
+    rem = [int(w) for w in wl if w > 0]
+    cycles, i = 0, 0
+    while i < len(rem):
+        cap, rows = vpus, 0
+        while cap and rows < rows_per_cycle and i < len(rem):
+            take = min(cap, rem[i])
+            cap -= take
+            rem[i] -= take
+            rows += 1
+            if not rem[i]:
+                i += 1
+        cycles += 1
+    return cycles
+
+
+def speedup_bound(cols: int, vpus: int = VPUS, rows_per_cycle: int = ROWS_PER_PASS) -> float:
+    """The largest sparse speed-up over the dense layer that ``rows_per_cycle`` rows per
+    cycle allow for a layer whose dense rows are ``cols`` wide (every grouping): the dense
+    layer needs at least ``rows * cols / vpus`` cycles per core, the sparse one at least
+    ``rows / rows_per_cycle``."""
+    return rows_per_cycle * cols / vpus
 
 
 def layer_cycles(core_workloads, vpus: int = VPUS, rows_per_pass: int = ROWS_PER_PASS,

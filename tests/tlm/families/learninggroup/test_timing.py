@@ -63,3 +63,33 @@ def test_utilization_and_gflops():
     assert t.utilization(512, 2) == pytest.approx(512 / 1584)
     assert t.gflops(2 * 792 * 175, 175) == pytest.approx(277.2)
     assert t.utilization(5, 0) == 0.0 and t.gflops(5, 0) == 0.0
+
+
+def test_core_stream_cycles_fill_the_vpus_with_at_most_four_rows_a_cycle():
+    """Eight rows of 150 are 1200 weights: four-row passes of 600 take 3 cycles each (6);
+    the stream takes ceil(1200 / 264) = 5 (each cycle spans at most three such rows). Rows
+    of 32 leave VPUs idle either way: four rows a cycle, 11 cycles for 43 rows. Rows without
+    work are skipped; a wide row spans cycles."""
+    assert t.core_cycles([150] * 8) == 6 and t.core_stream_cycles([150] * 8) == 5
+    assert t.core_stream_cycles([32] * 43) == 11 == t.core_cycles([32] * 43)
+    assert t.core_stream_cycles([10, 0, 10, 10, 10, 300]) == 3     # 40, 264, 36 weights
+    assert t.core_stream_cycles([128] * 4) == 2
+    assert t.core_stream_cycles([32] * 43, rows_per_cycle=8) == 6  # 8 x 32 = 256 a cycle
+    assert t.core_stream_cycles([]) == 0
+    with pytest.raises(SimError, match=r"vector of counts >= 0"):
+        t.core_stream_cycles([3, -1])
+
+
+def test_stream_cycles_never_exceed_four_row_passes():
+    """The stream is a lower bound on the pass model, on random workloads."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        wl = rng.integers(0, 600, size=rng.integers(1, 50))
+        assert t.core_stream_cycles(wl) <= t.core_cycles(wl)
+
+
+def test_speedup_bound_is_four_rows_of_n_over_264():
+    """512-wide rows: 4 x 512 / 264 = 7.76x at most; 128-wide: 1.94x."""
+    assert t.speedup_bound(512) == pytest.approx(7.7576, abs=1e-4)
+    assert t.speedup_bound(128) == pytest.approx(1.9394, abs=1e-4)

@@ -21,7 +21,13 @@ from .machines import MACHINE_BLOCKS
 #: the blocks: the ADHDP datapath's in dependency order, then the new machines' (rtl/machines.py)
 BLOCKS = ("lane", "activation", "decoder", "datapath") + MACHINE_BLOCKS
 #: blocks ``rlaccel run --rtl`` can put under a machine's TLM
-RUN_BLOCKS = ("datapath", "fixar_prng")
+RUN_BLOCKS = ("datapath", "fixar_prng", "lg_osel", "darl_butterfly", "maddpg_ring")
+#: each block's transactor (module of the rtl package, class); the datapath's is rtl.transactor
+TRANSACTORS = {"datapath": ("transactor", "RtlDatapath"),
+               "fixar_prng": ("fixar.transactor", "RtlPrng"),
+               "lg_osel": ("learninggroup.transactor", "RtlOsel"),
+               "darl_butterfly": ("darl.transactor", "RtlButterfly"),
+               "maddpg_ring": ("maddpg.transactor", "RtlRing")}
 #: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
 DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
 #: most transactions of one ``rlaccel cosim`` (the bench draws them all up front)
@@ -90,22 +96,24 @@ def add_parsers(sub, run_manifest) -> None:
 def add_run_option(run_parser: argparse.ArgumentParser) -> None:
     """``rlaccel run --rtl BLOCK``."""
     run_parser.add_argument("--rtl", metavar="BLOCK", choices=RUN_BLOCKS,
-                            help="datapath: execute every FF, BP, WU and BP_WU on the MyHDL "
-                                 "datapath (ADHDP; slow: about 1k RTL cycles/s); fixar_prng: "
-                                 "draw FIXAR's exploration noise from the MyHDL PRNG; results "
-                                 "equal the TLM's")
+                            help="run one unit of the machine on its MyHDL RTL through a "
+                                 "transactor (slow; the report equals the pure-TLM run's but "
+                                 "for wall-clock figures): datapath (ADHDP: every FF, BP, WU "
+                                 "and BP_WU; about 1k RTL cycles/s), fixar_prng (FIXAR's "
+                                 "exploration noise), lg_osel (LearningGroup: every osel "
+                                 "encoding), darl_butterfly (DARL: every hallreduce, two or "
+                                 "more agents), maddpg_ring (MADDPG: every rgather's per-sample "
+                                 "all-gathers)")
 
 
 def run_datapath(args):
-    """The datapath ``rlaccel run`` passes to the simulator (None without --rtl)."""
+    """The transactor ``rlaccel run`` passes to the simulator (None without --rtl)."""
     which = getattr(args, "rtl", None)
-    if which == "fixar_prng":
-        from .fixar.transactor import RtlPrng
-        return RtlPrng()
-    if which != "datapath":
+    if which is None:
         return None
-    from .transactor import RtlDatapath
-    return RtlDatapath()
+    import importlib
+    module, name = TRANSACTORS[which]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)()
 
 
 def after_run(datapath) -> None:

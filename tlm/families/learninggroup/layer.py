@@ -138,12 +138,13 @@ class PackedLayer:
                             self.row_group, self.gptr, self.gcols, self.cols, Gu[:self.rows],
                             Gu[self.rows])
 
-    def core_cycles(self, lanes: int, rows_per_pass: int) -> list[int]:
-        """Cycles of each core for one vector (:func:`.timing.core_cycles`), computed once."""
-        key = (lanes, rows_per_pass)
+    def core_cycles(self, lanes: int, rows_per_pass: int, stream: bool = False) -> list[int]:
+        """Cycles of each core for one vector (:func:`.timing.core_cycles`, or
+        :func:`.timing.core_stream_cycles` with ``stream``), computed once."""
+        key = (lanes, rows_per_pass, stream)
         if self._cycles is None or self._cycles[0] != key:
-            self._cycles = (key, [timing.core_cycles(w, lanes, rows_per_pass)
-                                  for w in self.core_workloads()])
+            f = timing.core_stream_cycles if stream else timing.core_cycles
+            self._cycles = (key, [f(w, lanes, rows_per_pass) for w in self.core_workloads()])
         return self._cycles[1]
 
     def mask(self) -> np.ndarray:

@@ -44,6 +44,9 @@ ACTIONS = {"vpu_op": "vpu"}
 TIMING_KEYS = {
     "rows_per_pass": "sparse rows a core's VPUs take at once (seed 000 Fig. 7: four "
                      "activations broadcast, four accumulation registers)",
+    "row_packing": "1: a core takes its rows rows_per_pass at a time, each pass padded to "
+                   "whole cycles (Fig. 7's time stamps); 2: one flattened stream, at most "
+                   "rows_per_pass rows a cycle (timing.core_stream_cycles)",
     "grouping_words_per_cycle": "grouping-matrix words the max-index unit reads per cycle "
                                 "(assumed; a 512-bit port is 32)",
     "bitvector_bits": "bits of a bitvector, the widest encodable row (seed Fig. 5: 512)",
@@ -257,9 +260,13 @@ def _matrix(b: Binding):
     rows, cols, B = o["rows"], o["cols"], o["batch"]
     mn, syn = b.mnemonic, o["syn"]
     st, lanes, rpp = state_of(b.agent), b.knobs.lanes, b.timing["rows_per_pass"]
+    packing = b.timing["row_packing"]
     agg = b.timing["aggregator_latency"]
     where = _where(b)
     stats = st.counters
+    if packing not in (1, 2):
+        raise SimError(f"{where}: [timing] row_packing must be 1 (passes) or 2 (stream), "
+                       f"not {packing}")
 
     def check(lay):
         if (lay.rows, lay.cols) != ((cols, rows) if lay.transposed else (rows, cols)):
@@ -267,7 +274,7 @@ def _matrix(b: Binding):
                            f"{lay.rows} x {lay.cols}, not {rows} x {cols}")
 
     def cost(lay, extra_ops: int, add_agg: bool) -> Cost:
-        per = lay.core_cycles(lanes, rpp)
+        per = lay.core_cycles(lanes, rpp, stream=packing == 2)
         issue = B * max(per) + (agg if add_agg else 0)
         busy = tuple((f"core{c}", B * n) for c, n in enumerate(per)) + (("lau", 0),)
         macs = B * lay.nnz

@@ -182,6 +182,25 @@ def test_matrix_cycles_are_the_cores_passes():
     assert mx["sff"]["macs"] == 2 * int(wl.sum()) and mx["sff"]["dense_macs"] == 2 * 11 * 16
 
 
+def test_stream_packing_times_the_cores_as_one_stream():
+    """``[timing] row_packing = 2``: per vector the slowest core's stream cycles
+    (timing.core_stream_cycles, at most four rows a cycle), the same products; a packing
+    other than 1 or 2 is refused with the instruction's place."""
+    from rlaccel.programs.arch_variant import arch_variant
+    from rlaccel.tlm.families.learninggroup.timing import core_stream_cycles
+    text, W, bias, IG, OG, X, D, Gw = _layer_program()
+    arch = load_arch(arch_variant("learninggroup", {"timing.row_packing": 2}))
+    p = Platform(arch, assemble(text, "t.s", arch=arch).binary, kernels="reference")
+    p.run()
+    wl = osel.sparse_generation(IG, OG).srm.workloads()
+    per = [core_stream_cycles(wl[a]) for a in row_based(wl, 3)]
+    mx = state_of(p.agent).counters.matrix
+    assert mx["sff"]["cycles"] == 2 * max(per) + 3
+    bad = load_arch(arch_variant("learninggroup", {"timing.row_packing": 3}))
+    with pytest.raises(SimError, match=r"at PC \d+: \[timing\] row_packing must be 1"):
+        Platform(bad, assemble(text, "t.s", arch=bad).binary, kernels="reference").run()
+
+
 def test_vector_operation_cycles():
     """A vector operation passes once per FP16 operation over its elements spread on the
     792 VPUs: v.add of 1000 words is 2 cycles, lstm.fw of 4 x 128 units 9 cycles (gate

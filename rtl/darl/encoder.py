@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from math import ceil, log2
 
-from myhdl import always_seq, block, intbv
+from myhdl import always, always_comb, always_seq, block, intbv
 
 from ..errors import RtlError
 from ..params import sig_signed, sig_unsigned
@@ -152,39 +152,84 @@ def darl_encoder(clk, rst, valid, s, p, re, im, sat, valid_out, *, prm: DarlPara
         a_cos.next = b
         v_a.next = ev
 
+    # the codebook stage: each port's quadrant mirror (combinational), the table read into its
+    # output register (a synchronous ROM, _rom), then the quadrant's value and sign
+    idx_s, idx_c = sig_unsigned(AB - 2), sig_unsigned(AB - 2)
+    one_s, one_c, neg_s, neg_c = (sig_unsigned(0) for _ in range(4))
+    insts += [_mirror(a_sin, idx_s, one_s, neg_s), _mirror(a_cos, idx_c, one_c, neg_c)]
+    TB = max(TABLE).bit_length()
+    m_s, m_c = sig_unsigned(TB), sig_unsigned(TB)
+    insts += [_rom(clk, idx_s, m_s, table=TABLE), _rom(clk, idx_c, m_c, table=TABLE)]
+    f_one_s, f_one_c, f_neg_s, f_neg_c = (sig_unsigned(0) for _ in range(4))
+
     @always_seq(clk.posedge, reset=rst)
     def lookup():
-        for port in range(2):
-            q = intbv(0)[2:]
-            o = intbv(0)[AB - 2:]
-            idx = intbv(0)[AB - 2:]
-            mag = intbv(0, min=MINR, max=MAXR + 1)
-            if port == 0:
-                q[:] = a_sin[AB:AB - 2]
-                o[:] = a_sin[AB - 2:]
-            else:
-                q[:] = a_cos[AB:AB - 2]
-                o[:] = a_cos[AB - 2:]
-            if q[0]:
-                if o == 0:              # (Q - o) mod Q
-                    idx[:] = 0
-                else:
-                    idx[:] = ~o + 1
-            else:
-                idx[:] = o
-            mag[:] = TABLE[idx]
-            if q[0] and o == 0:
-                mag[:] = ONE
-            if q[1]:
-                mag[:] = -mag
-            if port == 0:
-                im.next = mag
-            else:
-                re.next = mag
+        f_one_s.next = one_s
+        f_one_c.next = one_c
+        f_neg_s.next = neg_s
+        f_neg_c.next = neg_c
         sat.next = sat_a
         valid_out.next = v_a
 
+    insts += [_sign(m_s, f_one_s, f_neg_s, im, value=ONE),
+              _sign(m_c, f_one_c, f_neg_c, re, value=ONE)]
+
     return insts, address, lookup
+
+
+@block
+def _mirror(a, idx, one, neg):
+    """A codebook port's address into the quarter-wave table (a part of darl_encoder): the
+    offset ``o`` in the quadrant, mirrored in odd quadrants (``(Q - o) mod Q``); ``one``: the
+    value is the table's end (an odd quadrant at offset 0); ``neg``: the second half turn."""
+    AB = len(a)
+
+    @always_comb
+    def mirror():
+        o = intbv(0)[AB - 2:]
+        o[:] = a[AB - 2:]
+        if a[AB - 2]:
+            if o == 0:
+                idx.next = 0
+            else:
+                idx.next = ~o + 1
+            one.next = o == 0
+        else:
+            idx.next = o
+            one.next = 0
+        neg.next = a[AB - 1]
+
+    return mirror
+
+
+@block
+def _rom(clk, addr, q, *, table: tuple):
+    """The quarter-wave codebook, a synchronous ROM read into ``q`` (a part of darl_encoder;
+    one read port, so that synthesis maps it to block RAM)."""
+    @always(clk.posedge)
+    def read():
+        q.next = table[addr]
+
+    return read
+
+
+@block
+def _sign(m, one, neg, y, *, value: int):
+    """A codebook port's output (a part of darl_encoder): the table word, or ``value`` (one)
+    at the table's end, negated in the second half turn."""
+    @always_comb
+    def sign():
+        if one:
+            if neg:
+                y.next = -value
+            else:
+                y.next = value
+        elif neg:
+            y.next = -m
+        else:
+            y.next = m
+
+    return sign
 
 
 @block

@@ -20,7 +20,7 @@ from finite operands (one per neuron), and a bias addition that overflowed.
 
 from __future__ import annotations
 
-from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
+from myhdl import Signal, always_comb, always_seq, block, intbv
 
 from ..fpu import fadd, fmul
 from ..params import bits_for, sig_unsigned
@@ -55,7 +55,7 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
     """
     F, B = prm.unroll, prm.word_bits
     fmt = prm.fmt
-    E, M = fmt.ebits, fmt.mbits
+    M = fmt.mbits
     EMAX = fmt.emax_field
     NI, NO, D = prm.max_in, prm.max_out, prm.bank_words
     OB = bits_for(NO - 1)
@@ -66,7 +66,10 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
 
     xmem = [sig_unsigned(B) for _ in range(NI)]
     bmem = [sig_unsigned(B) for _ in range(NO)]
-    acc = sig_unsigned(NO * B)
+    # the accumulator file: one word register per neuron, and a bit per neuron saying it has
+    # been written this pass (an unwritten word reads as +0, so start clears one vector)
+    acc = [sig_unsigned(B) for _ in range(NO)]
+    vld = sig_unsigned(NO)
     ovf = sig_unsigned(NO)
     nonfin = sig_unsigned(NO)
     ie = [sig_unsigned(IB) for _ in range(F)]
@@ -75,24 +78,16 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
     kbase = Signal(intbv(0, min=0, max=1 << KB))
     total = Signal(intbv(0, min=0, max=NI * NO + 1))
     running = sig_unsigned(0)
-    xbus = sig_unsigned(F * B)
-    abus = sig_unsigned(F * B)
     insts = []
-    w_e = [sig_unsigned(B) for _ in range(F)]
-    s_e = [sig_unsigned(B) for _ in range(F)]
-    om_e = [sig_unsigned(0) for _ in range(F)]
-    oa_e = [sig_unsigned(0) for _ in range(F)]
+    s_e = [sig_unsigned(B) for _ in range(F)]      # element e's new sum
+    of_e = [sig_unsigned(0) for _ in range(F)]     # ... its product or sum overflowed
+    nf_e = [sig_unsigned(0) for _ in range(F)]     # ... its weight or x is inf or NaN
     for e in range(F):
-        insts.append(_bank(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, t, w_e[e],
+        w = sig_unsigned(B)
+        insts.append(_bank(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, t, w,
                            e=e, words=D))
-        p, x1, a1 = sig_unsigned(B), sig_unsigned(B), sig_unsigned(B)
-        insts += [_word(xbus, x1, k=e), _word(abus, a1, k=e)]
-        insts.append(fmul(w_e[e], x1, p, om_e[e], fmt=fmt))
-        insts.append(fadd(a1, p, s_e[e], oa_e[e], fmt=fmt))
-    sbus = ConcatSignal(*reversed(s_e)) if F > 1 else s_e[0]
-    wbus = ConcatSignal(*reversed(w_e)) if F > 1 else w_e[0]
-    ombus = ConcatSignal(*reversed(om_e)) if F > 1 else om_e[0]
-    oabus = ConcatSignal(*reversed(oa_e)) if F > 1 else oa_e[0]
+        insts.append(_element(xmem, acc, vld, ie[e], oe[e], w, s_e[e], of_e[e], nf_e[e],
+                              prm=prm))
 
     @always_seq(clk.posedge, reset=rst)
     def load():
@@ -102,38 +97,26 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
             elif ld_sel == LOAD_B:
                 bmem[ld_addr[OBM:]].next = ld_data
 
-    @always_comb
-    def operands():
-        xv = intbv(0)[F * B:]
-        av = intbv(0)[F * B:]
-        xw = intbv(0)[B:]
+    @always_seq(clk.posedge, reset=rst)
+    def accumulate():
         for e in range(F):
-            if ie[e] < NI:
-                xw[:] = xmem[ie[e][IBM:]]
-            else:
-                xw[:] = 0
-            for b in range(B):
-                xv[e * B + b] = xw[b]
-                av[e * B + b] = acc[oe[e] * B + b]
-        xbus.next = xv
-        abus.next = av
+            if running and kbase + e < total:
+                acc[oe[e]].next = s_e[e]
 
     @always_seq(clk.posedge, reset=rst)
     def control():
-        a = intbv(0)[NO * B:]
+        vl = intbv(0)[NO:]
         ov = intbv(0)[NO:]
         nf = intbv(0)[NO:]
         o = intbv(0)[OB + 1:]
         ev = intbv(0)[OB:]
-        wi = bool(0)
-        xi = bool(0)
         done.next = 0
         if start:
             t.next = 0
             kbase.next = 0
             total.next = n_in * n_out
             running.next = 1
-            acc.next = 0
+            vld.next = 0
             ovf.next = 0
             nonfin.next = 0
             ev[:] = 0
@@ -142,23 +125,15 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
                 oe[e].next = ev
                 ev[:] = ev + 1
         elif running:
-            a[:] = acc
+            vl[:] = vld
             ov[:] = ovf
             nf[:] = nonfin
             for e in range(F):
                 if kbase + e < total:
-                    for b in range(B):
-                        a[oe[e] * B + b] = sbus[e * B + b]
-                    if ombus[e] or oabus[e]:
+                    vl[oe[e]] = 1
+                    if of_e[e]:
                         ov[oe[e]] = 1
-                    wi = True                       # exponent all ones: inf or NaN
-                    xi = True
-                    for b in range(E):
-                        if not wbus[e * B + M + b]:
-                            wi = False
-                        if not xbus[e * B + M + b]:
-                            xi = False
-                    if wi or xi:
+                    if nf_e[e]:
                         nf[oe[e]] = 1
                 o[:] = oe[e] + F
                 if o >= n_out:
@@ -167,7 +142,7 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
                     ie[e].next = ie[e] + 1
                 else:
                     oe[e].next = o[OB:]
-            acc.next = a
+            vld.next = vl
             ovf.next = ov
             nonfin.next = nf
             t.next = t + 1
@@ -183,10 +158,10 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
 
     @always_comb
     def read_operands():
-        v = intbv(0)[B:]
-        for b in range(B):
-            v[b] = acc[rd_o * B + b]
-        aread.next = v
+        if vld[rd_o]:
+            aread.next = acc[rd_o]
+        else:
+            aread.next = 0
         bread.next = bmem[rd_o]
 
     bias = fadd(aread, bread, ysum, ob, fmt=fmt)
@@ -205,7 +180,42 @@ def maddpg_cu(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, start, n_in, n
             n[:] = n + 1
         sats.next = n
 
-    return insts, load, operands, control, read_operands, bias, activate
+    return insts, load, accumulate, control, read_operands, bias, activate
+
+
+@block
+def _element(xmem, acc, vld, ie, oe, w, s, of, nf, *, prm: MaddpgParams):
+    """One multiply-add element (a part of maddpg_cu): ``s = fp32(acc[oe] + fp32(w x[ie]))``,
+    ``of``: the product or the sum overflowed, ``nf``: ``w`` or ``x[ie]`` is inf or NaN."""
+    fmt = prm.fmt
+    B, M, EMAX, NI = fmt.bits, fmt.mbits, fmt.emax_field, prm.max_in
+    IBM = bits_for(NI - 1)
+    x = sig_unsigned(B)
+    a = sig_unsigned(B)
+    p = sig_unsigned(B)
+    om = sig_unsigned(0)
+    oa = sig_unsigned(0)
+
+    @always_comb
+    def operands():
+        if ie < NI:
+            x.next = xmem[ie[IBM:]]
+        else:
+            x.next = 0
+        if vld[oe]:
+            a.next = acc[oe]
+        else:
+            a.next = 0
+
+    mul = fmul(w, x, p, om, fmt=fmt)
+    add = fadd(a, p, s, oa, fmt=fmt)
+
+    @always_comb
+    def flags():
+        of.next = om or oa
+        nf.next = w[B - 1:M] == EMAX or x[B - 1:M] == EMAX      # exponent all ones
+
+    return operands, mul, add, flags
 
 
 @block
@@ -229,18 +239,6 @@ def _bank(clk, rst, ld_we, ld_sel, ld_bank, ld_addr, ld_data, raddr, rdata, *, e
             rdata.next = 0
 
     return write, read
-
-
-@block
-def _word(bus, y, *, k: int):
-    """Word k of a bus (a part of maddpg_cu)."""
-    lo, hi = len(y) * k, len(y) * (k + 1)
-
-    @always_comb
-    def pick():
-        y.next = bus[hi:lo]
-
-    return pick
 
 
 def cu_signals(prm: MaddpgParams) -> dict:

@@ -73,6 +73,29 @@ class FixarDriver:
         #: also counts waiting for a core)
         self.cpu = {"environment": 0.0, "sampling": 0.0, "packing": 0.0}
         self.progress_lines: list[str] = []
+        #: checkpoints (:mod:`.checkpoint`): the saver, the step a run resumed at, and the
+        #: saved state until the program's second exchange puts it into the machine
+        self.checkpointer = None
+        self.resumed_at: int | None = None
+        self._resume: dict | None = None
+
+    # ---- checkpoints ----
+    #: what a checkpoint leaves out: the binding, the coroutine, the saver, and the measured
+    #: times (the resumed part measures its own; the link holds the time line)
+    _TRANSIENT = ("sym", "base", "init_base", "_gen", "_done", "checkpointer", "_resume",
+                  "progress_lines", "timeline", "wall", "cpu")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
+
+    def resume(self, state: dict) -> None:
+        """Continue the run a :class:`~.checkpoint.Checkpointer` saved (``state``, its
+        ``load()``); call after ``bind`` and before the run."""
+        if self.checkpointer is None:
+            raise RlaccelError("resume: the driver has no checkpointer (its agent)")
+        self.__dict__.update(state["driver"])
+        self.resumed_at = self.host.t
+        self._resume = state
 
     # ---- the binary ----
     def bind(self, binary) -> None:
@@ -168,7 +191,12 @@ class FixarDriver:
         """Fig. 3's loop (the same order as host.train), one yield per exchange."""
         cfg, host, tl = self.cfg, self.host, self.timeline
         yield self._init_reply()
+        if self._resume is not None:        # the program waits at step: as when it was saved
+            self.checkpointer.restore_machine(self._resume)
+            self._resume = None
         while host.t < cfg.steps:
+            if self.checkpointer is not None and self.checkpointer.due(host.t, self.resumed_at):
+                self.checkpointer.save(self)
             t0, c0 = time.perf_counter(), time.process_time()
             batch = host.batch()
             t1, c1 = time.perf_counter(), time.process_time()

@@ -17,6 +17,7 @@ another, sharing this host.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -28,7 +29,8 @@ from rlaccel.isa.errors import RlaccelError
 from .config import DdpgConfig
 from .replay import ReplayBuffer
 
-__all__ = ["make_env", "env_dims", "DdpgHost", "train", "EVAL_SEED_OFFSET"]
+__all__ = ["make_env", "env_dims", "env_state", "set_env_state", "DdpgHost", "train",
+           "EVAL_SEED_OFFSET"]
 
 #: evaluation episodes start from the states of seeds ``seed + EVAL_SEED_OFFSET + k``, the
 #: same ten at every evaluation (seed 002: "for given random 10 states")
@@ -50,6 +52,46 @@ def env_dims(env: gym.Env) -> tuple[int, int]:
         raise RlaccelError(f"{env.spec.id if env.spec else env}: DDPG needs a flat Box "
                            f"observation and action space, not {obs} and {act}")
     return int(obs.shape[0]), int(act.shape[0])
+
+
+_PLAIN = (np.ndarray, float, int, bool, np.floating, np.integer, type(None))
+
+
+def env_state(env: gym.Env) -> dict:
+    """What an episode in progress needs to continue bit for bit (for checkpoints): the
+    simulator's whole integration state for a MuJoCo environment (``mj_getState``: time,
+    positions, velocities, actuators, the solver's warm start), the plain attributes of the
+    environment (a classic-control ``state``), its random generator and the time limit's step
+    count. gymnasium's pickling rebuilds an environment from its constructor arguments, so
+    none of this would survive a pickle of the environment itself."""
+    u = env.unwrapped
+    out = {"attrs": {k: copy.deepcopy(v) for k, v in vars(u).items()
+                     if isinstance(v, _PLAIN)},
+           "np_random": u.np_random.bit_generator.state,
+           "elapsed": getattr(env, "_elapsed_steps", None)}
+    if hasattr(u, "data") and hasattr(u, "model"):
+        import mujoco
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        st = np.empty(mujoco.mj_stateSize(u.model, spec), np.float64)
+        mujoco.mj_getState(u.model, u.data, st, spec)
+        out["mujoco"] = st
+    return out
+
+
+def set_env_state(env: gym.Env, state: dict) -> None:
+    """Put :func:`env_state`'s snapshot into ``env`` (made by ``make_env`` with the same
+    id); resets it first so the wrappers accept the next step."""
+    env.reset()
+    u = env.unwrapped
+    for k, v in state["attrs"].items():
+        setattr(u, k, copy.deepcopy(v))
+    u.np_random.bit_generator.state = state["np_random"]
+    if state["elapsed"] is not None:
+        env._elapsed_steps = state["elapsed"]
+    if "mujoco" in state:
+        import mujoco
+        mujoco.mj_setState(u.model, u.data, state["mujoco"], mujoco.mjtState.mjSTATE_INTEGRATION)
+        mujoco.mj_forward(u.model, u.data)
 
 
 @dataclass
@@ -82,6 +124,23 @@ class DdpgHost:
         self._len = 0
         self.episodes: list[tuple[int, float, int]] = []     # (end step, return, length)
         self.evals: list[tuple[int, float]] = []              # (step, mean return)
+
+    # ---- checkpoints (pickle) ----
+    def __getstate__(self) -> dict:
+        """Everything but the environments, which :func:`env_state` captures instead; the
+        replay buffer's filled rows only."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("env", "eval_env")}
+        d["env_state"] = env_state(self.env)
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        d = dict(d)
+        env = d.pop("env_state")
+        self.__dict__.update(d)
+        self.env = make_env(self.cfg.env_id)
+        self.env.action_space.seed(self.cfg.seed)
+        set_env_state(self.env, env)
+        self.eval_env = make_env(self.cfg.env_id)       # evaluations reset it with a seed
 
     # ---- the time step ----
     @property

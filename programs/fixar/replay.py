@@ -30,6 +30,22 @@ class ReplayBuffer:
         self.size = 0
         self._next = 0
 
+    _FIELDS = ("s", "a", "r", "s2", "done")
+
+    def __getstate__(self) -> dict:
+        """For checkpoints: the filled rows only (a 1 M-transition ring is mostly empty)."""
+        n = self.size
+        return {"capacity": self.capacity, "size": n, "_next": self._next,
+                **{f: getattr(self, f)[:n].copy() for f in self._FIELDS}}
+
+    def __setstate__(self, d: dict) -> None:
+        self.capacity, self.size, self._next = d["capacity"], d["size"], d["_next"]
+        for f in self._FIELDS:
+            rows = d[f]
+            full = np.zeros((self.capacity,) + rows.shape[1:], rows.dtype)
+            full[:len(rows)] = rows
+            setattr(self, f, full)
+
     def add(self, s, a, r, s2, done) -> None:
         i = self._next
         self.s[i], self.a[i], self.r[i], self.s2[i], self.done[i] = s, a, r, s2, float(done)

@@ -64,10 +64,11 @@ def results(m: dict, run, res, platform) -> dict:
                  "config": {k: (list(v) if isinstance(v, tuple) else v)
                             for k, v in cfg.__dict__.items()},
                  "train_steps": n, "quantized_at": drv.quantized_at,
+                 "resumed_at": drv.resumed_at,
                  "qat": platform.agents[0].state.get("fixar").qat_report()
                  if platform.agents[0].state.get("fixar") else {}}
     cpu = drv.cpu
-    t_env = cpu["environment"] / max(drv.host.t, 1)
+    t_env = cpu["environment"] / max(drv.host.t - (drv.resumed_at or 0), 1)
     t_host = t_env + (cpu["sampling"] + cpu["packing"]) / max(n, 1)
     oh = m["host"]["pcie_overhead_s"]
     link = pcie.PcieLink(call_overhead_s=pcie.overhead_from_seed() if oh < 0 else oh)

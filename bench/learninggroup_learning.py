@@ -12,7 +12,8 @@ and batch. The JSON holds per run the configuration, the success rate over the w
 (the seed's "total accuracy achieved during the training process", section IV-B), over the
 first and the last tenth of the iterations, by quarter, the learning curve, the wall time and,
 for the machine, its report's utilisation, throughput, latency and Table I rows. Results are
-written after every run, so a long sweep can be stopped and its finished runs kept.
+written after every run, and a machine run's curve so far every 50 iterations (marked
+``"partial": true``), so a long sweep can be stopped and its finished iterations kept.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -44,17 +46,45 @@ def _rates(curve: list[dict]) -> dict:
             "steps": int(sum(r["steps"] for r in curve)), "iterations": len(curve)}
 
 
+_LINE = re.compile(r"iteration\s+(\d+): (\d+) episodes, (\d+) steps, success (\d+)%, "
+                   r"caught (\d+)%")
+
+
+def _curve_row(line: str) -> dict | None:
+    """A learning-curve row from the plug-in's progress line (whole percent of B episodes:
+    exact counts for B up to 100, the rates rebuilt from them)."""
+    m = _LINE.match(line)
+    if not m:
+        return None
+    it, eps, steps, succ, caught = (int(g) for g in m.groups())
+    return {"iteration": it, "episodes": eps, "steps": steps,
+            "success_rate": round(succ / 100 * eps) / eps,
+            "caught_rate": round(caught / 100 * eps) / eps}
+
+
 def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
-            extra: list[str]) -> dict:
+            extra: list[str], partial=None, partial_every: int = 50) -> dict:
+    """One run through the simulator. ``partial(run)`` is called every ``partial_every``
+    iterations with the run so far (``"partial": True``, the curve from the progress
+    lines), so a run stopped early keeps its first iterations."""
     from rlaccel.programs.runner import run
     t0 = time.perf_counter()
+    sets = [f"environment_kwargs.nagents={agents}", f"network.groups={groups}",
+            f"iterations={iterations}", f"learning.batch_episodes={batch}", *extra]
+    seen: list[dict] = []
 
     def progress(line: str) -> None:
         it = line.split(":")[0]
         if it.startswith("iteration") and int(it.split()[1]) % max(1, iterations // 10) == 0:
             print(f"  machine A={agents} G={groups} {line}", flush=True)
-    sets = [f"environment_kwargs.nagents={agents}", f"network.groups={groups}",
-            f"iterations={iterations}", f"learning.batch_episodes={batch}", *extra]
+        row = _curve_row(line)
+        if row is not None:
+            seen.append(row)
+            if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
+                partial({"kind": "machine", "agents": agents, "groups": groups,
+                         "batch": batch, "seed": seed, "set": sets, "partial": True,
+                         **_rates(seen), "curve": list(seen),
+                         "wall_s": time.perf_counter() - t0})
     r = run(MANIFEST, sets, seed=seed, progress=progress)
     curve = r["learning"]["curve"]
     return {"kind": "machine", "agents": agents, "groups": groups, "batch": batch,
@@ -95,6 +125,8 @@ def main(argv=None) -> int:
     p.add_argument("--reference-only", action="store_true")
     p.add_argument("--reference-eps", type=float, default=1e-6)
     p.add_argument("--set", action="append", default=[], help="manifest KEY=VALUE")
+    p.add_argument("--partial-every", type=int, default=50,
+                   help="write a machine run's curve so far every N iterations")
     p.add_argument("--json", default="out/learninggroup_learning.json")
     a = p.parse_args(argv)
     out = Path(a.json)
@@ -106,12 +138,19 @@ def main(argv=None) -> int:
             for kind in todo:
                 print(f"{kind} A={A} G={G}: {a.iterations} iterations x {a.batch} episodes",
                       flush=True)
-                r = (machine(A, G, a.iterations, a.batch, a.seed, a.set) if kind == "machine"
+
+                def save(r, kind=kind, A=A, G=G):
+                    nonlocal runs
+                    runs = [x for x in runs if not (x["kind"] == kind and x["agents"] == A
+                                                    and x["groups"] == G
+                                                    and x["batch"] == a.batch
+                                                    and x["seed"] == a.seed)] + [r]
+                    atomic_write(out, json.dumps({"runs": runs}, indent=1))
+                r = (machine(A, G, a.iterations, a.batch, a.seed, a.set, partial=save,
+                             partial_every=a.partial_every)
+                     if kind == "machine"
                      else reference(A, G, a.iterations, a.batch, a.seed, a.reference_eps))
-                runs = [x for x in runs if not (x["kind"] == kind and x["agents"] == A
-                                                and x["groups"] == G and x["batch"] == a.batch
-                                                and x["seed"] == a.seed)] + [r]
-                atomic_write(out, json.dumps({"runs": runs}, indent=1))
+                save(r)
                 print(f"  -> success {r['success_all']:.1%} over the run, last tenth "
                       f"{r['success_last_tenth']:.1%}, {r['steps']} steps, "
                       f"{r['wall_s'] / 60:.1f} min", flush=True)

@@ -52,6 +52,7 @@ def manifest(env: str) -> str:
 
 def learn(args) -> dict:
     from rlaccel.programs.fixar.checkpoint import run_resumable
+    OUT = Path(args.out)
     OUT.mkdir(exist_ok=True)
     tag = args.tag or f"{args.env}_{args.arch}_d{args.qat_delay}_s{args.seed}_{args.steps}"
     log = OUT / f"fixar_learning_{tag}.log"
@@ -167,6 +168,7 @@ def main(argv=None) -> int:
     lp.add_argument("--eval-episodes", type=int, default=None)
     lp.add_argument("--tag", default="")
     lp.add_argument("--checkpoint-every", type=int, default=5000)
+    lp.add_argument("--out", default=str(OUT), help="folder of the log, checkpoint and reports")
     sp = sub.add_parser("speed")
     sp.add_argument("--steps", type=int, default=300)
     sp.add_argument("--repeats", type=int, default=1)

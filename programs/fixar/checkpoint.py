@@ -12,7 +12,8 @@ is replaced (atomically) by:
 * every memory of the machine (weights, targets, gradients, Adam's moments, activations);
 * the ddpg family's state (:class:`~rlaccel.tlm.families.fixar.state.FixarState`): the QAT
   monitors and quantisers and the PRNG's registers;
-* a fingerprint of the run (manifest, overrides, architecture, seed, steps, the binary).
+* a fingerprint of the run (the manifest's name and contents, overrides, architecture, seed,
+  steps, the binary's sha256).
 
 A resumed run builds the machine afresh, answers the program's first exchange as usual (the
 program loads the initial weights), and at the second -- the program now waits at the same
@@ -26,6 +27,7 @@ curve covers the whole run. A checkpoint is a pickle: load only your own.
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 from pathlib import Path
 
@@ -135,7 +137,11 @@ def prepare(manifest, overrides=None, *, checkpoint, every: int = 5000, arch=Non
         raise FixarCheckpointError(f"{manifest}: a {s.plugin.family} manifest; these "
                                    f"checkpoints are the fixar family's (rlaccel run "
                                    f"--checkpoint for the others)")
-    fingerprint = {"manifest": str(Path(manifest).resolve()), "overrides": list(overrides
+    # the manifest by name and contents (not its path: a run may resume from another copy of
+    # the tree), the program by its binary
+    text = Path(manifest).read_bytes()
+    fingerprint = {"manifest": [Path(manifest).name, hashlib.sha256(text).hexdigest()],
+                   "overrides": list(overrides
                    or []), "arch": s.arch.name, "seed": s.m["seed"], "steps": s.m["steps"],
                    "binary_sha256": s.sha256()}
     drv = s.r.state

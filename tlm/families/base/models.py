@@ -15,9 +15,9 @@ from ...model import BY_CONTROLLER, Binding, Cost, InstructionModel
 from .energy import actions
 from .kernels import kernel
 from .semantics import BRANCHES, MATRIX, SCALAR, bind, branch_rule
-from .timing import FORWARDING, control_timing, matrix_schedule, matrix_timing
+from .timing import FORWARDING, SYNAPSE_PORTS, control_timing, matrix_schedule, matrix_timing
 
-__all__ = ["MODELS", "CATEGORIES", "category", "forwarding"]
+__all__ = ["MODELS", "CATEGORIES", "category", "forwarding", "synapse_ports"]
 
 #: Fig. 11's categories of seed 001, in report order
 CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
@@ -55,7 +55,8 @@ def _branch(b: Binding):
 def _matrix_cost(b: Binding) -> Cost:
     o = b.ops
     issue, depth = matrix_timing(b.mnemonic, o.get("rows", 1), o["cols"] - o.get("off", 0),
-                                 b.knobs.lanes, o.get("act", 0), b.timing["pipeline_depth"])
+                                 b.knobs.lanes, o.get("act", 0), b.timing["pipeline_depth"],
+                                 synapse_ports(b.agent.arch))
     return Cost(issue, depth, (("datapath", issue),))
 
 
@@ -77,10 +78,22 @@ def forwarding(arch) -> str:
     return value
 
 
+def synapse_ports(arch) -> int:
+    """The architecture's ``[datapath] synapse_ports`` (:data:`.timing.SYNAPSE_PORTS`; without
+    the key, one: a single-port synapse SRAM)."""
+    value = arch.extra.get("datapath", {}).get("synapse_ports", 1)
+    if isinstance(value, bool) or value not in SYNAPSE_PORTS:
+        raise ArchError(f"{arch.path or arch.name}: [datapath] synapse_ports must be one of "
+                        f"{', '.join(str(p) for p in SYNAPSE_PORTS)} (read and write ports of "
+                        f"the synapse SRAM), not {value!r}")
+    return value
+
+
 def _schedule(b: Binding):
     if forwarding(b.agent.arch) != "element":
         return None
-    return matrix_schedule(b.mnemonic, b.ops, b.knobs.lanes, b.timing["pipeline_depth"])
+    return matrix_schedule(b.mnemonic, b.ops, b.knobs.lanes, b.timing["pipeline_depth"],
+                           synapse_ports(b.agent.arch))
 
 
 def _actions(b: Binding):

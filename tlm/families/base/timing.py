@@ -24,6 +24,13 @@ Seed 001 (Zheng & Mazumder), section III:
   ``bp``/``bp_wu`` (E's words are read in the act' tail, when the SRAM is idle, and written
   back with the result).
 
+* Synapse SRAM ports (``[datapath] synapse_ports``, default 1): the seed does not give them.
+  With one port a tile read and a tile written take separate cycles, so WU (and the VU
+  commit, a WU) take two cycles per tile; with a read and a write port (2) the fetch stage
+  reads the next tile while the write-back stage writes an earlier one, one tile per cycle,
+  as the four lanes allow. BP_WU takes two cycles per tile either way (BP and WU share the
+  lanes on alternate cycles), as does every other instruction's count.
+
 Every function returns ``(issue, depth)``: cycles the instruction occupies the issue stage
 (the datapath), and the pipeline depth its last result needs to reach write-back.
 
@@ -38,8 +45,8 @@ from math import ceil
 
 from .semantics import vu_words
 
-__all__ = ["PIPELINE", "TIMING_KEYS", "FORWARDING", "matrix_timing", "matrix_schedule",
-           "tiles", "control_timing"]
+__all__ = ["PIPELINE", "TIMING_KEYS", "FORWARDING", "SYNAPSE_PORTS", "matrix_timing",
+           "matrix_schedule", "tiles", "control_timing"]
 
 #: the six stages of seed 001, III-B
 PIPELINE = ("schedule", "fetch", "multiply", "add", "activate", "write back")
@@ -53,15 +60,29 @@ TIMING_KEYS = {
 }
 
 
+#: ``[datapath] synapse_ports`` of an architecture: 1 (single port, the default) or 2 (one read
+#: and one write port): the cycles a WU tile takes (see the module doc)
+SYNAPSE_PORTS = (1, 2)
+
+
+def _wu_step(synapse_ports: int) -> int:
+    """Cycles per tile of a weight update (a read and a write of the tile's SRAM row)."""
+    if synapse_ports not in SYNAPSE_PORTS:
+        raise ValueError(f"synapse_ports must be one of {SYNAPSE_PORTS}, not {synapse_ports!r}")
+    return 2 if synapse_ports == 1 else 1
+
+
 def tiles(rows: int, n: int, lanes: int) -> int:
     """Tiles of a rows x n matrix on L lanes: one SRAM row each (III-A)."""
     return rows * ceil(n / lanes)
 
 
 def matrix_timing(mnemonic: str, rows: int, n: int, lanes: int, act: int,
-                  pipeline_depth: int = len(PIPELINE)) -> tuple[int, int]:
+                  pipeline_depth: int = len(PIPELINE),
+                  synapse_ports: int = 1) -> tuple[int, int]:
     """(issue cycles, pipeline depth) of a datapath instruction on a rows x n window; an
     instruction without activation bypasses the activate stage."""
+    wu_step = _wu_step(synapse_ports)
 
     def _depth(a: int) -> int:
         return pipeline_depth if a else pipeline_depth - 1
@@ -78,7 +99,7 @@ def matrix_timing(mnemonic: str, rows: int, n: int, lanes: int, act: int,
         stall = 1 if vec_in == 1 else 0                 # one column: its sum leaves the add
         return t + vec_in + stall, _depth(0)            # stage a cycle late (a STALL slot)
     if mnemonic == "wu":
-        return 2 * t, _depth(0)                         # read and write every tile
+        return wu_step * t, _depth(0)                   # read and write every tile
     if mnemonic == "bp_wu":
         return 2 * t + vec_in, _depth(0)                # BP and WU on alternate cycles
     if mnemonic == "vu.init":                           # load, FF tiles, Lambda, store o0/E
@@ -86,7 +107,7 @@ def matrix_timing(mnemonic: str, rows: int, n: int, lanes: int, act: int,
     if mnemonic == "vu.step":
         return 2 * vec_out, _depth(act)                 # read o0 and E tiles, one MAC each
     if mnemonic == "vu.commit":
-        return 2 * t, _depth(0)                         # the real update, as WU
+        return wu_step * t, _depth(0)                   # the real update, as WU
     raise KeyError(mnemonic)
 
 
@@ -102,8 +123,8 @@ def _vec(t0: int, per: int = _W, step: int = 0) -> tuple:
     return (t0, _W, 0, 0, per, step)
 
 
-def matrix_schedule(mnemonic: str, o, lanes: int,
-                    pipeline_depth: int = len(PIPELINE)) -> dict:
+def matrix_schedule(mnemonic: str, o, lanes: int, pipeline_depth: int = len(PIPELINE),
+                    synapse_ports: int = 1) -> dict:
     """When each word of a datapath instruction's ranges is used (reads) or can be forwarded
     (writes), in cycles from its start, as :mod:`rlaccel.tlm.fast.hazards` schedules; the
     ranges left out keep the per-instruction rule. A tile issued at cycle c uses its operands
@@ -112,6 +133,7 @@ def matrix_schedule(mnemonic: str, o, lanes: int,
     load; BP column block by column block over the rows, then act' block by block; BP_WU the
     same with a WU cycle after each BP cycle; WU row by row, a read and a write per tile."""
     L = lanes
+    w = _wu_step(synapse_ports)
     rows, cols, off = o.get("rows", 1), o["cols"], o.get("off", 0)
     n = cols - off
     cn = ceil(n / L)
@@ -140,16 +162,16 @@ def matrix_schedule(mnemonic: str, o, lanes: int,
             out[("syn", "w")] = (d, cols, 2, off, L, 2 * rows)
         return out
     if mnemonic == "wu":
-        return {("src", "r"): _vec(0, 1, 2 * cn), ("dst", "r"): _vec(0, L, 2),
-                ("syn", "r"): (0, cols, 2 * cn, off, L, 2),
-                ("syn", "w"): (d, cols, 2 * cn, off, L, 2)}
+        return {("src", "r"): _vec(0, 1, w * cn), ("dst", "r"): _vec(0, L, w),
+                ("syn", "r"): (0, cols, w * cn, off, L, w),
+                ("syn", "w"): (d, cols, w * cn, off, L, w)}
     if mnemonic == "vu.init":
         return {("src", "r"): _vec(0, L, 1), ("dst", "w"): _vec(2 * cn + d - 2, 1, cn)}
     if mnemonic == "vu.step":
         return {("dst", "w"): _vec(d, L, 2)}
     if mnemonic == "vu.commit":
         cc = ceil(cols / L)
-        return {("src", "r"): _vec(0, L, 2), ("syn", "w"): (d, cols, 2 * cc, 0, L, 2)}
+        return {("src", "r"): _vec(0, L, w), ("syn", "w"): (d, cols, w * cc, 0, L, w)}
     raise KeyError(mnemonic)
 
 

@@ -81,6 +81,13 @@ class HdqlConfig:
     def sync_each_step(self) -> bool:
         """Whether the agents synchronise after every round of steps (``sync_every``)."""
         return self.sync_every == "step" or (self.sync_every == "auto" and self.agents > 1)
+
+    @property
+    def allreduce_each_iteration(self) -> bool:
+        """Whether every training iteration ends with the all-reduce of the shards (several
+        agents averaging every round: Table 1's DARL8 L); the shards then hold the running
+        average, and a round's end adds it to Q'."""
+        return self.sync_each_step and self.agents > 1 and self.sync == "average"
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ManifestError(f"HDQL: seed must be a non-negative integer, not {self.seed!r}")
 

@@ -63,6 +63,9 @@ class FunctionalHdql:
         self.sr = [zeros.copy() for _ in range(cfg.agents)]
         self.si = [zeros.copy() for _ in range(cfg.agents)]
         self.caches = [UpdateCache(n_actions, cfg.d, self.fmt) for _ in range(cfg.agents)]
+        # each iteration's update, per agent, while the shards are all-reduced every iteration
+        self.each = cfg.allreduce_each_iteration
+        self.deltas: list[list] = [[] for _ in range(cfg.agents)]
 
     # ------------------------------------------------------------------ units
     def encode(self, states) -> tuple[np.ndarray, np.ndarray]:
@@ -111,6 +114,8 @@ class FunctionalHdql:
             cache.push(a, ur, ui)
             self._accumulate(self.sr[k][a], ur)
             self._accumulate(self.si[k][a], ui)
+            if self.each:
+                self.deltas[k].append((a, ur, ui))
             out.append(float(t.to_float(v)) if self.fixed else float(v))
         return np.array(out)
 
@@ -120,13 +125,40 @@ class FunctionalHdql:
         else:
             row += u
 
+    def _running_average(self) -> tuple[np.ndarray, np.ndarray]:
+        """The shards as the machine leaves them when iteration ``j`` of every agent ends with
+        the all-reduce (average) of the shards: every agent adds its ``j``-th update (none after
+        its batch) to the common average so far, and the butterfly averages again; a fixed-
+        point average is rounded at every iteration, as the machine rounds it."""
+        sr, si = np.zeros_like(self.tr), np.zeros_like(self.ti)
+        for j in range(max(len(d) for d in self.deltas)):
+            parts_r, parts_i = [], []
+            for d in self.deltas:
+                r, i = sr.copy(), si.copy()
+                if j < len(d):
+                    a, ur, ui = d[j]
+                    self._accumulate(r[a], ur)
+                    self._accumulate(i[a], ui)
+                parts_r.append(r)
+                parts_i.append(i)
+            sr = butterfly_allreduce(parts_r, self.fmt, counter=self.counter)[0]
+            si = butterfly_allreduce(parts_i, self.fmt, counter=self.counter)[0]
+        for d in self.deltas:
+            d.clear()
+        return sr, si
+
     def end_stage(self) -> None:
         """Empty the caches, all-reduce the shards into Q', every Q <- Q'."""
         for cache in self.caches:
             cache.clear()
-        average = self.cfg.sync == "average"
-        avg_r = butterfly_allreduce(self.sr, self.fmt, average=average, counter=self.counter)[0]
-        avg_i = butterfly_allreduce(self.si, self.fmt, average=average, counter=self.counter)[0]
+        if self.each:
+            avg_r, avg_i = self._running_average()
+        else:
+            average = self.cfg.sync == "average"
+            avg_r = butterfly_allreduce(self.sr, self.fmt, average=average,
+                                        counter=self.counter)[0]
+            avg_i = butterfly_allreduce(self.si, self.fmt, average=average,
+                                        counter=self.counter)[0]
         self._accumulate(self.tr, avg_r)
         self._accumulate(self.ti, avg_i)
         for k in range(self.cfg.agents):

@@ -135,6 +135,8 @@ class AgentHost:
         self.stage = 0
         self.greedy = self.batches = 0
         self.round = 0                   # synchronisations of this stage so far
+        self.pad = 0                     # all-reduces owed after a short batch
+        self.nulls = False               # a finished agent's all-reduces sent this round
         self.stepped = False             # the environment stepped since the last one
         self.done_round = None           # the round in which the episode ended
         self.sym: dict = {}
@@ -142,7 +144,8 @@ class AgentHost:
     def bind(self, binary) -> None:
         """Find the buffers of the agent's binary by symbol and check their sizes."""
         sym = {s.name: s for s in binary.symbols}
-        need = ("OUT", "BG", "PIN", "IN", "F_ACT", "F_TRAIN", "F_SYNC", "STATE", "SLOTS")
+        need = ("OUT", "BG", "PIN", "IN", "F_ACT", "F_TRAIN", "F_SYNC", "F_TRAINAR", "F_NULL",
+                "STATE", "SLOTS")
         missing = [s for s in need if s not in sym]
         if missing:
             raise RlaccelError(f"{binary.origin}: the program has no symbol(s) "
@@ -205,7 +208,10 @@ class AgentHost:
         t, sh = self.shared.fmt, self.shared
         n = sh.n_obs
         r = self._reply()
-        r[self._at("F_TRAIN")] = t.quantize(1.0)
+        each = sh.cfg.allreduce_each_iteration
+        r[self._at("F_TRAINAR" if each else "F_TRAIN")] = t.quantize(1.0)
+        if each:                           # every agent joins cfg.batch all-reduces a round
+            self.pad = sh.cfg.batch - len(batch)
         s0 = self._at("SLOTS")
         rew = t.quantize(batch.rew, counter=sh.counter)
         obs = t.quantize(batch.obs, counter=sh.counter)
@@ -219,14 +225,30 @@ class AgentHost:
             r[at + 2 + 2 * n + int(batch.act[j])] = t.quantize(1.0)
         return r
 
+    def _null(self, n: int) -> np.ndarray:
+        """``n`` all-reduces with no update: the agent's share of the others' iterations."""
+        r = self._reply()
+        r[self._at("F_NULL")] = self.shared.fmt.quantize(1.0)
+        s0 = self._at("SLOTS")
+        r[s0:s0 + n * self.sw:self.sw] = self.shared.fmt.quantize(1.0)
+        return r
+
     def _next(self) -> np.ndarray:
         """Advance the schedule to the next kernel call."""
         sh = self.shared
+        cfg = sh.cfg
         while True:
+            if self.pad:
+                n, self.pad = self.pad, 0
+                return self._null(n)
+            if (cfg.allreduce_each_iteration and self.env.done and not self.stepped
+                    and not self.nulls and (self.round + 1) % cfg.train_every == 0):
+                self.nulls = True                  # a round in which the others train
+                return self._null(cfg.batch)
             if self.env.done or (self.stepped and sh.cfg.sync_each_step):
                 # the end of the episode (the stage's synchronisation) or, synchronising every
                 # round, of this round (a finished agent joins every round's all-reduce)
-                self.stepped = False
+                self.stepped = self.nulls = False
                 r = self._reply()
                 r[self._at("F_SYNC")] = sh.fmt.quantize(1.0)
                 self.phase = "sync"

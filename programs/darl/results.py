@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 __all__ = ["results", "summary"]
@@ -30,19 +32,29 @@ def results(m: dict, run, res, platform) -> dict:
     cfg, c = host.cfg, host.curve
     n = cfg.agents
     clock = platform.arch.knobs.clock_mhz
-    train = _per(res.marks, "2", platform)
+    iteration = _per(res.marks, "2", platform)
     infer = _per(res.marks, "1", platform)
     stage_end = _per(res.marks, "3", platform)
+    # several agents averaging every round: every iteration ends with the all-reduce (marks
+    # 4: a batch's first, which also waits for the agents not yet there; 5: the others)
+    ar_first, ar_next = _per(res.marks, "4", platform), _per(res.marks, "5", platform)
+    ar = ar_next if ar_next is not None else ar_first
+    train = iteration + ar if iteration is not None and ar is not None else iteration
+    net = platform.interconnect
+    each = cfg.allreduce_each_iteration
     w = Workload(d=cfg.d, chunk=platform.arch.knobs.lanes, n=host.n_obs, a=host.n_actions,
-                 agents=1)
+                 agents=n if each else 1)
     opt = optimisations(platform.arch)
     k = constants(platform.timing)
+    if net is not None:
+        k = replace(k, hop=net.timing.latency, link_words=net.timing.width)
     formula = {"train": latency_cycles(w, k, opt), "inference": latency_cycles(w, k, opt,
                                                                              train=False)}
-    net = platform.interconnect
     words = 2 * host.n_actions * cfg.d
     allreduce = {"words": words,
                  "formula_cycles": net.allreduce_cycles(words) if net is not None else 0,
+                 "each_iteration": each,
+                 "iteration_cycles": ar_next, "iteration_first_cycles": ar_first,
                  "stage_end_cycles": stage_end}
     seed_L = TABLE1.get((_TASK.get(cfg.env, cfg.env), n))
 
@@ -52,7 +64,8 @@ def results(m: dict, run, res, platform) -> dict:
     units = {k[len(prefix):]: v["busy_cycles"] / kernel if kernel > 0 else 0.0
              for k, v in res.units.items() if k.startswith(prefix)}
 
-    out = {"latency_cycles": train, "latency_inference_cycles": infer,
+    out = {"latency_cycles": train, "latency_iteration_cycles": iteration,
+           "latency_inference_cycles": infer,
            "unit_utilisation_kernel": units,
            "latency_formula": formula, "latency_seed_table1": seed_L,
            "optimisations": {"codebook": opt.codebook, "chunking": opt.chunking,
@@ -117,6 +130,12 @@ def summary(r: dict) -> str:
                      + (f", seed's Table 1: {seed}" if seed else "") + ")"
                      + (f", inference {r['latency_inference_cycles']:.0f}"
                         if r["latency_inference_cycles"] else ""))
+    ar = r["allreduce"]
+    if ar.get("iteration_cycles") is not None:
+        lines.append(f"  all-reduce in every iteration: {ar['iteration_cycles']:.0f} cycles "
+                     f"(a batch's first, waiting for the others: "
+                     f"{ar['iteration_first_cycles']:.0f}); training iteration without it "
+                     f"{r['latency_iteration_cycles']:.0f}")
     if r["allreduce"]["stage_end_cycles"] is not None:
         lines.append(f"  stage end on agent 0 (waiting for the others, all-reduce, sync): "
                      f"{r['allreduce']['stage_end_cycles']:.0f}"

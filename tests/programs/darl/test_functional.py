@@ -76,7 +76,7 @@ def test_fixed32_follows_the_float_reference():
 
 
 def test_fixed32_stage_end_adds_the_butterfly_average_and_copies_it_to_every_agent():
-    cfg = _cfg(agents=4, number="fixed32")
+    cfg = _cfg(agents=4, number="fixed32", sync_every="episode")
     fun = FunctionalHdql(cfg, 4, 2, np.random.default_rng(3))
     assert fun.fixed and fun.tr.dtype == np.int64
     for k in range(4):
@@ -90,6 +90,29 @@ def test_fixed32_stage_end_adds_the_butterfly_average_and_copies_it_to_every_age
     assert np.array_equal(fun.tr, expect)
     assert all(np.array_equal(q, fun.tr) for q in fun.qr)
     assert all(len(c) == 0 for c in fun.caches) and not any(s.any() for s in fun.sr)
+
+
+def test_fixed32_average_in_every_iteration_is_rounded_every_iteration():
+    """Several agents averaging every round: iteration j of every agent ends with the
+    butterfly average of the shards, so the sum is divided (a shift, one rounding) once per
+    iteration: within half an LSB per iteration of the exact average, and not always equal to
+    the single rounding of the once-per-stage average."""
+    cfg = _cfg(agents=4, number="fixed32")
+    assert cfg.allreduce_each_iteration
+    fun = FunctionalHdql(cfg, 4, 2, np.random.default_rng(3))
+    for k in range(4):
+        for b in _batches(2, 8, 30 + k):
+            fun.train(k, b)
+    shards = [s.copy() for s in fun.sr]
+    tr0 = fun.tr.copy()
+    fun.end_stage()
+    total = sum(s.astype(object) for s in shards)
+    once = np.vectorize(lambda t: (int(t) + 2) >> 2)(total).astype(np.int64) + tr0
+    exact = np.vectorize(lambda t: t / 4)(total).astype(np.float64) + tr0
+    assert np.abs(fun.tr - exact).max() <= 16 * 0.5                # 16 iterations (2 x 8)
+    assert not np.array_equal(fun.tr, once)
+    assert all(np.array_equal(q, fun.tr) for q in fun.qr)
+    assert not any(s.any() for s in fun.sr) and not any(fun.deltas)
 
 
 def test_fixed32_is_deterministic():

@@ -60,6 +60,20 @@ def test_an_iteration_takes_table_1s_latency_as_the_formula_gives_it(manifest, n
     assert r["ips"]["system"] > 0 and r["learning"]["returns"]
 
 
+@pytest.mark.parametrize("agents", [2, 8])
+def test_several_agents_iteration_ends_with_the_butterfly_all_reduce(agents):
+    """Table 1's DARL8 L: the simulated iteration (417) plus the simulated all-reduce of the
+    2 A D-word shard, log2 N (hop + 2AD / 256) cycles, as the formula gives them (546 for
+    eight agents against the seed's 547)."""
+    r = run(CP, [f"agents={agents}", "stages=1", "stop_at_target=false"])
+    w = Workload(agents=agents)
+    assert r["latency_iteration_cycles"] == 417
+    assert r["allreduce"]["each_iteration"]
+    assert r["allreduce"]["iteration_cycles"] == r["allreduce"]["formula_cycles"]
+    assert r["latency_cycles"] == latency_cycles(w) == r["latency_formula"]["train"]
+    assert r["latency_cycles"] == {2: 460, 8: 546}[agents]
+
+
 @pytest.mark.parametrize("off", ["codebook", "chunking", "delayed_update"])
 def test_each_optimisation_switched_off_costs_what_the_formula_says(off):
     r = run(CP, ["stages=1", "stop_at_target=false"], arch_overrides={f"hdc.{off}": False})

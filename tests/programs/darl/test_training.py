@@ -1,6 +1,6 @@
 """The host loop: a training stage is one episode of every agent, epsilon-greedy with a
-kernel call only for greedy steps, one batch per step, the synchronisation once per stage,
-seeded throughout."""
+kernel call only for greedy steps, one batch per step, the synchronisation once per stage
+or after every round of steps, seeded throughout."""
 
 import numpy as np
 
@@ -26,7 +26,7 @@ class Recorder:
 
 
 def test_stage_schedule_with_two_agents():
-    cfg = task_config("cartpole", agents=2, epsilon=0.5, stages=3, d=64)
+    cfg = task_config("cartpole", agents=2, epsilon=0.5, stages=3, d=64, sync_every="episode")
     rec = Recorder()
     tr = Training(cfg, learner=rec)
     tr.run()
@@ -41,6 +41,20 @@ def test_stage_schedule_with_two_agents():
     assert max(n for _, n in rec.trains) == 8
     assert c.agent_returns[0] == [float(s) for s in c.agent_steps[0]]   # CartPole pays 1/step
     assert tr.summary()["env_steps"] == steps
+
+
+def test_several_agents_synchronise_after_every_round_by_default():
+    """A round is every active agent's step and batch; the last round's synchronisation is
+    the stage end, so a stage synchronises once per step of its longest episode."""
+    cfg = task_config("cartpole", agents=2, epsilon=0.5, stages=3, d=64)
+    assert cfg.sync_each_step and not task_config("cartpole").sync_each_step
+    rec = Recorder()
+    tr = Training(cfg, learner=rec)
+    tr.run()
+    assert rec.syncs == sum(max(s) for s in tr.curve.agent_steps)
+    one = Recorder()
+    Training(task_config("cartpole", stages=3, d=64, sync_every="step"), learner=one).run()
+    assert one.syncs == len(one.trains)                    # one agent told to: every step
 
 
 def test_same_seed_same_run():

@@ -207,9 +207,11 @@ def cmd_report(args) -> int:
         for fam, plugin in _report_plugins().items():
             print(f"  {fam:14s} {plugin.description}")
         return 0
-    from rlaccel.util.files import check_output_dir
-    check_output_dir(getattr(args, "output", None))       # before any work
-    return load_plugin(args.machine).report(args)
+    from rlaccel.util.files import check_output_dir, rescuing
+    out = getattr(args, "output", None)
+    check_output_dir(out)                                  # before any work
+    with rescuing(root=out):        # files that cannot be written at the end are saved beside
+        return load_plugin(args.machine).report(args)
 
 
 def _report_plugins() -> dict:

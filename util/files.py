@@ -31,13 +31,14 @@ import stat
 import tempfile
 import tomllib
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
 from rlaccel.isa.errors import OutputError, RlaccelError, SourceError
 
 __all__ = ["atomic_write", "atomic_output", "check_outputs", "check_output_dir",
-           "save_or_rescue", "read_text",
+           "rescuing", "save_or_rescue", "make_output_dir", "read_text",
            "read_bytes", "read_toml", "MAX_TEXT_BYTES"]
 
 #: the largest text file rlaccel reads (an assembly source, an include, a TOML file)
@@ -60,13 +61,20 @@ def atomic_write(path: str | os.PathLike, blob: bytes | str | memoryview,
     * ``path`` must be a regular file or not exist: a directory, device, FIFO or socket is
       refused, never replaced.
 
-    Failures raise ``error`` naming the path.
+    Failures raise ``error`` naming the path; inside :func:`rescuing` the contents are saved
+    elsewhere instead and the end of the block says where.
     """
     if isinstance(blob, str):
         blob = blob.encode()
-    with atomic_output(path, error) as tmp:
-        with open(tmp, "wb") as f:
-            f.write(blob)
+    scope = _SCOPE.get()
+    try:
+        with atomic_output(path, error) as tmp:
+            with open(tmp, "wb") as f:
+                f.write(blob)
+    except RlaccelError as exc:
+        if scope is None:
+            raise
+        scope.save(os.fspath(path), exc, lambda fd: _write_all(fd, blob))
 
 
 @contextmanager
@@ -75,47 +83,81 @@ def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelEr
     """A temporary file (``.BASE.XXXXXXXX`` followed by ``suffix``, created empty) beside
     ``path`` for a writer that insists on a file name of its own (a VCD tracer, an HDL
     converter). When the block ends normally the file is synced and replaces ``path`` under
-    the rules of :func:`atomic_write`; when it raises, the file is removed."""
+    the rules of :func:`atomic_write`; when it raises, the file is removed.
+
+    Inside :func:`rescuing` a file that cannot be put in place is saved elsewhere, and the
+    block still ends normally: when the temporary file cannot be created (the directory is
+    gone or read-only, the path is now a directory), the writer is given a rescue file
+    instead; when the final rename fails (the directory was removed while the writer wrote),
+    the contents are copied from the temporary file, held open all along."""
     name = os.fspath(path)
     if not name:
         raise error("cannot write a file with an empty name")
+    scope = _SCOPE.get()
     target = os.path.realpath(name)
     directory, base = os.path.split(target)
-    try:
-        st = os.stat(target)
-    except (FileNotFoundError, NotADirectoryError):
-        st = None
-    except OSError as e:
-        raise error(f"{name}: cannot write: {e.strerror or e}") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise error(f"{name}: is {_what_is(st.st_mode)}, not a regular file; rlaccel "
-                    f"writes only regular files")
-    tmp = None
+    st = problem = fd = tmp = None
     try:
         try:
-            fd, tmp = _temporary(directory, base, suffix)
-            os.close(fd)
+            st = os.stat(target)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise error(f"{name}: is {_what_is(st.st_mode)}, not a regular file; rlaccel "
+                        f"writes only regular files")
+        fd, tmp = _temporary(directory, base, suffix)
+    except (OSError, RlaccelError) as e:
+        problem = e if isinstance(e, RlaccelError) else _oserror(name, directory, e, error)
+        if scope is None:
+            raise problem from None
+        fd, tmp = scope.new_file(name, problem)      # the writer writes the rescue file
+    try:
+        try:
+            yield tmp
         except OSError as e:
-            raise _oserror(name, directory, e, error) from None
-        yield tmp
-        try:
-            fd = os.open(tmp, os.O_RDWR)
+            raise error(f"{name}: cannot write: {e.strerror or e}") from None
+        if problem is not None:                      # written into the rescue file
             try:
-                if st is not None:
-                    _keep_mode(fd, st)
                 os.fsync(fd)
-            finally:
-                os.close(fd)
+            except OSError as e:
+                raise error(f"{problem}; the rescue file {tmp} failed too: "
+                            f"{e.strerror or e}") from None
+            scope.saved(name, problem, tmp)
+            tmp = None
+            return
+        try:
+            if st is not None:
+                _keep_mode(fd, st)
+            os.fsync(fd)
             os.replace(tmp, target)
             tmp = None
         except OSError as e:
-            raise _oserror(name, directory, e, error) from None
+            problem = _oserror(name, directory, e, error)
+            if scope is None:
+                raise problem from None
+            scope.save(name, problem, lambda out: _copy(fd, out))
     finally:
+        if fd is not None:
+            os.close(fd)
         if tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _write_all(fd: int, blob) -> None:
+    view = memoryview(blob)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _copy(src: int, dst: int) -> None:
+    """The whole contents of the open file ``src`` into ``dst``."""
+    offset = 0
+    while chunk := os.pread(src, 1 << 20, offset):
+        _write_all(dst, chunk)
+        offset += len(chunk)
 
 
 def _shown_dir(name: str, directory: str) -> str:
@@ -137,7 +179,7 @@ def _temporary(directory: str, base: str, suffix: str = ".tmp") -> tuple[int, st
     for _ in range(100):
         candidate = os.path.join(directory, f".{base}.{os.urandom(4).hex()}{suffix}")
         try:
-            return os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), candidate
+            return os.open(candidate, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666), candidate
         except FileExistsError:
             continue
     raise FileExistsError(17, f"cannot create a temporary file in {directory}")
@@ -272,18 +314,189 @@ def _probe(p: str, label: str, real: str, st, error) -> None:
         raise error(f"{p}: {label} is read-only")
 
 
+# ------------------------------------------------------------------------------- rescue
+
+class _Rescue:
+    """What :func:`rescuing` saved: files under ``root`` go into one new directory
+    ``ROOT-NAME.rescued-XXXXXXXX`` (with their paths below ``root``), any other file into a
+    new file ``STEM.rescued-XXXXXXXX.SUFFIX``; both in ``beside`` (default: the current
+    directory), else in the system's temporary directory."""
+
+    def __init__(self, root, beside, error: type[RlaccelError]):
+        self.root = os.path.realpath(root) if root is not None else None
+        self.shown_root = os.fspath(root) if root is not None else None
+        self.places = [os.fspath(beside) if beside is not None else os.curdir,
+                       tempfile.gettempdir()]
+        self.error = error
+        self.dir: str | None = None               # the rescue directory of root's files
+        self.dir_tried: list[str] | None = None   # where it could not be made
+        #: (name, why it could not be written, where it is now or None, places tried)
+        self.records: list[tuple[str, str, str | None, str]] = []
+
+    def _under_root(self, name: str) -> str | None:
+        if self.root is None:
+            return None
+        real = os.path.realpath(name)
+        if real.startswith(self.root + os.sep):
+            return os.path.relpath(real, self.root)
+        return None
+
+    def new_file(self, name: str, problem: RlaccelError) -> tuple[int, str]:
+        """A new, empty file (open for reading and writing) to save ``name`` in; when there
+        is no place at all, records that and raises :class:`_Unsaved`."""
+        rel = self._under_root(name)
+        tried: list[str] = []
+        if rel is not None:
+            if self.dir is None and self.dir_tried is None:
+                self.dir_tried = []
+                self.dir = self._first(lambda d: os.path.abspath(tempfile.mkdtemp(
+                    prefix=f"{os.path.basename(self.root)}.rescued-", dir=d)), self.dir_tried)
+            if self.dir is None:
+                tried = self.dir_tried
+            else:
+                p = os.path.join(self.dir, rel)
+                try:
+                    os.makedirs(os.path.dirname(p), exist_ok=True)
+                    return os.open(p, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666), p
+                except OSError as e:
+                    tried.append(f"{p} ({e.strerror or e})")
+        if not tried:
+            stem, suffix = os.path.splitext(os.path.basename(name) or "output")
+            made = self._first(lambda d: tempfile.mkstemp(prefix=f"{stem}.rescued-",
+                                                          suffix=suffix, dir=d), tried)
+            if made is not None:
+                return made
+        self.records.append((name, str(problem), None, ", ".join(tried)))
+        raise _Unsaved(str(problem))
+
+    def _first(self, make, tried: list):
+        for d in self.places:
+            try:
+                return make(d)
+            except OSError as e:
+                tried.append(f"{d} ({e.strerror or e})")
+        return None
+
+    def saved(self, name: str, problem: RlaccelError, where: str) -> None:
+        self.records.append((name, str(problem), where, ""))
+
+    def save(self, name: str, problem: RlaccelError, fill: Callable[[int], None]) -> None:
+        """Save ``name`` elsewhere: ``fill(fd)`` writes its contents into the rescue file."""
+        if isinstance(problem, _Unsaved):
+            return                                   # recorded where it happened
+        try:
+            fd, where = self.new_file(name, problem)
+        except _Unsaved:
+            return
+        try:
+            fill(fd)
+            os.fsync(fd)
+        except OSError as e:
+            os.close(fd)
+            os.unlink(where)
+            self.records.append((name, str(problem), None, f"{where} ({e.strerror or e})"))
+            return
+        os.close(fd)
+        self.saved(name, problem, where)
+
+    def rewrite(self, name: str, problem: RlaccelError, writer: Callable[[str], None]) -> None:
+        """Save ``name`` elsewhere by calling ``writer(rescue file name)`` again."""
+        try:
+            fd, where = self.new_file(name, problem)
+        except _Unsaved:
+            return
+        os.close(fd)
+        token = _SCOPE.set(None)
+        try:
+            writer(where)
+        except (OSError, RlaccelError) as e:
+            os.unlink(where)
+            self.records.append((name, str(problem), None,
+                                 f"{where} ({getattr(e, 'strerror', None) or e})"))
+            return
+        finally:
+            _SCOPE.reset(token)
+        self.saved(name, problem, where)
+
+    def rescued(self, name: str) -> bool:
+        return any(n == name for n, _, _, _ in self.records)
+
+    def message(self) -> str:
+        """For each file not written: why, and where it is now (files saved in the rescue
+        directory, and files saved nowhere, told together)."""
+        parts, in_dir, nowhere = [], [], []
+        for n, why, where, tried in self.records:
+            if where is None:
+                nowhere.append((n, why, tried))
+            elif self.dir is not None and where.startswith(self.dir + os.sep):
+                in_dir.append((n, why))
+            else:
+                parts.append(f"{why}; saved in {where} instead")
+        if in_dir:
+            names = ", ".join(self._under_root(n) or n for n, _ in in_dir)
+            parts.insert(0, f"{in_dir[0][1]}; {len(in_dir)} file(s) of {self.shown_root} "
+                            f"saved in {self.dir}{os.sep} instead: {names}")
+        if nowhere:
+            others = f" (and {', '.join(n for n, _, _ in nowhere[1:])})" if nowhere[1:] else ""
+            parts.append(f"{nowhere[0][1]}{others}; could not save it anywhere else either "
+                         f"(tried {nowhere[0][2]})")
+        return "; ".join(parts)
+
+
+class _Unsaved(RlaccelError):
+    """A file that could not be written nor saved anywhere else (its rescue record says
+    so)."""
+
+
+_SCOPE: ContextVar[_Rescue | None] = ContextVar("rlaccel_rescue", default=None)
+
+
+@contextmanager
+def rescuing(root: str | os.PathLike | None = None, beside: str | os.PathLike | None = None,
+             error: type[RlaccelError] = OutputError) -> Iterator[_Rescue]:
+    """The end of a long run: inside the block, every file that :func:`atomic_write` or
+    :func:`atomic_output` cannot write (its directory removed or made read-only during the
+    run, the disk full) is saved elsewhere instead and the block goes on; when it ends,
+    ``error`` is raised saying, for each such file, why and where its contents are now::
+
+        out/r/report.json: cannot write: directory out/r does not exist; 5 file(s) of out/r
+        saved in ./r.rescued-1a2b3c4d/ instead: report.json, report.md, fig9.png, ...
+
+    Files under ``root`` (a verb's output directory) are saved together in one new
+    directory, with their paths below ``root``; others as ``STEM.rescued-XXXXXXXX.SUFFIX``.
+    The rescue goes to ``beside`` (default: the current directory, where the run was
+    started), else to the system's temporary directory. Meant for the end of a long run
+    whose outputs :func:`check_outputs` or :func:`check_output_dir` accepted before it
+    started: results are never lost."""
+    scope = _Rescue(root, beside, error)
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    except _Unsaved:                     # a writer stopped: nowhere to write its file
+        raise error(scope.message()) from None
+    except RlaccelError as exc:
+        if scope.records:
+            raise error(f"{exc}; also: {scope.message()}") from None
+        raise
+    finally:
+        _SCOPE.reset(token)
+    if scope.records:
+        raise error(scope.message())
+
+
 def save_or_rescue(items: Iterable[tuple[str | os.PathLike | None,
                                          bytes | str | memoryview | Callable[[str], None] | None]],
                    beside: str | os.PathLike | None = None,
                    error: type[RlaccelError] = OutputError) -> list[str]:
-    """Write every ``(path, contents)`` with :func:`atomic_write`; what cannot be written is
-    saved instead in a new file ``STEM.rescued-XXXXXXXX.SUFFIX`` in ``beside`` (default: the
-    current directory; the system's temporary directory if that fails too).
+    """Write every ``(path, contents)`` with :func:`atomic_write` inside :func:`rescuing`:
+    what cannot be written is saved in a new file ``STEM.rescued-XXXXXXXX.SUFFIX`` in
+    ``beside`` (default: the current directory; the system's temporary directory if that
+    fails too).
 
     ``contents`` may also be a writer, ``writer(path)``, that writes the file itself with
     :func:`atomic_write` (a trace that streams its own bytes); it is called again with the
-    rescue file's name when ``path`` cannot be written. Pairs whose path is None (an output
-    the user did not ask for) are skipped.
+    rescue file's name when it fails. Pairs whose path is None (an output the user did not
+    ask for) are skipped.
 
     Returns the paths written. If any could not be written, raises ``error`` once all have
     been tried, saying for each why and where its contents are now, e.g.::
@@ -294,50 +507,39 @@ def save_or_rescue(items: Iterable[tuple[str | os.PathLike | None,
     Meant for the end of a long run (``rlaccel run --json/--trace``), after
     :func:`check_outputs` was called before it started: results are never lost.
     """
-    written, problems = [], []
-    for path, blob in items:
-        if path is None:
-            continue
-        try:
+    written = []
+    with rescuing(beside=beside, error=error) as scope:
+        for path, blob in items:
+            if path is None:
+                continue
+            name = os.fspath(path)
             if callable(blob):
-                blob(os.fspath(path))
+                try:
+                    blob(name)
+                except RlaccelError as exc:
+                    scope.rewrite(name, exc, blob)
             else:
-                atomic_write(path, blob, error)
-            written.append(os.fspath(path))
-        except RlaccelError as exc:
-            problems.append(f"{exc}; {_rescue(path, blob, beside)}")
-    if problems:
-        raise error("; ".join(problems))
+                data = blob.encode() if isinstance(blob, str) else blob
+                try:
+                    atomic_write(name, data, error)
+                except RlaccelError as exc:      # a writer of its own failed some other way
+                    scope.save(name, exc, lambda fd: _write_all(fd, data))
+            if not scope.rescued(name):
+                written.append(name)
     return written
 
 
-def _rescue(path, blob, beside) -> str:
-    if isinstance(blob, str):
-        blob = blob.encode()
-    p = Path(os.fspath(path) or "output")
-    places = [os.fspath(beside) if beside is not None else os.curdir, tempfile.gettempdir()]
-    tried = []
-    for d in places:
-        name = None
-        try:
-            fd, name = tempfile.mkstemp(prefix=f"{p.stem}.rescued-", suffix=p.suffix, dir=d)
-            if callable(blob):
-                os.close(fd)
-                blob(name)
-            else:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                    f.flush()
-                    os.fsync(f.fileno())
-            return f"saved in {name} instead"
-        except (OSError, RlaccelError) as e:
-            if name is not None:
-                try:
-                    os.unlink(name)
-                except OSError:
-                    pass
-            tried.append(f"{d} ({getattr(e, 'strerror', None) or e})")
-    return f"could not save it anywhere else either (tried {', '.join(tried)})"
+def make_output_dir(path: str | os.PathLike, error: type[RlaccelError] = OutputError) -> Path:
+    """Create the output directory ``path`` (and its parents) and return it. Inside
+    :func:`rescuing` a failure is left to the writes that follow (their files are rescued);
+    elsewhere it raises ``error``."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        if _SCOPE.get() is None:
+            raise error(f"{out}: cannot create the directory: {e.strerror or e}") from None
+    return out
 
 
 # ------------------------------------------------------------------------------- reading

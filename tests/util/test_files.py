@@ -266,7 +266,7 @@ def test_a_writer_that_fails_is_called_again_for_the_rescue_file(tmp_path):
 
     def writer(path):
         calls.append(path)
-        if path.endswith("t.json"):
+        if path == str(tmp_path / "t.json"):
             raise OutputError(f"{path}: cannot write: Read-only file system")
         atomic_write(path, "trace")
 
@@ -278,3 +278,57 @@ def test_a_writer_that_fails_is_called_again_for_the_rescue_file(tmp_path):
     assert str(e.value) == (f"{tmp_path / 't.json'}: cannot write: Read-only file system; "
                             f"saved in {tmp_path / rescued[0]} instead")
     assert len(calls) == 2
+
+
+# ---- rescuing: the end of a long run
+
+def test_rescuing_a_writer_of_its_own_whose_directory_is_removed(tmp_path, monkeypatch):
+    """A VCD tracer writes its file during the run; the directory is removed meanwhile: the
+    file, held open, is copied beside the run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    with pytest.raises(OutputError) as e:
+        with files.rescuing():
+            with files.atomic_output("w/t.vcd", OutputError, suffix=".vcd") as tmp:
+                with open(tmp, "w") as f:
+                    f.write("$timescale 1ns $end\n")
+                    import shutil
+                    shutil.rmtree(tmp_path / "w")
+                    f.write("#1\n")
+    rescued = [p for p in os.listdir(tmp_path) if p.startswith("t.rescued-")]
+    assert len(rescued) == 1 and rescued[0].endswith(".vcd")
+    assert (tmp_path / rescued[0]).read_text() == "$timescale 1ns $end\n#1\n"
+    assert str(e.value) == (f"w/t.vcd: cannot write: directory w does not exist; saved in "
+                            f"{tmp_path / rescued[0]} instead")
+
+
+def test_rescuing_gives_a_writer_the_rescue_file_when_its_own_cannot_be_made(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputError, match=r"^gone/t.vcd: cannot write: directory gone does "
+                                          r"not exist; saved in /.*/t\.rescued-\w+\.vcd "
+                                          r"instead$"):
+        with files.rescuing():
+            with files.atomic_output("gone/t.vcd", OutputError, suffix=".vcd") as tmp:
+                with open(tmp, "w") as f:
+                    f.write("x")
+    (rescued,) = [p for p in os.listdir(tmp_path) if p.startswith("t.rescued-")]
+    assert (tmp_path / rescued).read_text() == "x"
+
+
+def test_rescuing_writes_normally_and_keeps_the_error_of_the_run(tmp_path):
+    with files.rescuing(root=tmp_path):
+        atomic_write(tmp_path / "a", "x")
+    assert (tmp_path / "a").read_text() == "x"
+    with pytest.raises(RlaccelError, match="^the run's own error$"):
+        with files.rescuing(root=tmp_path):
+            raise RlaccelError("the run's own error")
+
+
+def test_make_output_dir(tmp_path):
+    (tmp_path / "f").write_text("")
+    assert files.make_output_dir(tmp_path / "a" / "b").is_dir()
+    with pytest.raises(OutputError, match=r"f/d: cannot create the directory: Not a directory"):
+        files.make_output_dir(tmp_path / "f" / "d")
+    with files.rescuing(root=tmp_path / "f" / "d"):       # left to the writes that follow
+        files.make_output_dir(tmp_path / "f" / "d")

@@ -1,7 +1,7 @@
 """The seed's Fig. 11-13 on the simulator: cycles, energy and power per update iteration.
 
     rlaccel report adhdp [-o DIR] [--trials N] [--seed S] [--sizes NAME ...]
-                         [--arch-set TABLE.KEY=VALUE ...]
+                         [--arch-set TABLE.KEY=VALUE ...] [--set KEY=VALUE ...]
 
 For the three network sizes of seed 001, section V (the cart-pole manifests
 ``cartpole.toml``, ``cartpole_large.toml`` and the triple link ``triple_link.toml``), runs
@@ -78,10 +78,11 @@ def _phase(reg: dict) -> dict:
 
 
 def measure(size: Size, vu: bool, *, trials: int, seed: int, arch: str | None = None,
-            arch_overrides: dict | None = None,
+            arch_overrides: dict | None = None, overrides: list[str] | None = None,
             progress: Callable[[str], None] | None = None) -> dict:
-    """Run one configuration (on ``arch``, default the chip of its update) and return its
-    per-iteration figures (see the module doc)."""
+    """Run one configuration (on ``arch``, default the chip of its update; ``overrides``:
+    manifest settings, e.g. ``learning.Ia=6``) and return its per-iteration figures (see the
+    module doc)."""
     from rlaccel.isa.arch import load_arch
     from rlaccel.programs.runner import configure, run
 
@@ -94,8 +95,8 @@ def measure(size: Size, vu: bool, *, trials: int, seed: int, arch: str | None = 
                                f"(first, end, first instruction of the loop body)")
         # the loop body alone: from its first instruction to the end of the region
         extra.append(f'regions.{phase}_body=["{labels[2]}", "{labels[1]}", "{labels[2]}"]')
-    overrides = [f"virtual_update={'true' if vu else 'false'}", "stop_on_success=false",
-                 *extra]
+    overrides = [*(overrides or []), f"virtual_update={'true' if vu else 'false'}",
+                 "stop_on_success=false", *extra]
     arch = arch or ARCHS[vu]
     wall = time.perf_counter()
     r = run(size.manifest, overrides, arch=arch, seed=seed, trials=trials, progress=progress,
@@ -184,6 +185,7 @@ def _dynamic_power(r: dict, phase: str) -> dict:
 
 def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
           out_dir: str | Path = "out/adhdp-report", arch_overrides: dict | None = None,
+          overrides: list[str] | None = None,
           progress: Callable[[str], None] | None = None) -> dict:
     """Run every configuration, write report.md/.json and the three charts (PNG and SVG);
     returns the report."""
@@ -197,6 +199,7 @@ def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
             tag = f"{size.name} {'VU' if vu else 'baseline'}"
             say(f"report: {tag} ({size.label}): {trials} trials, seed {seed}, {ARCHS[vu]}")
             r = measure(size, vu, trials=trials, seed=seed, arch_overrides=arch_overrides,
+                        overrides=overrides,
                         progress=lambda line, tag=tag: say(f"  {tag}: {line}"))
             say(f"report: {tag}: {r['cycles']:,} cycles, {r['plant_steps']} plant steps, "
                 f"{r['wall_s']:.1f} s")
@@ -204,7 +207,8 @@ def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
     from .calibration import SEED_POWER_MW, calibrate_clock
     base_runs = [r for r in runs if not r["virtual_update"]]
     rep = {"archs": {"baseline": ARCHS[False], "vu": ARCHS[True]},
-           "arch_overrides": dict(arch_overrides or {}), "trials": trials,
+           "arch_overrides": dict(arch_overrides or {}), "overrides": list(overrides or []),
+           "trials": trials,
            "seed": seed, "stop_on_success": False,
            "seed_speedup_triple_link": SEED_SPEEDUP, "seed_power_mw": SEED_POWER_MW,
            "baseline_mean_power_mw": sum(r["power_mw"] for r in base_runs) / len(base_runs),
@@ -292,6 +296,8 @@ def markdown(rep: dict) -> str:
              f"(virtual update, Fig. 7)"
              + (" with " + ", ".join(f"`{k}={v}`" for k, v in rep["arch_overrides"].items())
                 if rep.get("arch_overrides") else "")
+             + (", manifest settings " + ", ".join(f"`{o}`" for o in rep["overrides"])
+                if rep.get("overrides") else "")
              + f"; settings per configuration: {rep['trials']} trials "
              f"from seed {rep['seed']} with `stop_on_success = false` (a trial ends at the "
              f"manifest's `max_steps` or when the plant fails); baseline = Fig. 2, VU = Fig. 7. "
@@ -397,7 +403,8 @@ def cmd_report(args) -> int:
 
     from rlaccel.programs.arch_variant import parse_arch_sets
     rep = build(args.sizes, trials=args.trials, seed=args.seed, out_dir=args.output,
-                arch_overrides=parse_arch_sets(args.arch_set) or None, progress=progress)
+                arch_overrides=parse_arch_sets(args.arch_set) or None,
+                overrides=list(args.set) or None, progress=progress)
     lines = markdown(rep).splitlines()
     start = lines.index("## Virtual-update speed-up (baseline / VU per iteration)")
     print("\n".join(lines[start:]))
@@ -424,4 +431,7 @@ def add_arguments(p) -> None:
                    help="change a knob of both chips, e.g. --arch-set machine.dtype=float64 "
                         "(the same workload for both) or --arch-set "
                         "datapath.forwarding=instruction")
+    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                   help="change a manifest setting for both chips, e.g. --set learning.Ia=6 "
+                        "(checked as `rlaccel run --set` checks it)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")

@@ -81,3 +81,23 @@ def test_cli_verb(tmp_path, capsys):
     assert said.out.startswith("## Virtual-update speed-up") and said.err == ""
     assert (tmp_path / "fig13_energy.svg").exists()
     assert [s.name for s in SIZES] == ["cartpole", "cartpole_large", "triple_link"]
+
+
+def test_manifest_settings_reach_both_chips(tmp_path):
+    """--set changes the manifest of both runs: with the thresholds at 0 and I_a = I_c = 3
+    every loop that starts runs exactly three iterations, on both chips."""
+    rep = build(["cartpole"], trials=1, seed=2, out_dir=tmp_path,
+                overrides=["learning.Ea=0.0", "learning.Ec=0.0", "learning.Ia=3",
+                           "learning.Ic=3", "max_steps=30"])
+    assert rep["overrides"][-1] == "max_steps=30"
+    for r in rep["runs"]:
+        steps = r["plant_steps"]
+        for phase in ("actor", "critic"):
+            it = r["region"][phase]["iterations"]
+            assert it % 3 == 0 and steps - 2 <= it // 3 <= steps + 1, (phase, it, steps)
+    assert "manifest settings `learning.Ea=0.0`" in (tmp_path / "report.md").read_text()
+
+
+def test_bad_manifest_setting_is_named(tmp_path):
+    with pytest.raises(RlaccelError, match="learning.Iaa"):
+        build(["cartpole"], trials=1, out_dir=tmp_path, overrides=["learning.Iaa=3"])

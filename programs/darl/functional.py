@@ -26,6 +26,7 @@ from rlaccel.programs.manifest import ManifestError
 from rlaccel.tlm.families.darl import (Encoder, UpdateCache, butterfly_allreduce, encode_float,
                                        position_matrix, regress, select, update_hypervectors,
                                        update_value)
+from rlaccel.tlm.families.darl.regression import regress_rows
 
 from .config import HdqlConfig
 from .replay import Batch
@@ -100,6 +101,12 @@ class FunctionalHdql:
         re2, im2 = self.encode(batch.next_obs)
         rew = t.quantize(batch.rew, counter=cnt) if self.fixed else np.asarray(batch.rew)
         qr, qi, cache = self.qr[k], self.qi[k], self.caches[k]
+        # Q' does not change within a batch: every sample's q_true in one pass (fixed point:
+        # the same exact sums and roundings as sample by sample)
+        c = self.cfg
+        q_true_all = (regress_rows(re2, im2, self.tr, self.ti, chunk=c.chunk, fmt=t,
+                                   imag_sign=c.imag_sign, counter=cnt).max(axis=1)
+                      if self.fixed and c.norm == "dimension" else None)
         out = []
         for j in range(len(batch)):
             a = int(batch.act[j])
@@ -107,7 +114,8 @@ class FunctionalHdql:
             mask[a] = True
             cache.stream(qr, qi, mask, counter=cnt)
             _, q_pred = select(self.values(re[j], im[j], qr, qi), mask)
-            q_true = self.values(re2[j], im2[j], self.tr, self.ti).max()
+            q_true = (q_true_all[j] if q_true_all is not None
+                      else self.values(re2[j], im2[j], self.tr, self.ti).max())
             v = update_value(q_pred, q_true, rew[j], beta=self.beta, gamma=self.gamma, fmt=t,
                              counter=cnt)
             ur, ui = update_hypervectors(v, re[j], im[j], fmt=t, counter=cnt)

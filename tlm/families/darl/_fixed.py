@@ -35,5 +35,10 @@ def saturate(fmt: FixedType, y, counter=None) -> np.ndarray:
 def div_round(total, divisor: int) -> np.ndarray:
     """``floor(total / divisor + 1/2)`` exactly (Python integers), for an int64 array of exact
     sums and a positive integer divisor: the one rounding of a scaled reduction."""
-    flat = [(2 * int(t) + divisor) // (2 * divisor) for t in np.asarray(total).ravel()]
+    t = np.asarray(total)
+    if t.dtype == np.int64 and 0 < divisor < (1 << 60) and (
+            t.size == 0 or max(-int(t.min()), int(t.max())) < (1 << 61)):
+        # 2 t + divisor stays inside int64: numpy's floor division is the exact one
+        return (2 * t + np.int64(divisor)) // np.int64(2 * divisor)
+    flat = [(2 * int(x) + divisor) // (2 * divisor) for x in t.ravel()]
     return np.array(flat, dtype=object).astype(np.int64).reshape(np.shape(total))

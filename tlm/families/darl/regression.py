@@ -38,7 +38,7 @@ from rlaccel.isa.errors import ArchError
 
 from ._fixed import as_dtype, div_round, saturate
 
-__all__ = ["chunks", "regress", "NORMS"]
+__all__ = ["chunks", "regress", "regress_rows", "NORMS"]
 
 #: the value normalisations: QHD's 1/D and the printed eq. 9's per-chunk cosine
 NORMS = ("dimension", "chunk")
@@ -92,6 +92,31 @@ def regress(re, im, qr, qi, *, chunk: int, fmt="float64", norm: str = "dimension
     # The chunks' partial sums and their reduction are exact, so their total is the whole
     # row's exact sum: one int64 product per part gives it (bounded above, no overflow).
     acc = qr @ re + imag_sign * (qi @ im)
+    return saturate(t, div_round(acc, d << t.frac_bits), counter)
+
+
+def regress_rows(re, im, qr, qi, *, chunk: int, fmt, imag_sign: int = 1,
+                 counter=None) -> np.ndarray:
+    """:func:`regress` of several encoded states at once, ``re``/``im`` (B, D) against one
+    model, in a fixed-point ``fmt``: (B, A), every row bit for bit what :func:`regress` gives
+    it (the same exact integer sums and one rounding each)."""
+    re, im = np.asarray(re), np.asarray(im)
+    if re.ndim != 2 or im.shape != re.shape:
+        raise ArchError(f"regression: need Re, Im of shape (B, D), not {re.shape}, {im.shape}")
+    t = as_dtype(fmt)
+    if t.is_float:
+        raise ArchError("regression: regress_rows is the fixed-point path; float64 goes row "
+                        "by row through regress (its chunk order)")
+    _shapes(re[0], im[0], qr, qi)
+    d = re.shape[1]
+    chunks(d, chunk)
+    if imag_sign not in (1, -1):
+        raise ArchError(f"regression: imag_sign must be +1 or -1, not {imag_sign!r}")
+    if d > _MAX_FIXED_D:
+        raise ArchError(f"regression: D = {d} is beyond the exact int64 sum of this model "
+                        f"(D <= {_MAX_FIXED_D})")
+    re, im, qr, qi = (np.asarray(x, dtype=np.int64) for x in (re, im, qr, qi))
+    acc = re @ qr.T + imag_sign * (im @ qi.T)
     return saturate(t, div_round(acc, d << t.frac_bits), counter)
 
 

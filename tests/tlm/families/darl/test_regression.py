@@ -96,3 +96,32 @@ def test_other_errors():
                 fmt="fixed32", norm="chunk")
     with pytest.raises(ArchError, match=r"need Re, Im of shape \(D,\)"):
         regress(re, im, qr[:, :16], qi, chunk=8)
+
+
+def test_div_round_int64_path_equals_the_python_integers():
+    """The int64 path of the rounding division gives the exact integers' bits (both halves
+    and the boundary cases), and totals too large for it take the exact path."""
+    from rlaccel.tlm.families.darl._fixed import div_round
+    rng = np.random.default_rng(0)
+    d = 2048 << 16
+    t = np.concatenate([rng.integers(-(1 << 60), 1 << 60, 5000),
+                        np.array([0, d // 2, -d // 2, d // 2 - 1, -d // 2 - 1, 3 * d // 2])])
+    want = np.array([(2 * int(x) + d) // (2 * d) for x in t], dtype=np.int64)
+    assert np.array_equal(div_round(t, d), want)
+    big = np.array([(1 << 62) + 12345, -(1 << 62)], dtype=np.int64)
+    assert np.array_equal(div_round(big, d), [(2 * int(x) + d) // (2 * d) for x in big])
+
+
+def test_regress_rows_is_regress_row_by_row():
+    from rlaccel.tlm.families.darl.regression import regress_rows
+    t = get_dtype("fixed32")
+    rng = np.random.default_rng(5)
+    re = t.quantize(rng.uniform(-1, 1, (6, 256)))
+    im = t.quantize(rng.uniform(-1, 1, (6, 256)))
+    qr = t.quantize(rng.normal(0, 40, (4, 256)))
+    qi = t.quantize(rng.normal(0, 40, (4, 256)))
+    rows = regress_rows(re, im, qr, qi, chunk=16, fmt=t)
+    for b in range(6):
+        assert np.array_equal(rows[b], regress(re[b], im[b], qr, qi, chunk=16, fmt=t))
+    with pytest.raises(ArchError, match="fixed-point path"):
+        regress_rows(re, im, qr, qi, chunk=16, fmt="float64")

@@ -245,7 +245,8 @@ def learning_tables(files: list[str]) -> dict:
         fig9.setdefault(key, {})[r["groups"]] = {
             "success_all": r["success_all"], "success_last_tenth": r["success_last_tenth"],
             "caught_all": r["caught_all"], "steps": r["steps"], "iterations": r["iterations"],
-            "batch": r["batch"], "wall_min": r["wall_s"] / 60}
+            "batch": r["batch"], "wall_min": r["wall_s"] / 60,
+            "partial": bool(r.get("partial", False))}
         if r["kind"] == "machine" and r["groups"] > 1:
             for layer, row in r.get("table1", {}).items():
                 t = table1.setdefault(r["groups"], {}).setdefault(layer, {"row": 0.0,
@@ -488,7 +489,8 @@ def markdown(rep: dict) -> str:
             for G, r in sorted(row.items(), key=lambda kv: int(kv[0])):
                 L.append(f"| {key} | {G} | {r['success_all']:.1%} | "
                          f"{r['success_last_tenth']:.1%} | {r['caught_all']:.1%} | "
-                         f"{r['iterations']} x {r['batch']} | {r['steps']:,} | "
+                         f"{r['iterations']} x {r['batch']}"
+                         f"{' (stopped early)' if r.get('partial') else ''} | {r['steps']:,} | "
                          f"{r['wall_min']:.1f} |")
         L += ["", f"The seed: dense {S['dense_accuracy']:.1%} (Fig. 4(a)); accuracy holds to "
                   f"G = 4, to G = 8 with 8 or 10 agents.", ""]

@@ -127,17 +127,22 @@ def after_run(datapath) -> None:
 # -------------------------------------------------------------------------------------------
 def cmd_cosim(args) -> int:
     from rlaccel.isa.errors import OutputError
-    from rlaccel.util.files import atomic_output, check_outputs
+    from rlaccel.util.files import atomic_output, check_outputs, rescuing
 
     from .cosim import run
     n = args.n if args.n is not None else DEFAULT_N.get(args.block, 10_000)
     check_outputs({"--vcd": args.vcd})                       # before any work
     if args.vcd is None:
-        r = run(args.block, n=n, seed=args.seed, backend=args.backend, arch=args.arch)
-    else:
-        with atomic_output(args.vcd, OutputError, suffix=".vcd") as vcd:
+        return _cosim_summary(args, run(args.block, n=n, seed=args.seed,
+                                        backend=args.backend, arch=args.arch))
+    with rescuing():                 # a waveform that cannot be put in place is saved beside
+        with atomic_output(args.vcd, OutputError, suffix=".vcd", staged=True) as vcd:
             r = run(args.block, n=n, seed=args.seed, backend=args.backend, vcd=vcd,
                     arch=args.arch)
+        return _cosim_summary(args, r)
+
+
+def _cosim_summary(args, r) -> int:
     print(f"{args.block} ({args.backend}, seed {args.seed}): {r.transactions:,} transactions "
           f"checked, {r.mismatch_count} mismatches, {r.cycles:,} cycles, "
           f"{r.cycles_per_s:,.0f} RTL cycles/s ({r.wall_s:.1f} s)")

@@ -27,6 +27,7 @@ over one.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 import tomllib
@@ -79,7 +80,7 @@ def atomic_write(path: str | os.PathLike, blob: bytes | str | memoryview,
 
 @contextmanager
 def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelError,
-                  suffix: str = ".tmp") -> Iterator[str]:
+                  suffix: str = ".tmp", staged: bool = False) -> Iterator[str]:
     """A temporary file (``.BASE.XXXXXXXX`` followed by ``suffix``, created empty) beside
     ``path`` for a writer that insists on a file name of its own (a VCD tracer, an HDL
     converter). When the block ends normally the file is synced and replaces ``path`` under
@@ -89,10 +90,27 @@ def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelEr
     block still ends normally: when the temporary file cannot be created (the directory is
     gone or read-only, the path is now a directory), the writer is given a rescue file
     instead; when the final rename fails (the directory was removed while the writer wrote),
-    the contents are copied from the temporary file, held open all along."""
+    the contents are copied from the temporary file, held open all along.
+
+    ``staged``: for a writer that removes and creates its file again (MyHDL's VCD tracer
+    does), which the open file cannot follow: the writer writes ``BASE`` (its name ending in
+    ``suffix``) in a private temporary directory, copied into place at the end."""
     name = os.fspath(path)
     if not name:
         raise error("cannot write a file with an empty name")
+    if staged:
+        stage = tempfile.mkdtemp(prefix="rlaccel-stage-")
+        try:
+            inner = os.path.join(stage, os.path.splitext(os.path.basename(name))[0] + suffix)
+            yield inner
+            with open(inner, "rb") as src, atomic_output(name, error, suffix) as tmp:
+                with open(tmp, "r+b") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+        except OSError as e:
+            raise error(f"{name}: cannot write: {e.strerror or e}") from None
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+        return
     scope = _SCOPE.get()
     target = os.path.realpath(name)
     directory, base = os.path.split(target)

@@ -1,4 +1,4 @@
-"""``rlaccel report MACHINE -o DIR`` at the end of a long run: when the files cannot be written
+"""The end of a long run (``rlaccel report MACHINE -o DIR``, ``cosim --vcd``): when the files cannot be written
 (the directory was removed during the run, the disk is full), they are saved together in a
 new directory beside the run and the message says where; nothing is lost.
 
@@ -116,3 +116,26 @@ def test_a_report_that_cannot_be_saved_anywhere_says_so(cli, fixar, tmp_path, mo
                           f"could not save it anywhere else "
                           f"either (tried . (No space left on device), {files.tempfile.gettempdir()} (No space "
                           f"left on device))\n"), err
+
+
+def test_a_waveform_whose_directory_is_removed_during_the_run_is_rescued(cli, tmp_path,
+                                                                         monkeypatch):
+    """``cosim --vcd``: MyHDL writes the waveform during the run; the directory is removed
+    before it ends; the waveform, held open, is saved beside the run."""
+    from rlaccel.rtl import cosim
+    real = cosim.run
+
+    def run(*args, **kwargs):
+        r = real(*args, **kwargs)
+        shutil.rmtree(tmp_path / "w")
+        return r
+
+    monkeypatch.setattr(cosim, "run", run)
+    (tmp_path / "w").mkdir()
+    status, out, err = cli(["cosim", "lane", "--n", "3", "--vcd", "w/lane.vcd"])
+    rescued = [p for p in tmp_path.iterdir() if p.name.startswith("lane.rescued-")]
+    assert status == 1 and len(rescued) == 1, err
+    assert rescued[0].suffix == ".vcd" and "$enddefinitions" in rescued[0].read_text()
+    assert out.startswith("lane (myhdl, seed 1): 3 transactions checked, 0 mismatches")
+    assert err == (f"rlaccel cosim: error: w/lane.vcd: cannot write: directory w does not "
+                   f"exist; saved in {rescued[0]} instead\n")

@@ -6,9 +6,10 @@ Each member is built as its single run would be (its platform, memories, host li
 controller and compiled tables, :func:`.engine.prepare`); the batch stacks the members'
 state arrays and runs them round by round in one SimPy process:
 
-1. one call of :func:`interpret_many` advances every live member through its own
+1. one call of :func:`.automaton.run_round` advances every live member through its own
    instructions -- its own data-dependent branches, its own loop counts -- until its next
-   host exchange (or ``cc.halt``);
+   host exchange (or ``cc.halt``), each instruction's timing looked up in the batch's
+   timing automaton (:mod:`.automaton`: computed once per timing state and instruction);
 2. the members' host exchanges are answered together by a *batch host*
    (:class:`MemberHosts` asks each member's own host; a program family may provide a
    compiled one, e.g. the ADHDP cart-poles stepped for every member at once, whose
@@ -36,45 +37,11 @@ from ..loader import EXEC, BRANCH, FAULT, HALT, HOST
 from . import interp as I
 from .engine import prepare, _write_back
 from .jit import HAVE_NUMBA, njit
+from .automaton import Automaton, run_round
 
-__all__ = ["Batch", "MemberHosts", "interpret_many", "retire_hosts", "finish_hosts"]
+__all__ = ["Batch", "MemberHosts", "retire_hosts", "finish_hosts"]
 
 _FAR = 1 << 62                  # members never stop at quantum boundaries (the batch syncs)
-
-
-@njit
-def interpret_many(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, members,
-                   reasons, host_kind, at_host, other, out):
-    """:func:`~.interp.interpret` for each member index in ``members`` (rows of the stacked
-    state arrays; ``Us``/``Ss`` the members' memories); the reasons into ``reasons``, the
-    members waiting at a ``cc.host`` (kind ``host_kind``) into ``at_host`` and the positions
-    in ``members`` of those that need anything else but the next round into ``other``.
-    ``out``: how many at a host, how many others, the saturations counted, the earliest
-    member's cycle."""
-    n = P.shape[0]
-    nh = 0
-    no = 0
-    sats = 0
-    t_min = np.int64(1) << 62
-    for i in range(len(members)):
-        b = members[i]
-        r = I.interpret(P, G, ST[b], PEND[b], CTR[b], UF[b], STATS[b], MK[b], TB, Us[b], Ss[b],
-                        K, T, B, IMM)
-        reasons[i] = r
-        sats += ST[b, I.S_SAT]
-        pc = ST[b, I.S_PC]
-        if r == I.R_PY and pc >= 0 and pc < n and P[pc, I.C_KIND] == host_kind:
-            at_host[nh] = b
-            nh += 1
-        elif r != I.R_QUANTUM:
-            other[no] = i
-            no += 1
-        if ST[b, I.S_T] < t_min:
-            t_min = ST[b, I.S_T]
-    out[0] = nh
-    out[1] = no
-    out[2] = sats
-    out[3] = t_min
 
 
 @njit
@@ -190,6 +157,9 @@ class Batch:
         self._links = [pl.agent.link for pl in self.platforms]
         self._dtype = self.platforms[0].agent.memory("unified").dtype
         self.Ss = _typed_list([pl.agent.memory("synapse") for pl in self.platforms])
+        self.automaton = Automaton(self.progs[0].P.shape[0], self.UF.shape[1],
+                                   self.PEND.shape[2],
+                                   self.platforms[0].agent.controller.branch_penalty)
 
     def run(self) -> list:
         """Run every member until it halts; their Results, in order."""
@@ -224,10 +194,11 @@ class Batch:
         live = np.arange(n, dtype=np.int64)
         args = (p0.P, p0.G, ST, self.PEND, self.CTR, self.UF, self.STATS, self.MK, p0.TB,
                 self.Us, self.Ss, p0.K, p0.T, p0.B, p0.IMM)
+        work = self.automaton.args()
         try:
             while len(live):
                 k = len(live)
-                interpret_many(*args, live, reasons, HOST, at_host, other, out)
+                run_round(*args, live, reasons, HOST, at_host, other, out, *work)
                 nh, no, sats, t_min = out.tolist()
                 if sats:
                     self._settle(live)

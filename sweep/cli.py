@@ -108,8 +108,10 @@ def cmd_sweep(args) -> int:
         signal.signal(signal.SIGTERM, before)
     print(summary.line())
     if spec.plot is not None and summary.unfinished == 0:
+        from rlaccel.util.files import rescuing
+
         from .figure import write_figure
-        with open_existing(db) as store:
+        with open_existing(db) as store, rescuing():     # saved beside if it cannot be written
             md, paths = write_figure(spec, store.rows(), db.with_suffix(""))
         print(md)
         print(f"sweep: wrote {', '.join(str(x) for x in paths)}")

@@ -65,6 +65,7 @@ class Store:
     def __init__(self, path: Path, con: sqlite3.Connection):
         self.path = path
         self.con = con
+        self.ident = _ident(path)       # the file the connection writes (see close)
 
     # ---- opening ----
     @classmethod
@@ -196,7 +197,27 @@ class Store:
         return _Transaction(self.con, self.path)
 
     def close(self) -> None:
-        self.con.close()
+        """Close the database. If its file was removed or replaced while the sweep ran (the
+        connection went on writing the old one), what it holds is saved beside the run
+        (:func:`rlaccel.util.files.rescuing`) and a SweepError says where."""
+        try:
+            if self.ident is not None and _ident(self.path) != self.ident:
+                from rlaccel.util.files import rescuing
+                problem = SweepError(f"{self.path}: the database was removed or replaced "
+                                     f"during the sweep")
+                with rescuing(error=SweepError) as scope:
+                    scope.rewrite(str(self.path), problem, self._backup)
+        finally:
+            self.con.close()
+
+    def _backup(self, path: str) -> None:
+        dst = sqlite3.connect(path)
+        try:
+            self.con.backup(dst)
+        except sqlite3.Error as exc:
+            raise SweepError(f"{path}: {exc}") from None
+        finally:
+            dst.close()
 
     def __enter__(self) -> "Store":
         return self
@@ -253,6 +274,14 @@ def open_existing(path: str | Path) -> Store:
         con.close()
         raise SweepError(f"{p}: not a sweep database (no points table)")
     return Store(p, con)
+
+
+def _ident(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _now() -> str:

@@ -139,3 +139,25 @@ def test_a_waveform_whose_directory_is_removed_during_the_run_is_rescued(cli, tm
     assert out.startswith("lane (myhdl, seed 1): 3 transactions checked, 0 mismatches")
     assert err == (f"rlaccel cosim: error: w/lane.vcd: cannot write: directory w does not "
                    f"exist; saved in {rescued[0]} instead\n")
+
+
+def test_a_sweep_database_removed_during_the_sweep_is_rescued(tmp_path, monkeypatch):
+    """The connection goes on writing the removed file; at the end its contents are saved
+    beside the run (before, the sweep said 'N of N points finished' and they were lost)."""
+    from rlaccel.sweep.errors import SweepError
+    from rlaccel.sweep.spec import load_spec
+    from rlaccel.sweep.store import Store, open_existing
+    from tests.sweep.conftest import TINY
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "spec.toml").write_text(TINY)
+    (tmp_path / "d").mkdir()
+    store = Store.open(tmp_path / "d" / "s.sqlite", load_spec(tmp_path / "spec.toml"))
+    shutil.rmtree(tmp_path / "d")
+    with pytest.raises(SweepError) as e:
+        store.close()
+    (rescued,) = [p for p in tmp_path.iterdir() if p.name.startswith("s.rescued-")]
+    assert str(e.value) == (f"{tmp_path}/d/s.sqlite: the database was removed or replaced "
+                            f"during the sweep; saved in {rescued} instead")
+    with open_existing(rescued) as again:
+        assert again.counts()["total"] == 6

@@ -575,7 +575,7 @@ def cmd_report(args) -> int:
                 groups=args.groups, rows_per_pass=args.rows_per_pass, episodes=args.episodes,
                 seed=args.seed, learning=args.learning or (), fig10_groups=args.fig10_groups,
                 progress=progress, stream_rows=args.stream_rows)
-    out = Path(args.out)
+    out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "report.json", json.dumps(rep, indent=1, default=float))
     atomic_write(out / "report.md", markdown(rep))
@@ -586,7 +586,9 @@ def cmd_report(args) -> int:
 
 
 def add_arguments(p) -> None:
-    p.add_argument("-o", "--out", default="out/learninggroup", help="output directory")
+    from rlaccel.util.args import file_name
+    p.add_argument("-o", "--output", metavar="DIR", type=file_name, default="out/learninggroup",
+                   help="output directory")
     p.add_argument("--fig10-groups", type=int, nargs="+", default=[2, 4, 8, 16, 32],
                    help="G of Fig. 10 (32 runs on the max_groups = 32 variant)")
     p.add_argument("--draws", type=int, default=5,

@@ -207,9 +207,11 @@ def cmd_report(args) -> int:
         for fam, plugin in _report_plugins().items():
             print(f"  {fam:14s} {plugin.description}")
         return 0
-    from rlaccel.util.files import check_output_dir, rescuing
+    from rlaccel.util.files import check_output_dir, make_output_dir, rescuing
     out = getattr(args, "output", None)
     check_output_dir(out)                                  # before any work
+    if out is not None:
+        make_output_dir(out)
     with rescuing(root=out):        # files that cannot be written at the end are saved beside
         return load_plugin(args.machine).report(args)
 

@@ -11,7 +11,7 @@ __all__ = ["MACHINE_BLOCKS", "machine_benches"]
 #: block names, as `rlaccel cosim BLOCK` and `rlaccel rtl verilog|lint|synth BLOCK` take them
 MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly", "darl_encoder",
                   "maddpg_cu", "maddpg_ring", "fixar_pe",
-                  "fixar_prng")
+                  "fixar_prng", "fixar_array")
 
 
 def machine_benches() -> list:

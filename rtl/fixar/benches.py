@@ -17,11 +17,12 @@ from rlaccel.tlm.families.fixar.timing import AapTiming, ff_cycles, unit_cycles
 
 from ..benches import Bench, _count
 from ..scoreboard import Txn
+from .array import ARRAY_LATENCY, array_params, array_signals, fixar_array
 from .params import fixar_params
 from .pe import fixar_pe, pe_signals
 from .prng import fixar_prng, prng_signals
 
-__all__ = ["PeBench", "PrngBench", "BENCHES"]
+__all__ = ["PeBench", "PrngBench", "ArrayBench", "BENCHES"]
 
 #: cycles from a term to the accumulators (the multiply and accumulate registers)
 PE_LATENCY = 2
@@ -205,5 +206,150 @@ def prng_tb(clk, rst, ports, txns, board, prm, stats):
 
 PrngBench.tb = staticmethod(prng_tb)
 
+
+
+# ---------------------------------------------------------------------------------- array
+def _pack(words, bits: int) -> int:
+    """Signed words into one bus, word k in bits [k bits + bits - 1 : k bits]."""
+    m = (1 << bits) - 1
+    return sum((int(v) & m) << (k * bits) for k, v in enumerate(words))
+
+
+def _unpack(bus: int, bits: int, n: int) -> tuple:
+    m, sign = (1 << bits) - 1, 1 << (bits - 1)
+    out = []
+    for k in range(n):
+        v = (bus >> (k * bits)) & m
+        out.append(v - (1 << bits) if v & sign else v)
+    return tuple(out)
+
+
+class ArrayBench(Bench):
+    """AAP core array: layers ``y = W x`` of 1..2C outputs by 1..3R inputs (one in ten up to
+    8R), full precision (one vector) or half (two vectors' 17-bit operands a cycle), tiles
+    streamed back to back across layers; predicted by ``pe.product_full`` /
+    ``pe.products_half`` summed exactly (every output block's column sums) and the busy
+    cycles by the family's ``ff_cycles`` for one core of the array's size."""
+
+    name = "fixar_array"
+    top = "fixar_array"
+    arch = "fixar"
+    block = staticmethod(fixar_array)
+    make_params = staticmethod(array_params)
+    signals = staticmethod(array_signals)
+
+    def transactions(self, rng, n, prm):
+        R, C, pp = prm.rows, prm.cols, prm.pe
+        for _ in range(n):
+            P = int(rng.integers(1, 2 * C + 1))
+            Q = int(rng.integers(1, (8 if rng.random() < 0.1 else 3) * R + 1))
+            half = bool(rng.random() < 0.5)
+            W = _signed(rng, pp.weight_bits, P * Q).reshape(P, Q)
+            if half:
+                xs = [_signed(rng, pp.mul_bits, Q), _signed(rng, pp.mul_bits, Q)]
+            else:
+                xs = [_signed(rng, pp.weight_bits, Q)]
+            ob, ib = -(-P // C), -(-Q // R)
+            tiles, y0, y1 = [], [], []
+            for o in range(ob):
+                sums = [[0] * C, [0] * C]
+                for i in range(ib):
+                    wt = [0] * (R * C)
+                    ops = [[0] * R for _ in xs]
+                    for r in range(R):
+                        q = i * R + r
+                        if q >= Q:
+                            continue
+                        for v, x in enumerate(xs):
+                            ops[v][r] = int(x[q])
+                        for c in range(C):
+                            if o * C + c < P:
+                                wt[r * C + c] = int(W[o * C + c, q])
+                    for c in range(C):
+                        col = [wt[r * C + c] for r in range(R)]
+                        if half:
+                            p0, p1 = pe.products_half(np.array(col, dtype=np.int64),
+                                                      np.array(ops[0], dtype=np.int64),
+                                                      np.array(ops[1], dtype=np.int64))
+                            sums[0][c] += int(sum(int(v) for v in p0))
+                            sums[1][c] += int(sum(int(v) for v in p1))
+                        else:
+                            sums[0][c] += sum(pe.product_full(x, a) for x, a in
+                                              zip(col, ops[0]))
+                    tiles.append((_pack(wt, pp.weight_bits),
+                                  0 if half else _pack(ops[0], pp.weight_bits),
+                                  _pack(ops[0], pp.mul_bits) if half else 0,
+                                  _pack(ops[1], pp.mul_bits) if half else 0,
+                                  i == ib - 1))
+                y0.append(tuple(sums[0]))
+                y1.append(tuple(sums[1]))
+            yield Txn("half" if half else "full", {"P": P, "Q": Q},
+                      {"y0": tuple(y0), "y1": tuple(y1),
+                       "cycles": ff_cycles(P, Q, 2 if half else 1, prm.timing, half=half)},
+                      stimulus={"half": half, "tiles": tiles, "blocks": ob})
+
+
+@block
+def array_tb(clk, rst, ports, txns, board, prm, stats):
+    """Array driver (a tile a cycle, layers back to back) and monitor (each output block's
+    sums at ``done``; a layer's busy cycles from its first tile to its last ``done``, less
+    the array's latency)."""
+    s = ports
+    C, YB = prm.cols, prm.sum_bits
+    due: deque = deque()
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+    end = [False]
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            for j, (w, a, h0, h1, last) in enumerate(st["tiles"]):
+                yield clk.negedge
+                if j == 0:                 # expected before the first block's done
+                    txn.cycle = stats.cycles
+                    board.expect(txn)
+                    _count(coverage, txn)
+                    due.append((stats.cycles, st["blocks"]))
+                s["en"].next = True
+                s["half"].next = st["half"]
+                s["last"].next = last
+                s["w"].next = w
+                s["a"].next = a
+                s["h0"].next = h0
+                s["h1"].next = h1
+        yield clk.negedge
+        s["en"].next = False
+        for _ in range(ARRAY_LATENCY + 1):
+            yield clk.negedge
+        end[0] = True
+
+    @instance
+    def monitor():
+        y0, y1 = [], []
+        while True:
+            yield clk.negedge
+            if s["done"].val and due:
+                y0.append(_unpack(int(s["y0"].val), YB, C))
+                y1.append(_unpack(int(s["y1"].val), YB, C))
+                first, blocks = due[0]
+                if len(y0) == blocks:
+                    due.popleft()
+                    board.observe({"y0": tuple(y0), "y1": tuple(y1),
+                                   "cycles": stats.cycles - first - ARRAY_LATENCY + 1},
+                                  stats.cycles)
+                    y0, y1 = [], []
+            if end[0]:
+                board.finish(stats.cycles)
+                raise StopSimulation
+
+    return drive, monitor
+
+
+ArrayBench.tb = staticmethod(array_tb)
+
 #: FIXAR's benches
-BENCHES = (PeBench(), PrngBench())
+BENCHES = (PeBench(), PrngBench(), ArrayBench())

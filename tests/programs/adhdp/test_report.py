@@ -101,3 +101,25 @@ def test_manifest_settings_reach_both_chips(tmp_path):
 def test_bad_manifest_setting_is_named(tmp_path):
     with pytest.raises(RlaccelError, match="learning.Iaa"):
         build(["cartpole"], trials=1, out_dir=tmp_path, overrides=["learning.Iaa=3"])
+
+
+def test_vu_gain_grows_with_iterations_per_step():
+    """The virtual update's once-per-step work (vu.init, vu.commit) is shared by the loop's
+    iterations in that step, so its gain per iteration grows with them while the baseline's
+    cycles per iteration do not change (README, "Fig. 11-13": the cause of the triple link's
+    residual against the seed's 1.47x)."""
+    from rlaccel.programs.adhdp.report import measure
+    triple = next(s for s in SIZES if s.name == "triple_link")
+    gains, base = [], []
+    for n in (2, 6, 30):
+        sets = ["learning.Ec=0.0", "learning.Ea=0.0", f"learning.Ic={n}", f"learning.Ia={n}",
+                "max_steps=8"]
+        b, v = (measure(triple, vu, trials=1, seed=1, overrides=sets,
+                        arch_overrides={"machine.dtype": "float64"})["region"]["actor"]
+                for vu in (False, True))
+        assert b["iterations"] == v["iterations"] and b["iterations"] % n == 0
+        gains.append(b["cycles"] / v["cycles"])
+        base.append(b["cycles"])
+    assert gains[0] < gains[1] < gains[2]
+    assert gains[0] < 1.3 < 1.6 < gains[2]
+    assert max(base) - min(base) < 1.0

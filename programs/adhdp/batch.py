@@ -24,12 +24,16 @@ import numpy as np
 
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.tlm.fast import fixedpoint as fx
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.automaton import run_round
+from rlaccel.tlm.fast.batch import retire_hosts
 from rlaccel.tlm.fast.jit import njit
+from rlaccel.tlm.fast.native import call_clock, clock_address
 
 from .host import REPLY_FIELDS
 
 __all__ = ["AdhdpBatchHosts", "batch_hosts", "cartpole_steps", "cartpole_exchange",
-           "cartpole_params"]
+           "cartpole_rounds", "cartpole_params"]
 
 # plant parameters per member
 (_G, _MC, _M, _L, _MUC, _MUP, _FMAG, _BANG, _DT, _SUB, _THLIM, _XLIM) = range(12)
@@ -155,6 +159,74 @@ def cartpole_exchange(members, Us, lo, inp, nin, lsb, K, S, P, t, running, max_s
     return sats
 
 
+@njit
+def _now(clock, ts):
+    """Nanoseconds of the monotonic clock (``time.perf_counter``'s), 0 without one."""
+    if clock == 0:
+        return np.int64(0)
+    call_clock(clock, 1, np.int64(ts.ctypes.data))
+    return ts[0] * np.int64(1000000000) + ts[1]
+
+
+@njit
+def cartpole_rounds(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, SS, TR, HT,
+                    A, XST, XPEND, XUF, X, DSTATS, live, reasons, host_kind, at_host, other,
+                    out, host, host_counts, lsb, Kq, S, Pp, t, running, max_steps, LR,
+                    lr_every, scale, OFF, rec, nrec, done, words, raw, calls, seconds, clock,
+                    ts, res):
+    """Whole rounds of a batch in one compiled call: each round the members advance
+    (:func:`rlaccel.tlm.fast.automaton.run_round`), and while every live member waits at
+    the one ``cc.host`` of ``host`` (pc, out, nout, inp, nin, busy, latency, depth) in a
+    running trial with a finite action, their exchanges are answered
+    (:func:`cartpole_exchange`, timed per member) and retired
+    (:func:`rlaccel.tlm.fast.batch.retire_hosts`) here. The first round that needs anything
+    else is left as :func:`~rlaccel.tlm.fast.automaton.run_round` left it, for the batch to
+    finish. ``res``: rounds run, the quantizer's saturations, and 1 if a member reached its
+    instruction limit at a host exchange (the round then finished but for that)."""
+    rounds = 0
+    qsats = 0
+    res[2] = 0
+    pc, lo, inp, nin = host[0], host[1], host[3], host[4]
+    busy, latency, depth = host[5], host[6], host[7]
+    fixed = len(Kq) > 0
+    while True:
+        run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, live, reasons,
+                  host_kind, at_host, other, out, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS)
+        rounds += 1
+        nh = out[0]
+        if out[1] != 0 or nh == 0:
+            break
+        ok = True
+        for i in range(nh):
+            b = at_host[i]
+            if ST[b, I.S_PC] != pc or not running[b]:
+                ok = False
+                break
+            u = np.float64(Us[b][lo]) * lsb if fixed else np.float64(Us[b][lo])
+            if not np.isfinite(u):
+                ok = False
+                break
+        if not ok:
+            break
+        members = at_host[:nh]
+        t0 = _now(clock, ts)
+        qsats += cartpole_exchange(members, Us, lo, inp, nin, lsb, Kq, S, Pp, t, running,
+                                   max_steps, LR, lr_every, scale, OFF, rec, nrec, done,
+                                   words, raw)
+        share = (_now(clock, ts) - t0) * 1e-9 / nh
+        for i in range(nh):
+            b = members[i]
+            calls[b] += 1
+            seconds[b] += share
+            host_counts[b] += 1
+        if retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency,
+                        depth) == I.R_LIMIT:
+            res[2] = 1
+            break
+    res[0] = rounds
+    res[1] = qsats
+
+
 def batch_hosts(runs, dt):
     """The batch host of members' plugin runs (their ``state`` a Trials, their ``hosts`` an
     AdhdpHost), or None when their plant has no compiled twin."""
@@ -203,6 +275,9 @@ class AdhdpBatchHosts:
         self._words = np.zeros(self.nin)
         self._raw = np.zeros(self.nin, dtype=np.int64)
         self._done = np.zeros(n, dtype=np.int64)
+        self._res = np.zeros(3, dtype=np.int64)
+        self._clock = clock_address()
+        self._ts = np.zeros(2, dtype=np.int64)
 
     def _hand_over(self, members) -> None:
         """The trials exchange_into ended, into the members' Trials (before Python asks
@@ -241,6 +316,24 @@ class AdhdpBatchHosts:
             self.calls[idx] += 1
             self.seconds[idx] += (time.perf_counter() - t0) / len(idx)
         return answered
+
+    def rounds(self, state: tuple, live, reasons, host_kind, at_host, other, out, host,
+               host_counts) -> bool:
+        """Whole rounds in one compiled call (:func:`cartpole_rounds`; ``state``: the batch's
+        tables, its memories and its automaton's, in :func:`cartpole_rounds`' order);
+        returns True if a member reached its instruction limit at a host exchange."""
+        if host[4] != self.nin:
+            raise RlaccelError(f"host link: the program expects {host[4]} reply words, the "
+                               f"ADHDP host answers {self.nin}")
+        res = self._res
+        cartpole_rounds(*state, live, reasons, host_kind, at_host, other, out, host,
+                        host_counts, self._lsb, self._Kq, self.S, self.P, self.t, self.running,
+                        self.max_steps, self.LR, self.lr_every, self.scale, self.OFF, self.rec,
+                        self.nrec, self._done, self._words, self._raw, self.calls,
+                        self.seconds, self._clock, self._ts, res)
+        if res[1]:
+            self.dt.saturations += int(res[1])
+        return bool(res[2])
 
     def _lr(self, l0, idx):
         v = l0[idx] - self.lr["lr_decay"][idx] * (self.t[idx] // self.lr_every[idx])

@@ -195,10 +195,16 @@ class Batch:
         args = (p0.P, p0.G, ST, self.PEND, self.CTR, self.UF, self.STATS, self.MK, p0.TB,
                 self.Us, self.Ss, p0.K, p0.T, p0.B, p0.IMM)
         work = self.automaton.args()
+        driver = getattr(self.hosts, "rounds", None)
         try:
             while len(live):
                 k = len(live)
-                run_round(*args, live, reasons, HOST, at_host, other, out, *work)
+                if driver is not None and self._host is not None:
+                    if driver(args + work, live, reasons, HOST, at_host, other, out,
+                              self._host, host_counts):
+                        self._check_limit(at_host[:int(out[0])])
+                else:
+                    run_round(*args, live, reasons, HOST, at_host, other, out, *work)
                 nh, no, sats, t_min = out.tolist()
                 if sats:
                     self._settle(live)
@@ -238,6 +244,7 @@ class Batch:
                 pl.agent.controller.host_cycles += nh * self._cycles
 
     _nin = _nout = _cycles = _up = _down = 0
+    _host = None              # the cc.host a batch host's ``rounds`` answers (set at its first)
 
     def _settle(self, live) -> None:
         sats = self.ST[live, I.S_SAT]
@@ -312,6 +319,8 @@ class Batch:
         self._nin, self._nout, self._cycles, self._up, self._down = nin, nout, cycles, up, down
         p0 = self.progs[0]
         timing = (op.issue + cycles, op.latency, op.depth)
+        if self._host is None:
+            self._host = np.array([pc, o["out"], nout, o["inp"], nin, *timing], dtype=np.int64)
         members = at_host
         into = getattr(self.hosts, "exchange_into", None)
         r = 0
@@ -337,7 +346,11 @@ class Batch:
             host_counts[members] += 1
             r = r or r2
         if r == I.R_LIMIT:
-            for b in at_host.tolist():
-                c = self.platforms[b].agent.controller
-                if c.max_instructions is not None and self.ST[b, I.S_EXEC] >= c.max_instructions:
-                    raise self._limit(b)
+            self._check_limit(at_host)
+
+    def _check_limit(self, members) -> None:
+        """The limit error of the first of ``members`` that reached its instruction limit."""
+        for b in members.tolist():
+            c = self.platforms[b].agent.controller
+            if c.max_instructions is not None and self.ST[b, I.S_EXEC] >= c.max_instructions:
+                raise self._limit(b)

@@ -25,7 +25,7 @@ import numpy as np
 from .jit import HAVE_NUMBA
 
 __all__ = ["call_gemv", "call_ddot", "call_loop", "memcpy", "float_natives", "NATIVE_FIELDS",
-           "ROW_MAJOR", "COL_MAJOR", "TRANS"]
+           "ROW_MAJOR", "COL_MAJOR", "TRANS", "clock_address", "call_clock"]
 
 #: CBLAS enumerations
 ROW_MAJOR, COL_MAJOR, TRANS = 101, 102, 112
@@ -108,9 +108,40 @@ if HAVE_NUMBA:
                                k, 1)
             return context.get_dummy_value()
         return sig, codegen
+    @intrinsic
+    def call_clock(typingctx, fptr, clock, ts):
+        """``clock_gettime(clock, ts)`` at address ``fptr`` (``ts``: the address of two
+        int64 words, seconds and nanoseconds)."""
+        sig = types.int32(types.int64, types.int64, types.int64)
+
+        def codegen(context, builder, signature, args):
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(i32, [i32, _I8P])
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            return builder.call(f, [builder.trunc(args[1], i32),
+                                    builder.inttoptr(args[2], _I8P)])
+        return sig, codegen
 else:
     def memcpy(dst, src, n):
         ctypes.memmove(int(dst), int(src), int(n))
+
+    def call_clock(fptr, clock, ts):
+        return _CLOCK_T(int(fptr))(int(clock), int(ts))
+
+_CLOCK_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+
+
+def clock_address() -> int:
+    """The address of the C library's ``clock_gettime`` (what ``time.perf_counter`` reads
+    on Linux, clock 1: CLOCK_MONOTONIC), for compiled code that measures its own parts;
+    0 when there is none."""
+    if "clock" not in _CACHE:
+        try:
+            libc = ctypes.CDLL(None)
+            _CACHE["clock"] = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0
+        except (OSError, AttributeError):
+            _CACHE["clock"] = 0
+    return _CACHE["clock"]
 
 
 def _py_gemv(fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):

@@ -76,6 +76,7 @@ def _default_binary(src: str) -> str | None:
 def cmd_asm(args) -> int:
     from rlaccel.assembler.assemble import assemble_file
     from rlaccel.assembler.rlb import write
+    from rlaccel.tlm.arch_check import check_arch
     from rlaccel.util.files import atomic_write, check_outputs
 
     src = args.src
@@ -83,8 +84,10 @@ def cmd_asm(args) -> int:
     outputs = {("-o" if args.output else "the output (SRC.rlb, no -o given)"): out,
                "--listing": args.listing}
     check_outputs(outputs, {"the source": src})             # before any work
+    check_arch(args.arch)
     asm = assemble_file(src, arch=args.arch, include_paths=tuple(args.include or ()),
                         defines=args.define or {})
+    check_arch(asm.arch)                                     # the source's .arch
     check_outputs(outputs, [("the source", src)] +           # now that the includes are known
                   [("the include file", p) for p in asm.inputs[1:]])
     if args.listing:
@@ -101,9 +104,11 @@ def cmd_asm(args) -> int:
 
 def cmd_dis(args) -> int:
     from rlaccel.assembler.disassemble import disassemble_file
+    from rlaccel.tlm.arch_check import check_arch
     from rlaccel.util.files import atomic_write, check_outputs
 
     check_outputs({"-o": args.output}, {"the binary": args.bin})
+    check_arch(args.arch)
     text = disassemble_file(args.bin, arch=args.arch)
     if args.output:
         atomic_write(args.output, text, OutputError)
@@ -113,11 +118,11 @@ def cmd_dis(args) -> int:
 
 
 def cmd_isa(args) -> int:
-    from rlaccel.isa.arch import load_arch
     from rlaccel.isa.doc import markdown, summary
+    from rlaccel.tlm.arch_check import check_arch
     from rlaccel.tlm.families import implemented
 
-    arch = load_arch(args.arch)
+    arch = check_arch(args.arch)
     done = implemented()
     sys.stdout.write(markdown(arch, done) if args.markdown else summary(arch, done))
     return 0

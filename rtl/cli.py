@@ -129,9 +129,12 @@ def cmd_cosim(args) -> int:
     from rlaccel.isa.errors import OutputError
     from rlaccel.util.files import atomic_output, check_outputs, rescuing
 
+    from rlaccel.tlm.arch_check import check_arch
+
     from .cosim import run
     n = args.n if args.n is not None else DEFAULT_N.get(args.block, 10_000)
     check_outputs({"--vcd": args.vcd})                       # before any work
+    check_arch(args.arch)
     if args.vcd is None:
         return _cosim_summary(args, run(args.block, n=n, seed=args.seed,
                                         backend=args.backend, arch=args.arch))
@@ -160,7 +163,10 @@ def cmd_rtl(args) -> int:
     from rlaccel.isa.errors import OutputError
     from rlaccel.util.files import atomic_write, check_outputs, save_or_rescue
 
+    from rlaccel.tlm.arch_check import check_arch
+
     from . import hdl
+    check_arch(getattr(args, "arch", None))
     if args.rtl_command == "verilog":
         outdir = Path(args.output)
         if outdir.exists() and not outdir.is_dir():

@@ -38,8 +38,8 @@ from rlaccel.isa.table import SPACES
 from .agent import Agent
 from .core import Butterfly, Ring
 from .energy import EnergyTable
-from .families import TABLES, models_for
-from .hostlink import link_timing
+from .families import TABLES, check_tables, models_for
+from .hostlink import HostLink, link_timing
 from .results import Results
 
 __all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
@@ -64,6 +64,32 @@ class Platform:
     def __init__(self, arch: Arch, binaries: Binary | Sequence[Binary], hosts=None, *,
                  quantum: int = 10_000, max_instructions: int | None = None, trace=None,
                  progress=None, datapath=None, kernels: str = "compiled"):
+        self._configure(arch)
+        self.trace = trace
+        binaries = self._per_agent(binaries, "binary", "binaries")
+        hosts = self._per_agent(hosts if hosts is not None else _NoHost(), "host", "hosts")
+        self.agents = [Agent(self, i, binaries[i], hosts[i], quantum=quantum,
+                             max_instructions=max_instructions, trace=trace, progress=progress,
+                             kernels=kernels)
+                       for i in range(self.n_agents)]
+        if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
+            # a transactor of a block shared by the agents (a ring, a butterfly) says
+            # ``all_agents = True`` and reaches them through ``agent.platform.agents``
+            if self.n_agents != 1 and not getattr(datapath, "all_agents", False):
+                raise ArchError(f"{self.origin}: an RTL datapath runs on a one-agent machine")
+            datapath.attach(self.agents[0])
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def check(cls, arch: Arch) -> None:
+        """Judge an architecture's tables as building a platform does, without a program:
+        for the verbs that build none (asm, dis, isa, cosim, rtl), so that a bad
+        architecture file gets the same message there as from ``run``."""
+        cls.__new__(cls)._configure(arch)
+
+    def _configure(self, arch: Arch) -> None:
+        """Everything of the platform that comes from the architecture alone, each table
+        judged on the way (an ArchError names what is wrong)."""
         self.arch = arch
         self.origin = arch.path or arch.name
         k = arch.knobs
@@ -80,21 +106,9 @@ class Platform:
                             if (words := arch.memories.get(space, 0)) > 0}
         self.env = simpy.Environment()
         self.interconnect = self._interconnect()
-        self.trace = trace
-        binaries = self._per_agent(binaries, "binary", "binaries")
-        hosts = self._per_agent(hosts if hosts is not None else _NoHost(), "host", "hosts")
-        self.agents = [Agent(self, i, binaries[i], hosts[i], quantum=quantum,
-                             max_instructions=max_instructions, trace=trace, progress=progress,
-                             kernels=kernels)
-                       for i in range(self.n_agents)]
-        if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
-            # a transactor of a block shared by the agents (a ring, a butterfly) says
-            # ``all_agents = True`` and reaches them through ``agent.platform.agents``
-            if self.n_agents != 1 and not getattr(datapath, "all_agents", False):
-                raise ArchError(f"{self.origin}: an RTL datapath runs on a one-agent machine")
-            datapath.attach(self.agents[0])
+        HostLink(None, arch.extra.get("hostlink"), self.origin)    # as each agent builds it
+        check_tables(arch, k.families)
 
-    # -- construction -----------------------------------------------------------------------
     def _check_tables(self) -> None:
         """Every table of the architecture file is one the platform or a family reads."""
         known = set(PLATFORM_TABLES).union(*(TABLES.get(f, ()) for f in self.arch.knobs.families))

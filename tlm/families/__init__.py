@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import importlib
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from rlaccel.isa.errors import ArchError
 from rlaccel.isa.table import FAMILIES, TABLE
 
 from ..model import Family, InstructionModel
 
-__all__ = ["PACKAGES", "TABLES", "implemented", "family", "check_complete", "models_for"]
+__all__ = ["PACKAGES", "TABLES", "CHECKS", "implemented", "family", "check_complete",
+           "models_for", "check_tables"]
 
 #: ISA family -> the package of its instruction models
 PACKAGES: Mapping[str, str] = MappingProxyType({
@@ -45,7 +46,27 @@ TABLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "hdc": ("hdc",),
 })
 
+#: ISA family -> the functions ("module:function", each ``f(arch)``) that read and judge its
+#: own tables (an ArchError names what is wrong); the platform calls them when it is built,
+#: and :meth:`rlaccel.tlm.platform.Platform.check` for the verbs that build none
+CHECKS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "base": ("rlaccel.tlm.families.base.models:check_datapath",),
+    "ddpg": ("rlaccel.tlm.families.fixar.state:_config",),
+    "marl": ("rlaccel.tlm.families.marl.learner:_constants",
+             "rlaccel.tlm.families.maddpg.device:check_device"),
+    "sparse": (),
+    "hdc": ("rlaccel.tlm.families.darl.models:optimisations",),
+})
+
 _LOADED: dict[str, Family] = {}
+
+
+def check_tables(arch, families: Sequence[str]) -> None:
+    """Run every :data:`CHECKS` function of ``families`` on ``arch``."""
+    for fam in families:
+        for ref in CHECKS.get(fam, ()):
+            module, _, name = ref.partition(":")
+            getattr(importlib.import_module(module), name)(arch)
 
 
 def implemented() -> frozenset[str]:

@@ -17,7 +17,8 @@ from .kernels import kernel
 from .semantics import BRANCHES, MATRIX, SCALAR, bind, branch_rule
 from .timing import FORWARDING, SYNAPSE_PORTS, control_timing, matrix_schedule, matrix_timing
 
-__all__ = ["MODELS", "CATEGORIES", "category", "forwarding", "synapse_ports"]
+__all__ = ["MODELS", "CATEGORIES", "category", "forwarding", "synapse_ports",
+           "check_datapath", "DATAPATH_KEYS"]
 
 #: Fig. 11's categories of seed 001, in report order
 CATEGORIES = ("FF", "BP_WU", "VU", "SCA", "CC")
@@ -66,6 +67,29 @@ def _scalar_cost(b: Binding) -> Cost:
 
 def _control_cost(b: Binding) -> Cost:
     return Cost(control_timing(b.mnemonic), 1)
+
+
+#: keys of the ``[datapath]`` table: the base family's ``forwarding`` and ``synapse_ports``;
+#: ``virtual_update``, the chip's virtual-update hardware (seed 001), read by the ADHDP host
+DATAPATH_KEYS = ("forwarding", "synapse_ports", "virtual_update")
+
+
+def check_datapath(arch) -> None:
+    """The ``[datapath]`` table: known keys, each of its type (an ArchError names what is
+    wrong)."""
+    where = arch.path or arch.name
+    table = arch.extra.get("datapath", {})
+    if not isinstance(table, dict):
+        raise ArchError(f"{where}: [datapath] must be a table")
+    unknown = sorted(set(table) - set(DATAPATH_KEYS))
+    if unknown:
+        raise ArchError(f"{where}: [datapath] has unknown key(s) {', '.join(unknown)}; known: "
+                        f"{', '.join(DATAPATH_KEYS)}")
+    forwarding(arch)
+    synapse_ports(arch)
+    if not isinstance(table.get("virtual_update", False), bool):
+        raise ArchError(f"{where}: [datapath] virtual_update must be true or false, not "
+                        f"{table['virtual_update']!r}")
 
 
 def forwarding(arch) -> str:

@@ -27,7 +27,7 @@ from numbers import Real
 
 from rlaccel.isa.errors import ArchError
 
-__all__ = ["Slr", "Device", "device_of", "DEVICE_KEYS"]
+__all__ = ["Slr", "Device", "device_of", "check_device", "DEVICE_KEYS"]
 
 DEVICE_KEYS = ("name", "total_dsp", "total_bram", "bram_per_bank", "search", "slr")
 
@@ -85,6 +85,13 @@ def _number(table, key, where, *, integer=False, positive=False):
         raise ArchError(f"{where} {key} must be {what} {'> 0' if positive else '>= 0'}, "
                         f"not {v!r}")
     return v
+
+
+def check_device(arch) -> None:
+    """An architecture's ``[device]`` table, when it has one, judged as :func:`device_of`
+    does (the table is needed only by the design-space exploration)."""
+    if "device" in arch.extra:
+        device_of(arch)
 
 
 def device_of(arch) -> Device:

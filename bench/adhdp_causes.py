@@ -15,6 +15,9 @@ off), with the regions `rlaccel report adhdp` uses, changing one thing:
   ``Ea`` = 0 so a loop never exits early, ``Ic = Ia = n``; float64, so both chips run the
   same steps): the virtual update's once-per-step work (``vu.init``, ``vu.commit``) is shared
   by ``n`` iterations, and the baseline has no such work;
+* ``learning rate x constant``: the Si-lab schedule (0.1 decaying to 0.005 within ten steps
+  of a trial) replaced by a constant rate (float64): the loops' natural iterations per step
+  under faster learning;
 * ``two-port SRAM, L = n``: both.
 
 For each row it prints the cycles per iteration of both chips (region, as Fig. 11) for the
@@ -52,6 +55,10 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
             ("hazard per instruction", {"datapath.forwarding": "instruction"}, []),
             ("two-port SRAM", {"datapath.synapse_ports": 2}, [])]
     rows += [(f"L = {n}", f64, _fixed(n)) for n in ls]
+    for lr in (0.1, 0.3):
+        rows.append((f"learning rate {lr} constant", f64,
+                     [f"learning.lr_critic={lr}", f"learning.lr_actor={lr}",
+                      "learning.lr_decay=0.0", f"learning.lr_floor={lr}"]))
     rows += [(f"two-port SRAM, L = {n}", {**f64, "datapath.synapse_ports": 2}, _fixed(n))
              for n in ls]
     return rows
@@ -76,6 +83,8 @@ def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
     agent = s.platform.agents[0]
     dyn = agent.controller.dynamic_actions
     out = {"plant_steps": int(sum(rep["learning"]["steps_per_trial"]))}
+    # loop starts: the VU program's vu.init runs once per loop that starts (critic, actor)
+    starts = [row["count"] for row in res.per_pc if row["mnemonic"] == "vu.init"]
     for phase in PHASES:
         reg, pi = s.regions[phase], rep["per_iteration"][phase]
         it = pi["iterations"]
@@ -91,6 +100,7 @@ def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
             ops += row["count"] * sum(counts.get(a, 0) for a in ARITHMETIC)
         clk = res.clock_hz * 1e-12 * 1e3
         out[phase] = {"iterations": it, "cycles": pi["cycles"], "energy_pj": pi["energy_pj"],
+                      "starts": starts[PHASES.index(phase)] if vu else None,
                       "no_overlap": pi["cycles"] + extra / it if it else 0.0,
                       "arith_ops_per_cycle": ops / (pi["cycles"] * it) if it else 0.0,
                       "power_mw": {u: pi["power_by_unit_mw"][u] for u in ("arithmetic",
@@ -114,7 +124,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.directions:
         print(f"{'network':16s} {'phase':6s} {'arith ops/cycle':>16s} {'arith mW':>14s} "
-              f"{'SRAM mW':>14s} {'power mW (with clock)':>22s}")
+              f"{'SRAM mW':>14s} {'power mW (with clock)':>22s} {'VU iterations per start':>24s}")
         for size in SIZES:
             b, v = (profile(vu, {}, [], a.trials, a.seed, size) for vu in (False, True))
             for ph in PHASES:
@@ -123,12 +133,15 @@ def main(argv=None) -> int:
                       f"{y['arith_ops_per_cycle']:<7.2f} "
                       f"{x['power_mw']['arithmetic']:6.2f}->{y['power_mw']['arithmetic']:<6.2f} "
                       f"{x['power_mw']['synapse']:6.2f}->{y['power_mw']['synapse']:<6.2f} "
-                      f"{x['power_total_mw']:9.2f}->{y['power_total_mw']:<9.2f}", flush=True)
+                      f"{x['power_total_mw']:9.2f}->{y['power_total_mw']:<9.2f} "
+                      f"{y['iterations'] / max(y['starts'], 1):10.1f} ({y['starts']} starts)",
+                      flush=True)
         return 0
     ls = [int(x) for x in a.L.split(",") if x]
     print(f"{'variant':24s} {'critic base/VU':>14s} {'gain':>6s} {'actor base/VU':>14s} "
           f"{'gain':>6s} {'comb.':>6s} {'energy':>6s} | {'no-overlap':>10s} | arith ops/cycle "
-          f"critic, actor (base->VU) | arith mW, SRAM mW actor (base->VU)")
+          f"critic, actor (base->VU) | arith mW, SRAM mW actor (base->VU) | actor "
+          f"iterations per start")
     rows = []
     for name, arch_set, sets in variants(ls):
         b, v = (profile(vu, arch_set, sets, a.trials, a.seed) for vu in (False, True))
@@ -149,8 +162,8 @@ def main(argv=None) -> int:
               f"{c['arith_ops_per_cycle']:.2f}->{v['critic']['arith_ops_per_cycle']:.2f}, "
               f"{ac['arith_ops_per_cycle']:.2f}->{v['actor']['arith_ops_per_cycle']:.2f} | "
               f"{ac['power_mw']['arithmetic']:.2f}->{v['actor']['power_mw']['arithmetic']:.2f}, "
-              f"{ac['power_mw']['synapse']:.2f}->{v['actor']['power_mw']['synapse']:.2f}",
-              flush=True)
+              f"{ac['power_mw']['synapse']:.2f}->{v['actor']['power_mw']['synapse']:.2f} | "
+              f"{v['actor']['iterations'] / max(v['actor']['starts'], 1):.1f}", flush=True)
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps({"trials": a.trials, "seed": a.seed, "rows": rows},
                                        indent=1))

@@ -9,7 +9,8 @@ combined gain it then gives the two ways the seed's figure (1.47x on the triple 
 could be met with our numbers: the same saving on a longer baseline iteration (work the
 virtual update cannot remove), or the same baseline with a smaller saving (a costlier
 virtual update). This is arithmetic on measured figures, not another run: it sizes the
-residual, it does not name its cause.
+residual, it does not name its cause (``bench/adhdp_causes.py`` measures the candidates one
+knob at a time).
 """
 
 from __future__ import annotations

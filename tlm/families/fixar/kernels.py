@@ -16,6 +16,12 @@ product sum stays below ``2**52``, and the partial sums are recombined with carr
 without ever forming the full sum in one word (as :meth:`rlaccel.isa.dtypes.FixedType.matvec`
 does with its 16-bit limb). Operands may be up to 33-bit signed (a 16-bit QAT code minus its
 zero point needs 17) and ``K`` up to 2**19 terms of 33-bit operands.
+
+With numba (:mod:`rlaccel.tlm.fast.jit`) the single-product path -- every product of a DDPG
+run -- converts a raw operand to float64 and finds ``max|.|`` in one compiled pass
+(:func:`_to_f64`) and adds a per-column or per-row bias, rounds and saturates in another
+(:func:`_round_saturate`), with the same int64 operations as the plain path, which still
+serves a full-matrix addend, the limb path and runs without numba.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.errors import DTypeError
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "MAX_OPERAND_BITS"]
 
@@ -70,9 +77,63 @@ class Operand:
         return self.raw.shape
 
 
+@njit
+def _to_f64(a):
+    """One pass over an int64 matrix: its float64 copy and ``max|a|`` (exact below 2**53)."""
+    m, n = a.shape
+    f = np.empty((m, n), np.float64)
+    hi = 0
+    lo = 0
+    for i in range(m):
+        for j in range(n):
+            v = a[i, j]
+            f[i, j] = v
+            if v > hi:
+                hi = v
+            elif v < lo:
+                lo = v
+    return f, max(hi, -lo)
+
+
+@njit
+def _round_saturate(t, add, mode, shift, lo, hi):
+    """The single-product path's tail in one pass: ``t`` (float64 sums, exact integers below
+    2**52) plus the addend (``mode`` 0: none, 1: ``add[j]`` per column, 2: ``add[i]`` per
+    row), rounded half up at ``shift`` and clipped to ``[lo, hi]``, with the number clipped
+    -- the int64 operations of :func:`_shift_round` and :func:`saturate`, element by
+    element."""
+    m, n = t.shape
+    out = np.empty((m, n), np.int64)
+    half = (1 << (shift - 1)) if shift > 0 else 0
+    clipped = 0
+    for i in range(m):
+        for j in range(n):
+            v = np.int64(t[i, j])
+            if mode == 1:
+                v += add[j]
+            elif mode == 2:
+                v += add[i]
+            if shift > 0:
+                v = (v + half) >> shift
+            if v < lo:
+                v = lo
+                clipped += 1
+            elif v > hi:
+                v = hi
+                clipped += 1
+            out[i, j] = v
+    return out, clipped
+
+
 def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:
     if isinstance(a, Operand):
         return a.raw, a.maxabs, a.f64
+    if HAVE_NUMBA and isinstance(a, np.ndarray) and a.dtype == np.int64 and a.ndim == 2:
+        f, m = _to_f64(a)
+        if m >= 1 << (MAX_OPERAND_BITS - 1):
+            raise DTypeError(f"matmul_round: operand {name} holds {m}, wider than "
+                             f"{MAX_OPERAND_BITS}-bit signed")
+        return a, int(m), f
     raw, m = _operand(name, a)
     return raw, m, None
 
@@ -110,6 +171,9 @@ def _shift_round(total: np.ndarray, s: int) -> np.ndarray:
     return (total + np.int64(1 << (s - 1))) >> np.int64(s)
 
 
+_ZERO = np.zeros(1, np.int64)
+
+
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """An exact float64 product (the caller guarantees every sum stays below 2**52), as int64."""
     return (a @ b).astype(np.int64)
@@ -133,11 +197,29 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndar
     if not 0 <= shift <= 60:
         raise DTypeError(f"matmul_round: shift {shift} is outside 0..60 (the output cannot have "
                          f"more fraction bits than the products)")
+    M, N = A.shape[0], B.shape[1]
+    mode, add = 0, _ZERO                 # the fused tail's addend: none, per column, per row
     if addend is not None:
-        addend = np.broadcast_to(np.asarray(addend, dtype=np.int64), (A.shape[0], B.shape[1]))
+        addend = np.asarray(addend, dtype=np.int64)       # checked before broadcasting
         if addend.size and max(-int(addend.min()), int(addend.max())) >= 1 << 60:
             raise DTypeError("matmul_round: the addend must stay below 2**60 in magnitude")
+        if addend.shape in ((N,), (1, N)):
+            mode, add = 1, addend.reshape(N)
+        elif addend.shape == (M, 1):
+            mode, add = 2, addend.reshape(M)
+        else:
+            mode = 3
+        addend = np.broadcast_to(addend, (M, N))
     k = A.shape[1]
+    lo_out, hi_out = int(out.min_raw), int(out.max_raw)
+    if HAVE_NUMBA and mode < 3 and k * amax * bmax <= _SAFE:
+        # one float64 product, then the fused tail (same int64 arithmetic as below)
+        t = (A.astype(np.float64) if af is None else af) @ \
+            (B.astype(np.float64) if bf is None else bf)
+        res, clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out)
+        if clipped and counter is not None:
+            counter.saturations += int(clipped)
+        return res
     transpose = amax > bmax                  # split the larger operand
     if transpose:
         A, B, amax, bmax = B.T, A.T, bmax, amax

@@ -155,3 +155,46 @@ def test_prepared_operands_give_the_same_bits(rng):
         assert (matmul_round(X, o.T, 16, Q32) == matmul_round(X, w.T, 16, Q32)).all()
         assert (matmul_round(o, X.T, 30, Q32) == matmul_round(w, X.T, 30, Q32)).all()
     assert op.shape == (300, 400) and op.T.shape == (400, 300) and op.maxabs <= 1 << 31
+
+
+@pytest.mark.parametrize("shift", [0, 12, 16, 30])
+def test_fused_single_product_path_bit_exact(rng, monkeypatch, shift):
+    """The single-product path's fused tail (numba: one pass of bias, rounding, saturation
+    and its count) against Python ints and against the plain int64 tail (HAVE_NUMBA off), on
+    operands at the path's bound (K max|A| max|B| = 2**52, either operand the larger),
+    strided rows, per-column and per-row biases (a full (M, N) one takes the int64 path),
+    and saturating results."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from rlaccel.tlm.families.fixar import kernels
+    wide = np.zeros((64, 2 * 400), np.int64)
+    wide[:, ::2] = rng.integers(-(1 << 17) + 1, 1 << 17, size=(64, 400))
+    X = as_strided(wide, shape=(64, 400), strides=(wide.strides[0], 2 * wide.strides[1]))
+    X[0, :] = (1 << 17) - 1                   # the bound itself
+    Wt = rng.integers(-(1 << 26) + 1, 1 << 26, size=(400, 300))
+    Wt[:, 0] = (1 << 26) - 1                  # row 0, column 0: a sum of 400 * 2**43
+    assert 400 * max(abs(X).max(), 1) * abs(Wt).max() <= 1 << 52
+    cases = [(X, Wt, None), (X, Wt, rng.integers(-(1 << 40), 1 << 40, size=300)),
+             (Wt.T, X.T, rng.integers(-(1 << 40), 1 << 40, size=(300, 1))),
+             (X[:, :8], Wt[:8, :5], np.full(5, 1 << 47)),
+             (X, Wt, rng.integers(-(1 << 40), 1 << 40, size=(64, 300)))]
+    for A, B, add in cases:
+        want = python_matmul_round(A, B, shift, LO, HI, addend=add)
+        c_fast, c_plain = SaturationCounter(), SaturationCounter()
+        fast = matmul_round(A, B, shift, Q32, addend=add, counter=c_fast)
+        with monkeypatch.context() as m:
+            m.setattr(kernels, "HAVE_NUMBA", False)
+            plain = matmul_round(A, B, shift, Q32, addend=add, counter=c_plain)
+        assert fast.flags.c_contiguous and fast.dtype == np.int64
+        assert np.array_equal(fast, want) and np.array_equal(plain, want)
+        assert c_fast.saturations == c_plain.saturations == int(
+            np.count_nonzero((want == LO) | (want == HI)))
+    assert c_fast.saturations > 0 or shift > 16      # small shifts saturate
+
+
+def test_fused_rounding_ties_and_negative_halves():
+    """Half an LSB rounds up, minus half rounds up too (towards +infinity), in the fused
+    tail as in Python ints."""
+    A = np.array([[1], [-1], [3], [-3]], np.int64)
+    B = np.array([[1 << 15]], np.int64)                 # +-0.5 and +-1.5 LSB at shift 16
+    assert matmul_round(A, B, 16, Q32).ravel().tolist() == [1, 0, 2, -1]

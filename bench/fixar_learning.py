@@ -16,8 +16,9 @@ bit, and the finished run removes the file.
 ``speed`` measures, in one process on this machine, the wall time per environment step with
 training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
 float32 reference (``programs/fixar/reference.py``), same seed, same steps (issue 8,
-done-when 4: the simulator at most 3x the reference), and writes
-``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
+done-when 4: the simulator at most 3x the reference), then the same in this process's CPU
+seconds (``cpu_ratio``; on a shared machine the wall clock counts waiting for a core), and
+writes ``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
 side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
 not) or a reference JSON (``bench/fixar_reference.py learn --json``). Run long jobs with
 ``nice -n 10``.
@@ -89,6 +90,8 @@ def learn(args) -> dict:
 
 def speed(args) -> dict:
     """Wall time per environment step (training at B = 64), simulator and float reference."""
+    from dataclasses import replace
+
     from rlaccel.programs.fixar.config import DdpgConfig
     from rlaccel.programs.fixar.reference import run as ref_run
     from rlaccel.programs.runner import run
@@ -117,6 +120,28 @@ def speed(args) -> dict:
                     "reference_total_s": t_ref, "simulator_total_s": t_sim,
                     "simulator_platform_wall_s": r["sim"]["wall_s"], "train_steps": n}
         res[rep]["ratio"] = res[rep]["simulator_s_per_step"] / res[rep]["reference_s_per_step"]
+        # this process's CPU seconds per time step (a shared machine's wall clock also counts
+        # waiting for a core): each side run twice, warm-up only and warm-up plus the N
+        # training steps, the difference over N (setup, assembly and loading the compiled
+        # loop cancel; a first warm-up-only run fills numba's and the OS's caches, then the
+        # longer run goes first, so any remaining caching favours the shorter one and the
+        # simulator's figure is, if anything, high)
+        cpu = {}
+        for side, go in (("reference", lambda n: ref_run(replace(cfg, steps=n))),
+                         ("simulator", lambda n: run(
+                             manifest("halfcheetah"), [f"learning.start_steps={warm}",
+                                                       "learning.eval_every=1000000000"],
+                             seed=1, steps=n))):
+            c = []
+            go(warm)
+            for n in (steps, warm):
+                c0 = time.process_time()
+                go(n)
+                c.append(time.process_time() - c0)
+            cpu[side] = (c[0] - c[1]) / args.steps
+        res[rep]["reference_cpu_s_per_step"] = cpu["reference"]
+        res[rep]["simulator_cpu_s_per_step"] = cpu["simulator"]
+        res[rep]["cpu_ratio"] = cpu["simulator"] / cpu["reference"]
         print(json.dumps(res[rep]), flush=True)
     out = {"steps": args.steps, "warmup": warm, "batch": 64, "runs": res}
     OUT.mkdir(exist_ok=True)

@@ -44,6 +44,7 @@ class RtlOsel:
         self.functional = 0           # baseline-encoder osel ops left to the functional model
         self.fault = None             # tests: a function (result dict) -> result dict
         self._sim: JobSim | None = None
+        self._wall = 0.0
 
     # ---------------------------------------------------------------------------------------
     def attach(self, agent) -> None:
@@ -198,8 +199,6 @@ class RtlOsel:
             self._sim.close()
             self._sim = None
 
-    _wall = 0.0
-
     @property
     def wall_s(self) -> float:
         """Seconds spent in the RTL simulation."""
@@ -208,8 +207,8 @@ class RtlOsel:
     def summary(self) -> str:
         text = (f"  RTL OSEL encoder (MyHDL): {self.instructions:,} osel instructions, "
                 f"{self.rows:,} rows ({self.misses:,} misses, {self.hits:,} hits), "
-                f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s;\n    every index list, tuple and row's "
-                f"cycles equal the TLM's encode_osel and hit/miss_cycles")
+                f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s;\n    every index "
+                f"list, tuple and row's cycles equal the TLM's encode_osel and hit/miss_cycles")
         if self.functional:
             text += f"; {self.functional} baseline-encoder osel op(s) kept functional"
         return text

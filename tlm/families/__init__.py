@@ -50,7 +50,8 @@ TABLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
 #: own tables (an ArchError names what is wrong); the platform calls them when it is built,
 #: and :meth:`rlaccel.tlm.platform.Platform.check` for the verbs that build none
 CHECKS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "base": ("rlaccel.tlm.families.base.models:check_datapath",),
+    "base": ("rlaccel.tlm.families.base.models:check_datapath",
+             "rlaccel.tlm.families.base.energy:check_energy_sources"),
     "ddpg": ("rlaccel.tlm.families.fixar.state:_config",),
     "marl": ("rlaccel.tlm.families.marl.learner:_constants",
              "rlaccel.tlm.families.maddpg.device:check_device"),

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from rlaccel.isa.errors import ArchError
+
 from .semantics import vu_words
 
-__all__ = ["ACTIONS", "UNITS", "actions", "word_actions", "source_problems"]
+__all__ = ["ACTIONS", "UNITS", "actions", "word_actions", "source_problems",
+           "check_energy_sources"]
 
 #: action -> the energy unit it belongs to (Fig. 12)
 ACTIONS = {"mac": "arithmetic", "mul": "arithmetic", "add": "arithmetic", "act": "arithmetic",
@@ -128,6 +131,22 @@ def actions(mnemonic: str, o: Mapping[str, int], neuron_words: int) -> dict[str,
         _words(c, "read", o["out"], o["nout"], neuron_words)
         _words(c, "write", o["inp"], o["nin"], neuron_words)
     return c
+
+
+def check_energy_sources(arch) -> None:
+    """The ``[energy_sources]`` table, when there is one: a sentence (a string) for each
+    ``[energy]`` constant it names (an ArchError names what is wrong). Whether every constant
+    has one is :func:`source_problems`' to say."""
+    where = arch.path or arch.name
+    sources = arch.extra.get("energy_sources", {})
+    if not isinstance(sources, dict):
+        raise ArchError(f"{where}: [energy_sources] must be a table")
+    for key, src in sources.items():
+        if not isinstance(src, str):
+            raise ArchError(f"{where}: [energy_sources] {key} must be a sentence (a string) "
+                            f"saying where the figure comes from, not {src!r}")
+        if key not in arch.extra.get("energy", {}):
+            raise ArchError(f"{where}: [energy_sources] {key} names no [energy] constant")
 
 
 def source_problems(arch) -> list[str]:

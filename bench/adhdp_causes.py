@@ -66,8 +66,8 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
 
 def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
             size=TRIPLE) -> dict:
-    """One chip's run of a network size (default the triple link): per update phase, the region's cycles, energy and
-    iterations (as ``rlaccel report adhdp`` has them), the cycles if no instruction of the
+    """One chip's run of a network size (default the triple link): per update phase, the
+    region's cycles, energy and iterations (as ``rlaccel report adhdp`` has them), the cycles if no instruction of the
     loops overlapped its predecessor (every non-control instruction ``depth - 1`` cycles
     more, less the stall it already had: an estimate), the arithmetic unit's operations per
     cycle (MACs, multiplies, adds, activations) and its power and the synapse SRAM's without

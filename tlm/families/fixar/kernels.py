@@ -64,8 +64,9 @@ class Operand:
 
     def __init__(self, raw, _maxabs: int | None = None, _f64=None) -> None:
         if _maxabs is None:
-            raw, _maxabs = _operand("operand", raw)
-            _f64 = raw.astype(np.float64)
+            raw, _maxabs, _f64 = _prepare("operand", raw)
+            if _f64 is None:
+                _f64 = raw.astype(np.float64)
         self.raw, self.maxabs, self.f64 = raw, _maxabs, _f64
 
     @property

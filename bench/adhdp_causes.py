@@ -138,6 +138,8 @@ def main(argv=None) -> int:
                       flush=True)
         return 0
     ls = [int(x) for x in a.L.split(",") if x]
+    print(f"seed (triple link, combined): {SEED_SPEEDUP['cycles']}x cycles, "
+          f"{SEED_SPEEDUP['energy']}x energy")
     print(f"{'variant':24s} {'critic base/VU':>14s} {'gain':>6s} {'actor base/VU':>14s} "
           f"{'gain':>6s} {'comb.':>6s} {'energy':>6s} | {'no-overlap':>10s} | arith ops/cycle "
           f"critic, actor (base->VU) | arith mW, SRAM mW actor (base->VU) | actor "

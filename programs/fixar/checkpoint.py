@@ -13,7 +13,7 @@ is replaced (atomically) by:
 * the ddpg family's state (:class:`~rlaccel.tlm.families.fixar.state.FixarState`): the QAT
   monitors and quantisers and the PRNG's registers;
 * a fingerprint of the run (the manifest's name and contents, overrides, architecture, seed,
-  steps, the binary's sha256).
+  steps, the binary's sha256 without its source paths).
 
 A resumed run builds the machine afresh, answers the program's first exchange as usual (the
 program loads the initial weights), and at the second -- the program now waits at the same
@@ -36,7 +36,8 @@ import numpy as np
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.util.files import atomic_write
 
-__all__ = ["FixarCheckpointError", "Checkpointer", "FORMAT", "prepare", "run_resumable"]
+__all__ = ["FixarCheckpointError", "Checkpointer", "FORMAT", "prepare", "run_resumable",
+           "program_sha256"]
 
 FORMAT = "rlaccel-fixar-checkpoint-1"
 #: the family state's fields a checkpoint keeps (the weight operands are a cache)
@@ -125,6 +126,18 @@ class Checkpointer:
             pass
 
 
+def program_sha256(setup) -> str:
+    """The sha256 of the run's binaries without their ``source`` metadata (which names the
+    program's path): the same program assembled in another copy of the tree has the same."""
+    from dataclasses import replace
+
+    from rlaccel.assembler.rlb import dumps
+    h = hashlib.sha256()
+    for a in setup.asms:
+        h.update(dumps(replace(a.binary, source={})))
+    return h.hexdigest()
+
+
 def prepare(manifest, overrides=None, *, checkpoint, every: int = 5000, arch=None, seed=None,
             steps=None, progress=None):
     """The runner's setup of a FIXAR manifest with a :class:`Checkpointer` on its driver,
@@ -137,13 +150,13 @@ def prepare(manifest, overrides=None, *, checkpoint, every: int = 5000, arch=Non
         raise FixarCheckpointError(f"{manifest}: a {s.plugin.family} manifest; these "
                                    f"checkpoints are the fixar family's (rlaccel run "
                                    f"--checkpoint for the others)")
-    # the manifest by name and contents (not its path: a run may resume from another copy of
-    # the tree), the program by its binary
+    # the manifest by name and contents and the program by its binary without the source
+    # paths: a run may resume from another copy of the tree
     text = Path(manifest).read_bytes()
     fingerprint = {"manifest": [Path(manifest).name, hashlib.sha256(text).hexdigest()],
                    "overrides": list(overrides
                    or []), "arch": s.arch.name, "seed": s.m["seed"], "steps": s.m["steps"],
-                   "binary_sha256": s.sha256()}
+                   "program_sha256": program_sha256(s)}
     drv = s.r.state
     ck = drv.checkpointer = Checkpointer(checkpoint, every, fingerprint,
                                          s.platform.agents[0])

@@ -62,6 +62,7 @@ def learn(args) -> dict:
     with log.open("a") as f:            # a resumed run adds to its log
         if ckpt.exists():
             f.write(f"resuming from {ckpt.name}\n")
+            f.flush()
         def progress(line):
             f.write(f"{time.perf_counter() - t0:9.1f} s  {line}\n")
             f.flush()

@@ -130,5 +130,9 @@ def load_manifest(path: str | Path, schema: Mapping, overrides: list[str] | None
     for key in NAMES:
         if key in schema and out.get(key) == "":
             raise ManifestError(f"{p}: '{key}' is missing or empty")
+    seed = out.get("seed")
+    if isinstance(seed, int) and seed < 0:
+        raise ManifestError(f"{p}: 'seed' must be an integer >= 0 (it seeds the random "
+                            f"generators), not {seed}")
     out["__path__"] = str(p)
     return out

@@ -213,7 +213,7 @@ def _set_keys(text: str, values: dict) -> str:
         table, _, key = dotted.rpartition(".")
         lines = text.split("\n")
         start = 0 if not table else next((i + 1 for i, ln in enumerate(lines)
-                                          if ln.strip() == f"[{table}]"), None)
+                                          if _header(ln) == table), None)
         if start is None:
             lines += [f"[{table}]", f"{key} = {v}"]
             text = "\n".join(lines)
@@ -230,12 +230,18 @@ def _set_keys(text: str, values: dict) -> str:
     return text
 
 
+def _header(line: str) -> str | None:
+    """The table a ``[table]`` line opens (a comment may follow)."""
+    m = re.match(r"^\[([^\[\]]+)\]\s*(#.*)?$", line.strip())
+    return m.group(1).strip() if m else None
+
+
 def _delete_key(text: str, dotted: str) -> str:
     table, _, key = dotted.rpartition(".")
     lines, cur = text.split("\n"), ""
     for i, ln in enumerate(lines):
         if ln.startswith("["):
-            cur = ln.strip()[1:-1]
+            cur = _header(ln)
         elif cur == table and re.match(rf"^{re.escape(key)}\s*=", ln):
             del lines[i]
             break

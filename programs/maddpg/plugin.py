@@ -125,6 +125,9 @@ class MaddpgPlugin(PackagePlugin):
         if lr["grad_clip"] <= 0:
             raise ManifestError(f"{where}: 'learning.grad_clip' must be positive (the learner "
                                 f"clips every gradient tensor), not {lr['grad_clip']}")
+        if lr["actor_reg"] < 0:
+            raise ManifestError(f"{where}: 'learning.actor_reg' must be 0 (none) or more (the "
+                                f"actor's output regularisation), not {lr['actor_reg']}")
         if lr["learning_starts"] < 0:
             raise ManifestError(f"{where}: 'learning.learning_starts' must be 0 (batch x "
                                 f"episode length) or more, not {lr['learning_starts']}")

@@ -13,6 +13,7 @@ written as JSON (``json_path``) and the trace as Perfetto JSON (``trace_path``).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import time
@@ -105,9 +106,11 @@ class _Setup:
     regions and platform."""
 
     def __init__(self, manifest, overrides, *, arch, seed, trace, progress, datapath, kernels,
-                 options, arch_overrides=None):
-        self.plugin, self.m = configure(manifest, overrides, arch=arch, seed=seed,
-                                        arch_overrides=arch_overrides, **options)
+                 options, arch_overrides=None, configured=None):
+        if configured is None:
+            configured = configure(manifest, overrides, arch=arch, seed=seed,
+                                   arch_overrides=arch_overrides, **options)
+        self.plugin, self.m = configured
         self.arch = load_arch(self.m["arch"])
         self.r = self.plugin.prepare(self.m, self.arch)
         per_agent = self.r.agent_defines
@@ -222,9 +225,18 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
         raise ManifestError(f"{manifest}: --seeds names no seed")
     check_outputs({"--json": json_path}, {"the manifest": manifest})      # before any work
     wall = time.perf_counter()
+    plugin, m0 = configure(manifest, overrides, arch=arch, seed=seeds[0],
+                           arch_overrides=arch_overrides, **options)
+
+    def configured(seed):                 # the manifest read and checked once, per seed
+        m = copy.deepcopy(m0)             # only the seed differs (and is checked)
+        m["seed"] = seed
+        plugin.validate(m)
+        return plugin, m
+
     setups = [_Setup(manifest, overrides, arch=arch, seed=s, trace=None, progress=progress,
                      datapath=None, kernels="compiled", options=options,
-                     arch_overrides=arch_overrides) for s in seeds]
+                     arch_overrides=arch_overrides, configured=configured(s)) for s in seeds]
     check_outputs({"--json": json_path}, setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin

@@ -28,16 +28,17 @@ PRECISIONS = {"32-bit": "fixar", "16-bit": "fixar-fixed16"}
 
 
 def add_arguments(parser) -> None:
-    from rlaccel.util.args import file_name
+    from rlaccel.util.args import file_name, int_in, seed
     parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
                         default="out/report_fixar", help="output folder")
     parser.add_argument("--manifest", default=str(_HERE / "halfcheetah.toml"),
                         help="the run's manifest (default programs/fixar/halfcheetah.toml)")
-    parser.add_argument("--batches", nargs="+", type=int, default=[64, 128, 256, 512],
+    parser.add_argument("--batches", nargs="+", type=int_in(1, 512),
+                        default=[64, 128, 256, 512],
                         metavar="B", help="batch sizes (default 64 128 256 512)")
-    parser.add_argument("--train-steps", type=int, default=3, metavar="N",
+    parser.add_argument("--train-steps", type=int_in(1, 1_000_000), default=3, metavar="N",
                         help="simulated training steps per point (default 3)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=1)
 
 
 def measure(manifest: str, B: int, arch: str, train_steps: int, seed: int = 1) -> dict:

@@ -23,6 +23,12 @@ def _usage(verb: str, message: str) -> str:
 
 
 CASES = [
+    Case("report-fixar-train-steps-negative", ("report", "fixar", "--train-steps", "-1"), 2,
+         "rlaccel report fixar: error: argument --train-steps: must be an integer from 1 to "
+         "1,000,000, not '-1'"),
+    Case("report-fixar-batch-0", ("report", "fixar", "--batches", "64", "0"), 2,
+         "rlaccel report fixar: error: argument --batches: must be an integer from 1 to 512, "
+         "not '0'"),
     Case("cosim-n-0", ("cosim", "lane", "--n", "0"), 2,
          _usage("cosim", f"argument --n: {N_RANGE}, not '0'")),
     Case("cosim-n-negative", ("cosim", "lane", "--n", "-5"), 2,

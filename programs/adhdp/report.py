@@ -418,12 +418,13 @@ DESCRIPTION = ("Run the ADHDP programs (Fig. 2 and Fig. 7) for the seed's networ
 
 def add_arguments(p) -> None:
     """The options of ``rlaccel report adhdp``."""
+    from rlaccel.util.args import int_in, seed
     p.description = DESCRIPTION
     p.add_argument("-o", "--output", metavar="DIR", default="out/adhdp-report",
                    help="output directory (default: out/adhdp-report)")
-    p.add_argument("--trials", type=int, default=10, metavar="N",
+    p.add_argument("--trials", type=int_in(1, 1_000_000), default=10, metavar="N",
                    help="trials per configuration, stop_on_success off (default: 10)")
-    p.add_argument("--seed", type=int, default=1, metavar="S",
+    p.add_argument("--seed", type=seed, default=1, metavar="S",
                    help="seed of weights and plant, the same for baseline and VU (default: 1)")
     p.add_argument("--sizes", nargs="+", metavar="NAME", choices=[s.name for s in SIZES],
                    help=f"network sizes (default: all of {', '.join(s.name for s in SIZES)})")

@@ -35,18 +35,18 @@ SEED = {"ips": {1: 36597.1, 8: 187972.9}, "ips_per_w": {1: 5256.3, 8: 11053.7},
 
 
 def add_arguments(parser) -> None:
-    from rlaccel.util.args import file_name
+    from rlaccel.util.args import file_name, int_in, seed
     parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
                         default="out/report_darl", help="output folder")
-    parser.add_argument("--stages", type=int, default=5, metavar="S",
+    parser.add_argument("--stages", type=int_in(1, 100_000), default=5, metavar="S",
                         help="stages of each short run for Fig. 11 (default 5)")
     parser.add_argument("--learning", nargs="*", default=None, metavar="JSON",
                         help="bench/darl_learning.py outputs for Fig. 8 (default: "
                              "out/darl_learning_*.json)")
-    parser.add_argument("--cpu-seeds", nargs="*", type=int, default=[1, 2, 3], metavar="S",
+    parser.add_argument("--cpu-seeds", nargs="*", type=seed, default=[1, 2, 3], metavar="S",
                         help="CartPole seeds of the CPU baseline to the target (default 1 2 3;"
                              " none to skip)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=1)
     parser.add_argument("--reuse", action="store_true",
                         help="take Table 1, Fig. 10(a), Fig. 11 and the CPU baseline from "
                              "DIR/report.json and only re-read the learning files")

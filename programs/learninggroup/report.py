@@ -586,22 +586,22 @@ def cmd_report(args) -> int:
 
 
 def add_arguments(p) -> None:
-    from rlaccel.util.args import file_name
+    from rlaccel.util.args import file_name, int_in, seed
     p.add_argument("-o", "--output", metavar="DIR", type=file_name, default="out/learninggroup",
                    help="output directory")
-    p.add_argument("--fig10-groups", type=int, nargs="+", default=[2, 4, 8, 16, 32],
+    p.add_argument("--fig10-groups", type=int_in(1, 1024), nargs="+", default=[2, 4, 8, 16, 32],
                    help="G of Fig. 10 (32 runs on the max_groups = 32 variant)")
-    p.add_argument("--draws", type=int, default=5,
+    p.add_argument("--draws", type=int_in(1, 1_000_000), default=5,
                    help="random grouping matrices per G for Fig. 10 (default 5)")
-    p.add_argument("--agents", type=int, nargs="+", default=[3, 4, 6, 8, 10])
-    p.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
-    p.add_argument("--groups", type=int, nargs="+", default=[1, 2, 4, 8, 16])
-    p.add_argument("--rows-per-pass", type=int, nargs="+", default=[4, 16, 32])
-    p.add_argument("--stream-rows", type=int, nargs="*", default=[4],
+    p.add_argument("--agents", type=int_in(1, 1024), nargs="+", default=[3, 4, 6, 8, 10])
+    p.add_argument("--batches", type=int_in(1, 65_536), nargs="+", default=[1, 2, 4, 8, 16, 32])
+    p.add_argument("--groups", type=int_in(1, 1024), nargs="+", default=[1, 2, 4, 8, 16])
+    p.add_argument("--rows-per-pass", type=int_in(1, 65_536), nargs="+", default=[4, 16, 32])
+    p.add_argument("--stream-rows", type=int_in(1, 65_536), nargs="*", default=[4],
                    help="rows a cycle of the G sweep with row_packing = 2 (one stream); "
                         "none to skip (default 4)")
-    p.add_argument("--episodes", type=int, default=2,
+    p.add_argument("--episodes", type=int_in(1, 1_000_000), default=2,
                    help="episodes (B) of the iterations of the A and G sweeps (default 2)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=seed, default=1)
     p.add_argument("--learning", nargs="+", metavar="FILE",
                    help="JSON of bench/learninggroup_learning.py (Fig. 9, Table I)")

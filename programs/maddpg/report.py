@@ -43,20 +43,21 @@ SEED = {"speedup_min": 3.6, "speedup_max": 24.3, "ips_gain_max": 1.99}
 
 
 def add_arguments(parser) -> None:
-    from rlaccel.util.args import file_name
+    from rlaccel.util.args import file_name, int_in, seed
     parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
                         default="out/report_maddpg", help="output folder")
     parser.add_argument("--envs", nargs="+", choices=list(MANIFESTS), default=list(MANIFESTS),
                         help="the tasks (default: both)")
-    parser.add_argument("--batches", nargs="+", type=int, default=[64, 128, 256, 512, 1024],
+    parser.add_argument("--batches", nargs="+", type=int_in(1, 65_536),
+                        default=[64, 128, 256, 512, 1024],
                         metavar="B", help="batch sizes (default 64 .. 1024)")
-    parser.add_argument("--rounds", type=int, default=5, metavar="R",
+    parser.add_argument("--rounds", type=int_in(1, 1_000_000), default=5, metavar="R",
                         help="simulated update rounds per batch size (default 5)")
-    parser.add_argument("--baseline-rounds", type=int, default=10, metavar="R",
+    parser.add_argument("--baseline-rounds", type=int_in(1, 1_000_000), default=10, metavar="R",
                         help="CPU baseline rounds per batch size, medians (default 10)")
-    parser.add_argument("--steps", type=int, default=2000, metavar="N",
+    parser.add_argument("--steps", type=int_in(1, 100_000_000), default=2000, metavar="N",
                         help="environment steps that measure T_SG (default 2000)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=1)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a manifest key of every run (e.g. learning.hidden=[8,8])")
 

@@ -8,5 +8,6 @@ SimPy process, which returns to Python only for host exchanges, synchronisations
 boundaries, trace hand-overs and instructions without a compiled kernel. The arithmetic the
 kernels share is in :mod:`.fixedpoint` (derived from :mod:`rlaccel.isa.dtypes`) and
 :mod:`.floatpoint` (numpy's own BLAS and loops, :mod:`.native`). :mod:`.batch` runs many
-one-agent machines of the same program as one simulation (``rlaccel run --seeds``).
+one-agent machines of the same program as one simulation (``rlaccel run --seeds``), their
+timing through a shared timing automaton (:mod:`.automaton`).
 """

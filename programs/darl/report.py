@@ -119,9 +119,21 @@ def fig11(stages: int, seed: int) -> dict:
 
 
 def learning(files) -> dict:
+    """The runs of bench/darl_learning.py's JSON files (a file that is not one is an
+    RlaccelError naming it)."""
+    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.files import read_bytes
     runs = []
     for f in files:
-        runs += json.loads(Path(f).read_text())["runs"]
+        try:
+            doc = json.loads(read_bytes(f, RlaccelError, "learning file", limit=1 << 30))
+        except (ValueError, RecursionError) as exc:
+            raise RlaccelError(f"{f}: --learning: not a JSON file of "
+                               f"bench/darl_learning.py ({exc})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
+            raise RlaccelError(f"{f}: --learning: not a JSON file of bench/darl_learning.py "
+                               f"(no list of runs)")
+        runs += doc["runs"]
     return {"files": [str(f) for f in files], "runs": runs}
 
 
@@ -309,9 +321,10 @@ def cmd_report(args) -> int:
         rep = json.loads(old.read_text())
         rep["learning"] = learning(files)
     else:
+        learned = learning(files)                       # read before the long work
         rep = {"args": {"stages": args.stages, "seed": args.seed},
                "table1": table1(args.seed), "fig10a": fig10a(args.seed),
-               "fig11": fig11(args.stages, args.seed), "learning": learning(files),
+               "fig11": fig11(args.stages, args.seed), "learning": learned,
                "cpu": cpu_baseline(args.cpu_seeds) if args.cpu_seeds else None}
     rep["plots"] = _plots(rep, out)
     write_json(out / "report.json", rep)

@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.files import read_bytes
 
 __all__ = ["SEED", "fig10", "implied_miss_cycles", "throughput", "learning_tables", "build", "markdown",
            "add_arguments", "cmd_report"]
@@ -235,8 +236,8 @@ def learning_tables(files: list[str]) -> dict:
     runs = []
     for f in files:
         try:
-            runs += json.loads(Path(f).read_text())["runs"]
-        except (OSError, ValueError, KeyError) as exc:
+            runs += json.loads(read_bytes(f, RlaccelError, "learning file", 1 << 30))["runs"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             raise RlaccelError(f"--learning {f}: not a learning-bench JSON ({exc})") from None
     fig9 = {}
     table1 = {}
@@ -262,13 +263,14 @@ def build(*, draws=5, agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
           stream_rows=(4,)) -> dict:
     t0 = time.perf_counter()
     say = progress or (lambda s: None)
+    learned = learning_tables(list(learning)) if learning else None   # before the long work
     say("Fig. 10: OSEL and the baseline on a 128 x 512 mask")
     f10 = fig10(fig10_groups, draws=draws, seed=seed)
     say("Fig. 11 and 13: training iterations of IC3Net on predator-prey")
     th = throughput(agents, batches, groups, rows_per_pass, episodes, seed, say, stream_rows)
     rep = {"seed_figures": SEED, "osel": f10, "osel_implied": implied_miss_cycles(f10),
            "throughput": th,
-           "learning": learning_tables(list(learning)) if learning else None,
+           "learning": learned,
            "settings": {"draws": draws, "episodes": episodes, "seed": seed,
                         "learning_files": list(learning)},
            "wall_s": None}

@@ -23,6 +23,12 @@ def _usage(verb: str, message: str) -> str:
 
 
 CASES = [
+    Case("report-darl-learning-a-device", ("report", "darl", "-o", "r", "--learning",
+                                           "/dev/zero"), 1,
+         "rlaccel report: error: /dev/zero: is a character device, not a learning file"),
+    Case("report-lg-learning-a-device", ("report", "learninggroup", "-o", "r", "--learning",
+                                         "/dev/zero"), 1,
+         "rlaccel report: error: /dev/zero: is a character device, not a learning file"),
     Case("report-fixar-train-steps-negative", ("report", "fixar", "--train-steps", "-1"), 2,
          "rlaccel report fixar: error: argument --train-steps: must be an integer from 1 to "
          "1,000,000, not '-1'"),

@@ -83,6 +83,14 @@ class LearningGroupPlugin(PackagePlugin):
             if not isinstance(env[key], int) or isinstance(env[key], bool) or env[key] < 1:
                 raise ManifestError(f"{where}: 'environment_kwargs.{key}' must be an integer "
                                     f">= 1, not {env[key]!r}")
+        for key, hi in (("dim", 1000), ("max_steps", 1_000_000)):
+            if env[key] > hi:
+                raise ManifestError(f"{where}: 'environment_kwargs.{key}' must be at most "
+                                    f"{hi:,}, not {env[key]:,}")
+        v = env["vision"]
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= env["dim"]:
+            raise ManifestError(f"{where}: 'environment_kwargs.vision' must be an integer from "
+                                f"0 to dim ({env['dim']}), not {v!r}")
         if not 2 <= env["nagents"] <= 16:
             raise ManifestError(f"{where}: 'environment_kwargs.nagents' must be 2..16 (a batch "
                                 f"of one instruction), not {env['nagents']}")

@@ -34,8 +34,10 @@ __all__ = ["Automaton", "run_round", "MAX_PENDING"]
 
 #: pending results a normalized state may hold (more: the member runs on its own rows)
 MAX_PENDING = 32
-#: states an automaton holds
+#: states an automaton holds at most
 STATES = 1 << 12
+#: words its transition table may take (a long program gets fewer states, at least 16)
+TABLE_WORDS = 1 << 22
 
 _EXEC, _JMP, _HALT, _BRANCH, _LSET, _LOOP, _HOST, _MARK, _ENDMARK = range(9)
 # automaton scalars in A: states used, penalty, hash mask, misses (transitions computed)
@@ -312,10 +314,14 @@ def run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, memb
 class Automaton:
     """The automaton's tables for a program of ``npc`` instructions whose agents keep
     ``units`` unit times and pending rows of ``fields`` words, with branch penalty
-    ``penalty`` (members with another run on their own rows)."""
+    ``penalty`` (members with another run on their own rows); ``states``: how many it holds
+    (default: :data:`STATES`, fewer for a long program so that the transition table stays
+    within :data:`TABLE_WORDS`)."""
 
     def __init__(self, npc: int, units: int, fields: int, penalty: int,
-                 states: int = STATES):
+                 states: int | None = None):
+        if states is None:
+            states = min(STATES, max(16, TABLE_WORDS // (3 * max(npc, 1))))
         width = 1 + units + MAX_PENDING * fields
         self.SS = np.zeros((states, width), dtype=np.int64)
         self.TR = np.full((states, max(npc, 1), 3), -1, dtype=np.int64)

@@ -99,3 +99,12 @@ def test_another_branch_penalty_runs_on_its_own_rows():
             p.agent.controller.branch_penalty += 3
 
     _check(batch, Batch(batch).run(), slower)
+
+
+def test_a_long_program_gets_fewer_states():
+    """The transition table of a long program stays bounded (the members of a full
+    automaton run on their own rows)."""
+    from rlaccel.tlm.fast.automaton import STATES, TABLE_WORDS
+    assert Automaton(40, 4, PEND_FIELDS, 1).SS.shape[0] == STATES
+    long = Automaton(200_000, 4, PEND_FIELDS, 1)
+    assert long.SS.shape[0] == 16 and long.TR.size <= max(TABLE_WORDS, 16 * 3 * 200_000)

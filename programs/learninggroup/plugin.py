@@ -107,6 +107,11 @@ class LearningGroupPlugin(PackagePlugin):
             if lr[key] < 1:
                 raise ManifestError(f"{where}: 'learning.{key}' must be at least 1, not "
                                     f"{lr[key]}")
+        for key, lo, hi in (("lr", 0.0, None), ("alpha", 0.0, 1.0), ("eps", 0.0, None),
+                            ("gamma", 0.0, 1.0), ("value_coeff", 0.0, None)):
+            if lr[key] < lo or (hi is not None and lr[key] > hi):
+                span = f"from {lo:g} to {hi:g}" if hi is not None else f"{lo:g} or more"
+                raise ManifestError(f"{where}: 'learning.{key}' must be {span}, not {lr[key]}")
         if lr["grad_scale"] not in ("sum", "mean"):
             raise ManifestError(f"{where}: 'learning.grad_scale' must be \"sum\" or \"mean\", "
                                 f"not {lr['grad_scale']!r}")

@@ -17,6 +17,7 @@ from rlaccel.isa.arch import ARCH_DIR, load_arch
 from rlaccel.isa.doc import summary
 from rlaccel.isa.encoding import encoding_for
 from rlaccel.isa.errors import RlaccelError
+from rlaccel.tlm.arch_check import check_arch
 
 from ..util.tomlgen import mutated_table, toml_text
 
@@ -45,6 +46,7 @@ def test_a_mutated_architecture_loads_or_is_refused(table):
         arch = load_arch(path)
         encoding_for(arch)
         summary(arch, ())
+        check_arch(arch)                     # the simulator's tables, as every verb judges them
     except RlaccelError as exc:
         assert "a.toml" in str(exc) or "architecture" in str(exc), str(exc)
     else:

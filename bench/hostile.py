@@ -458,7 +458,9 @@ def cosim_cases() -> list[Case]:
         for flag, v in (("--n", "0"), ("--n", "-5"), ("--n", str(1 << 70)), ("--n", "x"),
                         ("--seed", "-1"), ("--seed", str(1 << 64)), ("--arch", "nosuch"),
                         ("--arch", "darl"), ("--backend", "nope")):
-            cases.append(Case("cosim", f"{b} {flag} {v}", ["cosim", b, flag, v], {}, "either"))
+            n = [] if flag == "--n" else ["--n", "2"]
+            cases.append(Case("cosim", f"{b} {flag} {v}", ["cosim", b, flag, v, *n], {},
+                              "either"))
     for target, files, name in (("null", {"null": ("link", "/dev/null")}, "a device"),
                                 ("d", {"d": ("dir",)}, "a directory"),
                                 ("no/dir/w.vcd", {}, "a missing directory"), ("", {}, "empty")):

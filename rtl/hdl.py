@@ -82,12 +82,20 @@ LINT_WAIVERS = {
              "values are checked against MyHDL by Icarus co-simulation.",
 }
 
+#: Verilator's loop-unrolling limits for lint. MyHDL writes a block's per-lane and per-agent
+#: loops as Verilog ``for`` loops with nonblocking assignments to arrays, which Verilator
+#: accepts only unrolled (``BLKLOOPINIT`` otherwise); its defaults (64 iterations, 30,000
+#: statements) are below ``darl_butterfly``'s 8 agents x 256-word links. These are
+#: elaboration limits, not waivers; the cost is lint time (about 3 minutes for that block).
+LINT_UNROLL = ("--unroll-count", "65536", "--unroll-stmts", "10000000")
+
 _WIDTH = re.compile(r"expects (\d+)(?: or (\d+))? bits.*generates (\d+) bits")
 
 
 def lint(vfile: Path, top: str) -> list[str]:
     """``verilator --lint-only -Wall``: the warnings left after the waivers (empty = clean)."""
-    proc = subprocess.run([tool("verilator"), "--lint-only", "-Wall", "--top-module", top,
+    proc = subprocess.run([tool("verilator"), "--lint-only", "-Wall",
+                           *LINT_UNROLL, "--top-module", top,
                            str(vfile)], capture_output=True, text=True)
     left = []
     for line in proc.stderr.splitlines():

@@ -22,7 +22,7 @@ from rlaccel.isa.errors import SimError
 from .benches import counted_clock
 from .errors import RtlError
 
-__all__ = ["JobSim", "require_family"]
+__all__ = ["JobSim", "JobTransactor", "require_family"]
 
 _HALF = 5                      # half a clock period, in simulation time units
 _NONE = object()
@@ -35,6 +35,25 @@ def require_family(agent, family: str, block: str, machine: str) -> None:
         raise RtlError(f"--rtl {block} runs on a {machine} machine (ISA family '{family}'); "
                        f"{agent.arch.path or agent.arch.name} has families "
                        f"{', '.join(fams)}")
+
+
+class JobTransactor:
+    """What every transactor built on a :class:`JobSim` shares: ``_sim`` (set by ``attach``),
+    ``close`` (MyHDL runs one simulation per process) and the seconds spent in the RTL."""
+
+    _sim: "JobSim | None" = None
+    _wall = 0.0
+
+    def close(self) -> None:
+        if self._sim is not None:
+            self._wall = self._sim.wall_s
+            self._sim.close()
+            self._sim = None
+
+    @property
+    def wall_s(self) -> float:
+        """Seconds spent in the RTL simulation."""
+        return self._sim.wall_s if self._sim is not None else self._wall
 
 
 class JobSim:

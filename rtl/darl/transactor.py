@@ -27,14 +27,14 @@ from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, stages
 
 from ..errors import RtlError
-from ..jobs import JobSim, require_family
+from ..jobs import JobSim, JobTransactor, require_family
 from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
 from .params import darl_params
 
 __all__ = ["RtlButterfly"]
 
 
-class RtlButterfly:
+class RtlButterfly(JobTransactor):
     """A ``datapath=`` for a DARL platform whose all-reduces run on the RTL network."""
 
     #: the network is shared by the agents: attach to a machine of several
@@ -181,17 +181,6 @@ class RtlButterfly:
         return sim.run(job, 2 * n * words + self.k * (HOP_LATENCY + prm.entries) + 8)
 
     # ---------------------------------------------------------------------------------------
-    def close(self) -> None:
-        if self._sim is not None:
-            self._wall = self._sim.wall_s
-            self._sim.close()
-            self._sim = None
-
-    @property
-    def wall_s(self) -> float:
-        """Seconds spent in the RTL simulation."""
-        return self._sim.wall_s if self._sim is not None else self._wall
-
     def summary(self) -> str:
         return (f"  RTL butterfly (MyHDL): {self.reductions:,} all-reduces among {self.n} "
                 f"agent(s), {self.chunks:,} buffer loads of {self.words:,} words, "

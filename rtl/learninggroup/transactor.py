@@ -25,14 +25,14 @@ from rlaccel.tlm.families.learninggroup.osel import SparseRowMemory, SparseTuple
 from rlaccel.tlm.families.learninggroup.timing import hit_cycles, miss_cycles
 
 from ..errors import RtlError
-from ..jobs import JobSim, require_family
+from ..jobs import JobSim, JobTransactor, require_family
 from .osel import lg_osel, osel_signals
 from .params import lg_params
 
 __all__ = ["RtlOsel"]
 
 
-class RtlOsel:
+class RtlOsel(JobTransactor):
     """A ``datapath=`` for a LearningGroup platform whose OSEL encodings run on the RTL."""
 
     def __init__(self):
@@ -193,17 +193,6 @@ class RtlOsel:
                                index_list=np.array(got["index_list"], dtype=np.int64))
 
     # ---------------------------------------------------------------------------------------
-    def close(self) -> None:
-        if self._sim is not None:
-            self._wall = self._sim.wall_s
-            self._sim.close()
-            self._sim = None
-
-    @property
-    def wall_s(self) -> float:
-        """Seconds spent in the RTL simulation."""
-        return self._sim.wall_s if self._sim is not None else self._wall
-
     def summary(self) -> str:
         text = (f"  RTL OSEL encoder (MyHDL): {self.instructions:,} osel instructions, "
                 f"{self.rows:,} rows ({self.misses:,} misses, {self.hits:,} hits), "

@@ -26,14 +26,14 @@ from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.maddpg.ring import allgather_cycles
 
 from ..errors import RtlError
-from ..jobs import JobSim, require_family
+from ..jobs import JobSim, JobTransactor, require_family
 from .params import maddpg_params
 from .ring import MAX_WORDS, maddpg_ring, ring_signals
 
 __all__ = ["RtlRing"]
 
 
-class RtlRing:
+class RtlRing(JobTransactor):
     """A ``datapath=`` for a MADDPG platform whose ring all-gathers run on the RTL."""
 
     #: the ring is shared by the learners: attach to a machine of several
@@ -192,17 +192,6 @@ class RtlRing:
         return sim.run(job, 2 + words * (n + 1) + limit)
 
     # ---------------------------------------------------------------------------------------
-    def close(self) -> None:
-        if self._sim is not None:
-            self._wall = self._sim.wall_s
-            self._sim.close()
-            self._sim = None
-
-    @property
-    def wall_s(self) -> float:
-        """Seconds spent in the RTL simulation."""
-        return self._sim.wall_s if self._sim is not None else self._wall
-
     def summary(self) -> str:
         return (f"  RTL ring (MyHDL): {self.gathers:,} rgather instructions of {self.n} "
                 f"learners, {self.samples:,} per-sample all-gathers, {self.rtl_cycles:,} RTL "

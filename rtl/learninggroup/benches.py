@@ -20,6 +20,7 @@ from ..float_stimulus import canon, float_words
 from ..scoreboard import Txn
 from .params import lg_params
 from .osel import lg_osel, osel_signals
+from .osel_driver import feed_rows
 from .vpu import lg_vpu, vpu_signals
 
 __all__ = ["VpuBench", "OselBench", "BENCHES"]
@@ -185,29 +186,9 @@ def osel_tb(clk, rst, ports, txns, board, prm, stats):
             _count(coverage, txn)
             yield clk.negedge
             s["start"].next = False
-            kinds, takes, il = [], [], []
             rows = st["rows"]
             limit = stats.cycles + 16 * (len(rows) + 1) * (prm.enc.bitvector_bits // 8 + 4)
-            i = 0
-            while stats.cycles < limit:
-                s["row_valid"].next = i < len(rows)
-                if i < len(rows):
-                    s["row_g"].next = rows[i]
-                yield delay(1)
-                ready = bool(s["ready"].val)
-                if i == len(rows) and ready:
-                    takes.append(stats.cycles)      # the cycle the next row could be taken
-                    break
-                take = ready and i < len(rows)
-                now = stats.cycles
-                yield clk.negedge
-                if take:
-                    takes.append(now)
-                    kinds.append("hit" if s["hit"].val else "miss" if s["miss"].val else "none")
-                    il.append((int(s["il_addr"].val), int(s["il_data"].val))
-                              if s["il_we"].val else None)
-                    i += 1
-            s["row_valid"].next = False
+            kinds, takes, il = yield from feed_rows(s, clk, rows, lambda: stats.cycles, limit)
             tuples = {}
             for slot in range(slots):
                 s["rd_slot"].next = slot

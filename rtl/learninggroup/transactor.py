@@ -27,6 +27,7 @@ from rlaccel.tlm.families.learninggroup.timing import hit_cycles, miss_cycles
 from ..errors import RtlError
 from ..jobs import JobSim, JobTransactor, require_family
 from .osel import lg_osel, osel_signals
+from .osel_driver import feed_rows
 from .params import lg_params
 
 __all__ = ["RtlOsel"]
@@ -117,27 +118,7 @@ class RtlOsel(JobTransactor):
             s["row_valid"].next = False
             yield clk.negedge
             s["start"].next = False
-            kinds, takes, il = [], [], []
-            i = 0
-            while True:
-                s["row_valid"].next = i < len(rows)
-                if i < len(rows):
-                    s["row_g"].next = rows[i]
-                yield delay(1)
-                ready = bool(s["ready"].val)
-                if i == len(rows) and ready:
-                    takes.append(sim.cycles)        # the cycle the next row could be taken
-                    break
-                take = ready and i < len(rows)
-                now = sim.cycles
-                yield clk.negedge
-                if take:
-                    takes.append(now)
-                    kinds.append("hit" if s["hit"].val else "miss" if s["miss"].val else "none")
-                    il.append((int(s["il_addr"].val), int(s["il_data"].val))
-                              if s["il_we"].val else None)
-                    i += 1
-            s["row_valid"].next = False
+            kinds, takes, il = yield from feed_rows(s, clk, rows, lambda: sim.cycles)
             tuples = {}
             for slot in range(p.max_groups):
                 s["rd_slot"].next = slot

@@ -32,3 +32,15 @@ def differences(a: dict, b: dict, wall_clock: tuple) -> list:
     return [(k, fa.get(k, "<missing>"), fb.get(k, "<missing>"))
             for k in sorted(set(fa) | set(fb))
             if fa.get(k, "<missing>") != fb.get(k, "<missing>") and not wall(k)]
+
+
+def rtl_run(transactor_cls, manifest, overrides, fault=None, **kw):
+    """``run(manifest, overrides, datapath=T)`` with a fresh transactor ``T`` (its ``fault``,
+    a test's injected difference, set) closed afterwards: the report and the transactor."""
+    from rlaccel.programs.runner import run
+    t = transactor_cls()
+    t.fault = fault
+    try:
+        return run(manifest, overrides, datapath=t, **kw), t
+    finally:
+        t.close()

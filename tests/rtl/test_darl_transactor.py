@@ -11,7 +11,7 @@ from rlaccel.isa.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.rtl.darl.transactor import RtlButterfly
 
-from .run_reports import differences
+from .run_reports import differences, rtl_run
 
 MANIFEST = Path(__file__).parents[2] / "programs" / "darl" / "cartpole.toml"
 #: two agents, D = 64 (shards of 2 x 2 x 64 = 256 words), one training stage, the agents
@@ -26,12 +26,7 @@ WALL_CLOCK = ("sim.*", "host.agents[*].timeline.measured_s.*", "learning.wall_s"
 
 
 def _rtl_run(fault=None):
-    t = RtlButterfly()
-    t.fault = fault
-    try:
-        return run(MANIFEST, OVERRIDES, datapath=t), t
-    finally:
-        t.close()
+    return rtl_run(RtlButterfly, MANIFEST, OVERRIDES, fault)
 
 
 def test_short_run_on_the_rtl_equals_the_tlm():

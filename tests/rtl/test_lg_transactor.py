@@ -12,7 +12,7 @@ from rlaccel.programs.runner import run
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.learninggroup.transactor import RtlOsel
 
-from .run_reports import differences
+from .run_reports import differences, rtl_run
 
 ROOT = Path(__file__).parents[2] / "programs"
 MANIFEST = ROOT / "learninggroup" / "predator_prey.toml"
@@ -23,12 +23,7 @@ WALL_CLOCK = ("sim.*", "host.agents[*].timeline.measured_s.*", "latency.host_s_p
 
 
 def _rtl_run(fault=None):
-    t = RtlOsel()
-    t.fault = fault
-    try:
-        return run(MANIFEST, OVERRIDES, datapath=t), t
-    finally:
-        t.close()
+    return rtl_run(RtlOsel, MANIFEST, OVERRIDES, fault)
 
 
 def test_short_run_on_the_rtl_equals_the_tlm():

@@ -11,7 +11,7 @@ from rlaccel.isa.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.rtl.maddpg.transactor import RtlRing
 
-from .run_reports import differences
+from .run_reports import differences, rtl_run
 
 MANIFEST = Path(__file__).parents[2] / "programs" / "maddpg" / "speaker_listener.toml"
 #: 100 steps, batches of 16 from step 32, an update round every 50 steps: two rounds
@@ -25,12 +25,7 @@ WALL_CLOCK = ("sim.*", "host.agents[*].timeline.measured_s.*", "host_timeline.me
 
 
 def _rtl_run(fault=None):
-    t = RtlRing()
-    t.fault = fault
-    try:
-        return run(MANIFEST, OVERRIDES, steps=STEPS, datapath=t), t
-    finally:
-        t.close()
+    return rtl_run(RtlRing, MANIFEST, OVERRIDES, fault, steps=STEPS)
 
 
 def test_short_run_on_the_rtl_equals_the_tlm():

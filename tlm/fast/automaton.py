@@ -234,18 +234,7 @@ def member_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, SS,
             nxt = P[pc, I.C_TARGET]
             taken = 1
         elif kind == _MARK or kind == _ENDMARK:
-            m = P[pc, I.C_MARK]
-            if MK[m, 3] == 0:
-                MK[m, 3] = 1
-                MK[m, 4] = ST[I.S_MARKSEQ]
-                ST[I.S_MARKSEQ] += 1
-                MK[m, 2] = -1
-            if kind == _MARK:
-                MK[m, 2] = start
-            elif MK[m, 2] >= 0:
-                MK[m, 0] += start - MK[m, 2]
-                MK[m, 1] += 1
-                MK[m, 2] = -1
+            I.mark(MK, ST, P[pc, I.C_MARK], kind == _MARK, start)
         busy = P[pc, I.C_ISSUE] + (penalty if taken else 0)
         ns = TR[s, pc, _T_NEXT + taken]
         if ns < 0:

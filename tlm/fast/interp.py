@@ -177,6 +177,23 @@ def retire(P, G, ST, PEND, STATS, MK, TB, pc, start, busy, latency, depth, nxt):
 
 
 @njit(nrt=False)
+def mark(MK, ST, m, opens, start):
+    """A profiling mark ``m`` at ``start``: numbered on its first use; ``opens`` starts an
+    interval, else the open one is closed (total cycles in column 0, count in 1)."""
+    if MK[m, 3] == 0:
+        MK[m, 3] = 1
+        MK[m, 4] = ST[S_MARKSEQ]
+        ST[S_MARKSEQ] += 1
+        MK[m, 2] = -1
+    if opens:
+        MK[m, 2] = start
+    elif MK[m, 2] >= 0:
+        MK[m, 0] += start - MK[m, 2]
+        MK[m, 1] += 1
+        MK[m, 2] = -1
+
+
+@njit(nrt=False)
 def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
     """Run from ``ST[S_PC]`` until Python is needed; returns the reason (module doc)."""
     n = P.shape[0]
@@ -221,18 +238,7 @@ def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
             nxt = P[pc, C_TARGET]
             busy += penalty
         elif kind == _MARK or kind == _ENDMARK:
-            m = P[pc, C_MARK]
-            if MK[m, 3] == 0:
-                MK[m, 3] = 1
-                MK[m, 4] = ST[S_MARKSEQ]
-                ST[S_MARKSEQ] += 1
-                MK[m, 2] = -1
-            if kind == _MARK:
-                MK[m, 2] = start
-            elif MK[m, 2] >= 0:
-                MK[m, 0] += start - MK[m, 2]
-                MK[m, 1] += 1
-                MK[m, 2] = -1
+            mark(MK, ST, P[pc, C_MARK], kind == _MARK, start)
         reason = retire(P, G, ST, PEND, STATS, MK, TB, pc, start, busy, P[pc, C_LAT],
                         P[pc, C_DEPTH], nxt)
         if reason:

@@ -47,8 +47,6 @@ class RtlButterfly(JobTransactor):
         self.rtl_cycles = 0          # start to done of every chunk
         self.sats = 0
         self.fault = None            # tests: a function (chunk results) -> chunk results
-        self._sim: JobSim | None = None
-        self._wall = 0.0
 
     def attach(self, agent) -> None:
         require_family(agent, "hdc", "darl_butterfly", "DARL")

@@ -44,8 +44,6 @@ class RtlOsel(JobTransactor):
         self.rtl_cycles = 0
         self.functional = 0           # baseline-encoder osel ops left to the functional model
         self.fault = None             # tests: a function (result dict) -> result dict
-        self._sim: JobSim | None = None
-        self._wall = 0.0
 
     # ---------------------------------------------------------------------------------------
     def attach(self, agent) -> None:

@@ -44,8 +44,6 @@ class RtlRing(JobTransactor):
         self.samples = 0             # per-sample all-gathers
         self.rtl_cycles = 0          # first go to last done, summed over samples
         self.fault = None            # tests: a function (sample result) -> sample result
-        self._sim: JobSim | None = None
-        self._wall = 0.0
 
     def attach(self, agent) -> None:
         from rlaccel.tlm.families.marl.streams import _exchange

@@ -4,6 +4,7 @@
         [--qat-delay 25000 | --arch fixar-fixed16] [--tag NAME]
     python bench/fixar_learning.py speed [--steps 300]
     python bench/fixar_learning.py table NAME=SOURCE ...
+    python bench/fixar_learning.py plot NAME=SOURCE ... -o BASE [--delay D] [--title T]
 
 ``learn`` runs ``rlaccel run programs/fixar/<env>.toml`` (every DNN operation on the
 simulated accelerator, evaluation every 5000 steps on it too) and writes
@@ -20,8 +21,9 @@ done-when 4: the simulator at most 3x the reference), then the same in this proc
 seconds (``cpu_ratio``; on a shared machine the wall clock counts waiting for a core), and
 writes ``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
 side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
-not) or a reference JSON (``bench/fixar_reference.py learn --json``). Run long jobs with
-``nice -n 10``.
+not) or a reference JSON (``bench/fixar_reference.py learn --json``); ``plot`` draws the same
+curves as ``BASE.png`` and ``BASE.svg`` (``util/plots.lines``; ``--delay`` marks the
+quantisation delay, as Fig. 7 of the seed does). Run long jobs with ``nice -n 10``.
 
 numpy's BLAS is limited to one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as in
 ``bench/fixar_reference.py``: on this 2-core machine shared by several jobs, two BLAS threads
@@ -180,6 +182,22 @@ def table(args) -> str:
     return text
 
 
+def plot(args) -> list:
+    from rlaccel.util.plots import lines, save
+    series = {}
+    for item in args.runs:
+        name, _, src = item.rpartition("=")
+        c = curve(src)
+        xs = sorted(c)
+        series[name] = {"x": xs, "y": [c[x] for x in xs], "lo": [None] * len(xs),
+                        "hi": [None] * len(xs)}
+    marks = [(args.delay, f"quantisation delay ({args.delay:,} steps)")] if args.delay else []
+    fig = lines(args.title, "environment steps", "evaluation return", series, marks=marks)
+    paths = save(fig, args.o)
+    print("\n".join(str(p) for p in paths))
+    return paths
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -200,8 +218,13 @@ def main(argv=None) -> int:
     sp.add_argument("--repeats", type=int, default=1)
     tp = sub.add_parser("table")
     tp.add_argument("runs", nargs="+", metavar="NAME=SOURCE")
+    pp = sub.add_parser("plot")
+    pp.add_argument("runs", nargs="+", metavar="NAME=SOURCE")
+    pp.add_argument("-o", required=True, metavar="BASE", help="writes BASE.png and BASE.svg")
+    pp.add_argument("--delay", type=int, default=0, help="mark the quantisation delay")
+    pp.add_argument("--title", default="HalfCheetah-v5: evaluation return over training")
     args = ap.parse_args(argv)
-    {"learn": learn, "speed": speed, "table": table}[args.cmd](args)
+    {"learn": learn, "speed": speed, "table": table, "plot": plot}[args.cmd](args)
     return 0
 
 

@@ -12,8 +12,8 @@ and batch. The JSON holds per run the configuration, the success rate over the w
 (the seed's "total accuracy achieved during the training process", section IV-B), over the
 first and the last tenth of the iterations, by quarter, the learning curve, the wall time and,
 for the machine, its report's utilisation, throughput, latency and Table I rows. Results are
-written after every run, and a machine run's curve so far every 50 iterations (marked
-``"partial": true``), so a long sweep can be stopped and its finished iterations kept.
+written after every run, and a run's curve so far (machine or reference) every 50 iterations
+(marked ``"partial": true``), so a long sweep can be stopped and its finished iterations kept.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
             if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
                 partial({"kind": "machine", "agents": agents, "groups": groups,
                          "batch": batch, "seed": seed, "set": sets, "partial": True,
+                         "planned_iterations": iterations,
                          **_rates(seen), "curve": list(seen),
                          "wall_s": time.perf_counter() - t0})
     r = run(MANIFEST, sets, seed=seed, progress=progress)
@@ -95,7 +96,9 @@ def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
 
 
 def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
-              eps: float) -> dict:
+              eps: float, partial=None, partial_every: int = 50) -> dict:
+    """The float32 reference; ``partial(run)`` every ``partial_every`` iterations as for
+    the machine."""
     from rlaccel.programs.learninggroup.config import LearningConfig, NetConfig
     from rlaccel.programs.learninggroup.reference import Ic3netReference
     t0 = time.perf_counter()
@@ -103,11 +106,18 @@ def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
                                      "max_steps": 20}, batch_episodes=batch,
                          iterations=iterations, seed=seed, eps=eps)
     ref = Ic3netReference(NetConfig(hid=128, groups=groups), cfg)
+    seen: list[dict] = []
 
     def progress(row, _ref):
+        seen.append(row)
         if row["iteration"] % max(1, iterations // 10) == 0:
             print(f"  reference A={agents} G={groups} iteration {row['iteration']}: "
                   f"success {row['success_rate']:.0%}", flush=True)
+        if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
+            partial({"kind": "reference", "agents": agents, "groups": groups, "batch": batch,
+                     "seed": seed, "eps": eps, "partial": True,
+                     "planned_iterations": iterations, **_rates(seen),
+                     "curve": list(seen), "wall_s": time.perf_counter() - t0})
     res = ref.train(callback=progress)
     return {"kind": "reference", "agents": agents, "groups": groups, "batch": batch,
             "seed": seed, "eps": eps, **_rates(res.curve), "curve": res.curve,
@@ -126,7 +136,7 @@ def main(argv=None) -> int:
     p.add_argument("--reference-eps", type=float, default=1e-6)
     p.add_argument("--set", action="append", default=[], help="manifest KEY=VALUE")
     p.add_argument("--partial-every", type=int, default=50,
-                   help="write a machine run's curve so far every N iterations")
+                   help="write a run's curve so far every N iterations")
     p.add_argument("--json", default="out/learninggroup_learning.json")
     a = p.parse_args(argv)
     out = Path(a.json)
@@ -149,7 +159,8 @@ def main(argv=None) -> int:
                 r = (machine(A, G, a.iterations, a.batch, a.seed, a.set, partial=save,
                              partial_every=a.partial_every)
                      if kind == "machine"
-                     else reference(A, G, a.iterations, a.batch, a.seed, a.reference_eps))
+                     else reference(A, G, a.iterations, a.batch, a.seed, a.reference_eps,
+                                    partial=save, partial_every=a.partial_every))
                 save(r)
                 print(f"  -> success {r['success_all']:.1%} over the run, last tenth "
                       f"{r['success_last_tenth']:.1%}, {r['steps']} steps, "

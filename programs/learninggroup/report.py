@@ -231,6 +231,11 @@ def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
     return out
 
 
+def _budget(run: dict) -> tuple[int, int]:
+    """A learning run's budget, iterations x B (a run stopped early: the planned one)."""
+    return run.get("planned_iterations", run["iterations"]), run["batch"]
+
+
 def learning_tables(files: list[str]) -> dict:
     """Fig. 9 and Table I from the JSON of ``bench/learninggroup_learning.py``."""
     runs = []
@@ -241,8 +246,13 @@ def learning_tables(files: list[str]) -> dict:
             raise RlaccelError(f"--learning {f}: not a learning-bench JSON ({exc})") from None
     fig9 = {}
     table1 = {}
+    budgets: dict[str, set] = {}            # a kind and A at several budgets: one row each
+    for r in runs:
+        budgets.setdefault(f"{r['kind']} A={r['agents']}", set()).add(_budget(r))
     for r in runs:
         key = f"{r['kind']} A={r['agents']}"
+        if len(budgets[key]) > 1:
+            key += ", {} x {}".format(*_budget(r))
         fig9.setdefault(key, {})[r["groups"]] = {
             "success_all": r["success_all"], "success_last_tenth": r["success_last_tenth"],
             "caught_all": r["caught_all"], "steps": r["steps"], "iterations": r["iterations"],

@@ -54,3 +54,29 @@ def test_the_report_writes_the_seeds_figures(tmp_path, capsys):
     for fig in ("fig10a_cycles", "fig10b_memory", "fig11_throughput", "fig11_groups",
                 "fig13_speedup", "fig9_accuracy"):
         assert (out / f"{fig}.png").stat().st_size > 0 and (out / f"{fig}.svg").exists()
+
+
+def test_fig9_keeps_one_row_per_budget(tmp_path):
+    """A kind and A trained at two budgets (the machine's 1000 x 4 beside a longer float
+    reference) are two rows, not one overwriting the other; a run stopped early counts
+    at its planned budget."""
+    from rlaccel.programs.learninggroup.report import learning_tables
+    curve = [{"iteration": 1, "episodes": 4, "steps": 60, "success_rate": 0.25,
+              "caught_rate": 0.5}]
+    common = {"agents": 4, "groups": 1, "seed": 1, "success_last_tenth": 0.25,
+              "caught_all": 0.5, "steps": 60, "curve": curve, "wall_s": 60.0}
+    runs = [{"kind": "machine", "iterations": 1000, "batch": 4, "success_all": 0.04,
+             **common},
+            {"kind": "reference", "iterations": 1000, "batch": 4, "success_all": 0.03,
+             **common},
+            {"kind": "reference", "iterations": 2000, "batch": 16, "success_all": 0.26,
+             **common},
+            {"kind": "reference", "iterations": 300, "planned_iterations": 2000, "batch": 16,
+             "partial": True, "success_all": 0.05, **common, "groups": 4}]
+    p = tmp_path / "learning.json"
+    p.write_text(json.dumps({"runs": runs}))
+    fig9 = learning_tables([str(p)])["fig9"]
+    assert set(fig9) == {"machine A=4", "reference A=4, 1000 x 4", "reference A=4, 2000 x 16"}
+    assert fig9["reference A=4, 1000 x 4"][1]["success_all"] == 0.03
+    assert fig9["reference A=4, 2000 x 16"][1]["success_all"] == 0.26
+    assert fig9["reference A=4, 2000 x 16"][4]["partial"]

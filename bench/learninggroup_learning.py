@@ -3,6 +3,7 @@ LearningGroup simulator, beside the float reference at the same budget.
 
     python bench/learninggroup_learning.py --agents 4 --groups 1 2 4 8 --iterations 2000
         --batch 4 [--seed 1] [--reference] [--json out/learninggroup_learning.json]
+        [--compact docs/figures/learninggroup_fig9_X.json]
 
 For every (A, G): ``rlaccel run programs/learninggroup/predator_prey.toml`` with
 ``iterations``, ``learning.batch_episodes`` and the groups set (the machine: FP16, the
@@ -124,6 +125,21 @@ def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
             "wall_s": time.perf_counter() - t0}
 
 
+CURVE_COLUMNS = ["iteration", "episodes", "steps", "success_rate", "caught_rate"]
+
+
+def compact(runs: list[dict], command: str) -> dict:
+    """The runs as ``docs/figures/learninggroup_fig9_*.json`` keep them: the curve as rows of
+    ``CURVE_COLUMNS``, without the machine's per-stage cycles and energy (in its report)."""
+    out = []
+    for r in runs:
+        c = {k: v for k, v in r.items() if k not in ("curve", "stages", "cycles", "energy_pj")}
+        c["curve_columns"] = CURVE_COLUMNS
+        c["curve"] = [[row[k] for k in CURVE_COLUMNS] for row in r["curve"]]
+        out.append(c)
+    return {"command": command, "runs": out}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--agents", type=int, nargs="+", default=[4])
@@ -138,9 +154,19 @@ def main(argv=None) -> int:
     p.add_argument("--partial-every", type=int, default=50,
                    help="write a run's curve so far every N iterations")
     p.add_argument("--json", default="out/learninggroup_learning.json")
+    p.add_argument("--compact", metavar="FILE",
+                   help="also write the runs compacted (curves as rows) to FILE")
+    p.add_argument("--compact-only", action="store_true",
+                   help="run nothing: compact --json's runs into --compact's FILE")
     a = p.parse_args(argv)
+    if a.compact_only and not a.compact:
+        p.error("--compact-only needs --compact FILE")
     out = Path(a.json)
     runs = json.loads(out.read_text())["runs"] if out.exists() else []
+    if a.compact_only:
+        atomic_write(Path(a.compact), json.dumps(compact(runs, f"{' '.join(sys.argv)}"),
+                                                 separators=(",", ":")))
+        return 0
     for A in a.agents:
         for G in a.groups:
             todo = ([] if a.reference_only else ["machine"]) + \
@@ -156,6 +182,9 @@ def main(argv=None) -> int:
                                                     and x["batch"] == a.batch
                                                     and x["seed"] == a.seed)] + [r]
                     atomic_write(out, json.dumps({"runs": runs}, indent=1))
+                    if a.compact:
+                        atomic_write(Path(a.compact), json.dumps(
+                            compact(runs, " ".join(sys.argv)), separators=(",", ":")))
                 r = (machine(A, G, a.iterations, a.batch, a.seed, a.set, partial=save,
                              partial_every=a.partial_every)
                      if kind == "machine"

@@ -78,26 +78,59 @@ class Assembly:
         return "\n".join(out) + "\n"
 
 
+def check_define(name, value) -> None:
+    """A define (``-D NAME=VALUE``) must be a finite number; an integer a signed 64-bit one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AsmError(f"define {name}={value!r}: the value must be a number",
+                       "<defines>", 0, 0)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise AsmError(f"define {name}={value!r}: the value must be a finite number",
+                       "<defines>", 0, 0)
+    if isinstance(value, int) and not CONST_MIN <= value <= CONST_MAX:
+        raise AsmError(f"define {name}={value}: the value does not fit a constant (a "
+                       f"signed 64-bit integer)", "<defines>", 0, 0)
+
+
 class _Assembler:
+    """``track``: record which defines each value depends on (:mod:`.variants`): ``deps``
+    (symbol -> the defines its value reads, through constants), ``fixed`` (the defines the
+    layout and the instructions read), ``equs`` (the constants in source order, with their
+    expressions), ``item_deps`` (per data item, the defines its words read) and ``raws`` (the
+    images' words before packing)."""
+
     def __init__(self, stmts: list[Stmt], arch_override: Arch | str | None,
-                 defines: dict | None = None):
+                 defines: dict | None = None, track: bool = False):
         self.stmts = stmts
         self.arch_override = arch_override
         self.syms: dict[str, Sym] = {}
-        self.value = Evaluator(self.syms).value
+        self.track = track
+        if track:
+            self._ev = Evaluator(self.syms)
+            self._ev.reads = set()
+            self.value = self._tracked_value
+            self.deps: dict[str, frozenset] = {}
+            self.fixed: set[str] = set()
+            self._sink = self.fixed
+            self.equs: list[tuple[str, object, str]] = []
+            self.item_deps: list[tuple[_DataItem, frozenset]] = []
+            self.raws: dict[str, np.ndarray] = {}
+        else:
+            self.value = Evaluator(self.syms).value
         for name, value in (defines or {}).items():
             loc = Loc("<defines>", 0, 0)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise AsmError(f"define {name}={value!r}: the value must be a number",
-                               "<defines>", 0, 0)
-            if isinstance(value, float) and not math.isfinite(value):
-                raise AsmError(f"define {name}={value!r}: the value must be a finite number",
-                               "<defines>", 0, 0)
-            if isinstance(value, int) and not CONST_MIN <= value <= CONST_MAX:
-                raise AsmError(f"define {name}={value}: the value does not fit a constant (a "
-                               f"signed 64-bit integer)", "<defines>", 0, 0)
+            check_define(name, value)
             self.define(str(name), "const", value, loc)
+            if track:
+                self.deps[str(name)] = frozenset((str(name),))
         self.arch_name: tuple[str, Loc] | None = None
+
+    def _tracked_value(self, e, **kw):
+        reads = self._ev.reads
+        reads.clear()
+        v = self._ev.value(e, **kw)
+        for name in reads:
+            self._sink.update(self.deps.get(name, ()))
+        return v
 
     def define(self, name: str, space: str, value, loc: Loc, quoted: bool = False) -> Sym:
         if name in self.syms:
@@ -225,7 +258,16 @@ class _Assembler:
             raise err(d.args[-1].loc, f".{d.name} values are numbers, not strings")
         if d.name == "default" and name in self.syms:
             return  # already given (by a -D define or earlier in the source)
-        v = self.value(expr, allow_float=True, forward=False, what=f".{d.name}")
+        if self.track:
+            self._sink, fixed = set(), self._sink
+            try:
+                v = self.value(expr, allow_float=True, forward=False, what=f".{d.name}")
+            finally:
+                self._sink, deps = fixed, self._sink
+            self.deps[name] = frozenset(deps)
+            self.equs.append((name, expr, d.name))
+        else:
+            v = self.value(expr, allow_float=True, forward=False, what=f".{d.name}")
         self.define(name, "const", check_constant(v, expr.loc, name), loc, quoted)
 
     def _data_words(self, d: Directive) -> int:
@@ -386,8 +428,10 @@ class _Assembler:
                     if taken.size:
                         raise err(d.loc, f"{space} word {a + int(taken[0])} is initialised "
                                          f"twice (check .org)")
-                    raw[a:a + n] = self._data_values(item, dt)
+                    raw[a:a + n] = self._item_values(item, dt)
                 done[a:a + n] = True
+            if self.track:
+                self.raws[space] = raw
             out.append(dt.to_bytes(raw))
         lines = [(i.space, i.addr, i.words, i.directive.loc) for i in self.data]
         return out[0], out[1], lines
@@ -401,6 +445,16 @@ class _Assembler:
                     raise err(sym.loc, f"label '{sym.name}' at {sym.space} word {sym.value} "
                                        f"is past the end of {_MEMORY[sym.space]} memory "
                                        f"({size} words on '{arch.name}')")
+
+    def _item_values(self, item: _DataItem, dt) -> list:
+        if not self.track:
+            return self._data_values(item, dt)
+        self._sink, fixed = set(), self._sink
+        try:
+            return self._data_values(item, dt)
+        finally:
+            self._sink, deps = fixed, self._sink
+            self.item_deps.append((item, frozenset(deps)))
 
     def _data_values(self, item: _DataItem, dt) -> list:
         d = item.directive
@@ -433,17 +487,23 @@ class _Assembler:
             raise err(d.loc, f".rand: {exc}") from None
 
     def symbols(self) -> tuple[Symbol, ...]:
-        out = []
-        for s in self.syms.values():
-            if s.space == "const":
-                if isinstance(s.value, float):
-                    continue  # float constants live only in the source
-                out.append(Symbol(s.name, "const", s.value, 0, "equ"))
-            elif s.space == "text":
-                out.append(Symbol(s.name, "text", s.value, 0, "label"))
-            else:
-                out.append(Symbol(s.name, s.space, s.value, s.length, "data"))
-        return tuple(sorted(out, key=lambda y: (y.space, y.address, y.name)))
+        return symbol_table(filter(None, map(binary_symbol, self.syms.values())))
+
+
+def binary_symbol(s: Sym) -> Symbol | None:
+    """The binary's symbol of an assembler symbol (None for a float constant)."""
+    if s.space == "const":
+        if isinstance(s.value, float):
+            return None  # float constants live only in the source
+        return Symbol(s.name, "const", s.value, 0, "equ")
+    if s.space == "text":
+        return Symbol(s.name, "text", s.value, 0, "label")
+    return Symbol(s.name, s.space, s.value, s.length, "data")
+
+
+def symbol_table(symbols) -> tuple[Symbol, ...]:
+    """Symbols in the binary's order."""
+    return tuple(sorted(symbols, key=lambda y: (y.space, y.address, y.name)))
 
 
 def _dashed_name(e) -> str | None:
@@ -499,9 +559,11 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def _assemble(text, file, arch, include_paths, defines, source_meta) -> Assembly:
+def _assemble(text, file, arch, include_paths, defines, source_meta, tracked=None) -> Assembly:
+    """``tracked``: a list that receives the assembler, tracking dependencies, and the
+    source's metadata without the defines (:mod:`.variants`)."""
     stmts, included, texts, shown = expand_with_texts(text, file, include_paths)
-    a = _Assembler(stmts, arch, defines)
+    a = _Assembler(stmts, arch, defines, track=tracked is not None)
     a.pass1()
     if not a.instrs and not a.data:
         raise AsmError("nothing to assemble: no instructions and no data (.zero, .values, "
@@ -514,6 +576,8 @@ def _assemble(text, file, arch, include_paths, defines, source_meta) -> Assembly
     used = sorted({TABLE[i.mnemonic].family for i in instrs}) or ["base"]
     meta = source_meta if source_meta is not None else _source_meta(file, text, included,
                                                                      texts)
+    if tracked is not None:
+        tracked += [a, meta]
     if defines:
         meta = {**meta, "defines": {k: defines[k] for k in sorted(defines)}}
     binary = Binary(arch=the_arch.name, encoding_hash=enc.hash, families=tuple(used),

@@ -88,6 +88,9 @@ class Evaluator:
 
     def __init__(self, syms: dict[str, Sym]):
         self.syms = syms
+        #: when a set, every symbol an expression reads is added to it (the assembler's
+        #: dependency tracking, :mod:`.variants`)
+        self.reads: set[str] | None = None
 
     def value(self, e: Expr, *, allow_float: bool = False, forward: bool = True,
               space: str | None = None, what: str = "") -> int | float:
@@ -125,6 +128,8 @@ class Evaluator:
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             kind = "symbol" if forward else "constant (it must be defined before this line)"
             raise err(node.loc, f"undefined {kind} '{node.id}'{extra}")
+        if self.reads is not None:
+            self.reads.add(node.id)
         have = SECTION_SPACE[sym.space]
         if have is not None and have != space:
             prefix = f"{what}: " if what else ""

@@ -41,6 +41,8 @@ from pathlib import Path
 from rlaccel.programs.adhdp.report import PHASES, SEED_SPEEDUP, SIZES
 
 TRIPLE = next(s for s in SIZES if s.name == "triple_link")
+#: its networks (triple_link.toml [network])
+TRIPLE_NET = {"actor": (8, 20, 1), "critic": (9, 20, 1)}
 #: the arithmetic unit's actions (tlm/families/base/energy.py ACTIONS)
 ARITHMETIC = ("mac", "mul", "add", "act")
 
@@ -61,6 +63,12 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
                       "learning.lr_decay=0.0", f"learning.lr_floor={lr}"]))
     rows += [(f"two-port SRAM, L = {n}", {**f64, "datapath.synapse_ports": 2}, _fixed(n))
              for n in ls]
+    # the cited defaults where the manifest differs (reference/benchmarks.md 1.4): l(0) = 0.3
+    # (Si-lab code, He 2012), He 2012's floor 0.001, the Si-lab code's N_c = 50
+    cited = ["learning.lr_critic=0.3", "learning.lr_actor=0.3"]
+    rows += [("cited: rate 0.3", {}, cited),
+             ("cited: rate 0.3 to 0.001", {}, [*cited, "learning.lr_floor=0.001"]),
+             ("cited: rate 0.3, N_c = 50", {}, [*cited, "learning.Ic=50"])]
     return rows
 
 
@@ -111,6 +119,124 @@ def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
     return out
 
 
+def totals(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
+           size=TRIPLE) -> dict:
+    """One chip's run as totals, not per iteration: per update phase the region's cycles,
+    energy and iterations, and the loops that started (the VU program's ``vu.init`` count;
+    ``None`` on the baseline, whose program has no instruction that runs once per start),
+    and the plant steps. Runs from one seed are prefixes of each other (trial ``k`` is the
+    same in a run of ``n >= k`` trials), so two runs' totals differenced give the trials
+    between them exactly."""
+    from rlaccel.programs.runner import _Setup
+    s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
+                                 "stop_on_success=false"],
+               arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
+               datapath=None, kernels="compiled", options={"trials": trials},
+               arch_overrides=arch_set or None)
+    res = s.platform.run()
+    rep = s.report(res)
+    out = {"plant_steps": int(sum(rep["learning"]["steps_per_trial"])),
+           "trials": len(rep["learning"]["steps_per_trial"])}
+    for phase in PHASES:
+        reg = s.regions[phase]
+        pi = rep["per_iteration"][phase]
+        starts = [row["count"] for row in res.per_pc[reg.start:reg.end]
+                  if row["mnemonic"] == "vu.init"]
+        out[phase] = {"iterations": pi["iterations"],
+                      "cycles": pi["cycles"] * pi["iterations"],
+                      "energy_pj": pi["energy_pj"] * pi["iterations"],
+                      "starts": starts[0] if starts else None}
+    return out
+
+
+def stages(bounds: list[int], arch_set: dict, sets: list[str], seed: int, out: list) -> None:
+    """The VU gain and the iterations per loop start as learning goes on: both chips run
+    ``bounds[-1]`` trials as prefix runs of every bound, differenced into bins of trials."""
+    print(f"{'trials':>11s} {'plant steps':>11s} {'per trial':>9s} | {'actor: starts/step':>19s} "
+          f"{'it./start':>9s} {'gain':>6s} | {'critic: starts/step':>19s} {'it./start':>9s} "
+          f"{'gain':>6s} | {'comb. cycles':>12s} {'energy':>6s}   (starts and it./start: the VU "
+          f"chip's)")
+    prev = None
+    for n in bounds:
+        cur = {vu: totals(vu, arch_set, sets, n, seed) for vu in (False, True)}
+        out.append({"trials": n, "base": cur[False], "vu": cur[True]})
+        if prev is None:
+            lo = 0
+            d = cur
+        else:
+            lo = prev[True]["trials"]
+            d = {vu: _minus(cur[vu], prev[vu]) for vu in (False, True)}
+        prev = cur
+        b, v = d[False], d[True]
+        steps = v["plant_steps"]
+        cols = []
+        for ph in ("actor", "critic"):
+            it, st = v[ph]["iterations"], v[ph]["starts"]
+            gain = (b[ph]["cycles"] / b[ph]["iterations"]) / (v[ph]["cycles"] / it) \
+                if it and b[ph]["iterations"] else float("nan")
+            cols.append(f"{st / max(steps, 1):19.3f} {it / max(st, 1):9.1f} {gain:5.2f}x")
+        comb = {}
+        for key in ("cycles", "energy_pj"):
+            tb, tv = (sum(r[ph][key] for ph in PHASES) / max(sum(r[ph]["iterations"]
+                                                               for ph in PHASES), 1)
+                      for r in (b, v))
+            comb[key] = tb / tv if tv else float("nan")
+        print(f"{lo + 1:5d}-{n:<5d} {steps:11d} {steps / max(n - lo, 1):9.1f} | {cols[0]} | "
+              f"{cols[1]} | {comb['cycles']:11.2f}x {comb['energy_pj']:5.2f}x",
+              flush=True)
+
+
+def _minus(a: dict, b: dict) -> dict:
+    out = {"plant_steps": a["plant_steps"] - b["plant_steps"], "trials": a["trials"]}
+    for ph in PHASES:
+        out[ph] = {k: (None if a[ph][k] is None else a[ph][k] - b[ph][k]) for k in a[ph]}
+    return out
+
+
+def table1(gain: float = SEED_SPEEDUP["cycles"]) -> None:
+    """What the seed's Table I says about L, with the arithmetic written out (no run)."""
+    ni_a, nh_a = TRIPLE_NET["actor"][:2]
+    ni_c, nh_c = TRIPLE_NET["critic"][:2]
+    print("Table I (seed 001, IV-A), operations per time step on an input layer of N_i inputs "
+          "and N_h hidden units\nwith L iterations: regular 2 N_i N_h L; virtual update "
+          "2 (L + N_i - 1) N_h + N_i.")
+    layers = {}
+    for name, ni, nh in (("actor", ni_a, nh_a), ("critic", ni_c, nh_c)):
+        reg, vl, vc = 2 * ni * nh, 2 * nh, 2 * (ni - 1) * nh + ni
+        layers[name] = (reg, vl, vc)
+        print(f"  {name} input layer {ni}x{nh}: regular 2*{ni}*{nh}*L = {reg} L; VU "
+              f"2*(L+{ni}-1)*{nh}+{ni} = {vl} L + {vc}")
+    # the operations of one iteration that the virtual update leaves in place (the programs'
+    # instructions, fig2.inc: MACs, one per weight and pass)
+    other = {"actor": (ni_c * nh_c + nh_c) + (nh_c + nh_c) + (nh_a + 2 * nh_a),
+             "critic": 2 * nh_c + nh_c}
+    print(f"  Table I gives no value of L (only L in [1, I_c] or [1, I_a]) and does not count "
+          f"the operations the virtual\n  update leaves in place; per iteration these are, "
+          f"actor: critic forward {ni_c}*{nh_c}+{nh_c}, BP to the action {nh_c}+{nh_c}, "
+          f"actor output layer\n  FF {nh_a} + BP_WU 2*{nh_a} = {other['actor']}; critic: "
+          f"output layer BP_WU 2*{nh_c} + FF {nh_c} = {other['critic']}.")
+    print(f"  {'L':>4s} " + " ".join(f"{n + ' input layer':>19s} {n + ' iteration':>17s}"
+                                      for n in layers))
+    for L in (1, 2, 3, 3.5, 4, 6, 10, 50, 100):
+        cells = []
+        for name, (reg, vl, vc) in layers.items():
+            o = other[name]
+            whole = (reg + o) * L / ((vl + o) * L + vc)
+            cells.append(f"{reg * L / (vl * L + vc):18.2f}x {whole:16.2f}x")
+        print(f"  {L:>4} " + " ".join(cells))
+    for name, (reg, vl, vc) in layers.items():
+        o = other[name]
+        a, b = reg + o, vl + o
+        print(f"  {name}: gain (L) = {a} L / ({b} L + {vc}); = {gain} at L = {gain}*{vc} / "
+              f"({a} - {gain}*{b}) = {gain * vc:.1f} / {a - gain * b:.1f} = "
+              f"{gain * vc / (a - gain * b):.2f}; for many iterations {a}/{b} = {a / b:.2f}x")
+    print("  So L near 3.5 (actor) is the L at which Table I's counts meet the seed's "
+          f"{gain}x: the residual restated as an\n  L, not a value the seed gives. The seed's "
+          "own words put L high: 'the maximum number of internal loops\n  ... is typically "
+          "in the range of 10 to 100. In other words, many iterations are carried out for "
+          "the\n  same input vector' (IV-A).")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=10)
@@ -121,7 +247,30 @@ def main(argv=None) -> int:
                    help="instead: the model's Fig. 12 directions on all three sizes (arithmetic "
                         "operations per cycle, arithmetic and synapse power without the clock "
                         "term, base -> VU, per phase)")
+    p.add_argument("--stages", default="",
+                   help="instead: the gain and the iterations per loop start by stage of "
+                        "learning, e.g. 10,30,100,300 (prefix runs of that many trials, "
+                        "differenced into bins)")
+    p.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE",
+                   help="a manifest setting for --stages (e.g. learning.lr_actor=0.3)")
+    p.add_argument("--table1", action="store_true",
+                   help="instead: the L that the seed's Table I operation counts give for "
+                        "the seed's 1.47x, arithmetic written out (no run)")
+    p.add_argument("--rows", default="",
+                   help="only the variants whose name starts with one of these "
+                        "(comma-separated), e.g. 'model,cited'")
     a = p.parse_args(argv)
+    if a.table1:
+        table1()
+        return 0
+    if a.stages:
+        rows: list = []
+        print(f"triple link, both chips, seed {a.seed}, settings: {a.sets or 'the manifest'}")
+        stages([int(x) for x in a.stages.split(",") if x], {}, a.sets, a.seed, rows)
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps({"seed": a.seed, "sets": a.sets, "stages": rows},
+                                           indent=1))
+        return 0
     if a.directions:
         print(f"{'network':16s} {'phase':6s} {'arith ops/cycle':>16s} {'arith mW':>14s} "
               f"{'SRAM mW':>14s} {'power mW (with clock)':>22s} {'VU iterations per start':>24s}")
@@ -145,7 +294,10 @@ def main(argv=None) -> int:
           f"critic, actor (base->VU) | arith mW, SRAM mW actor (base->VU) | actor "
           f"iterations per start")
     rows = []
+    pick = tuple(x for x in a.rows.split(",") if x)
     for name, arch_set, sets in variants(ls):
+        if pick and not name.startswith(pick):
+            continue
         b, v = (profile(vu, arch_set, sets, a.trials, a.seed) for vu in (False, True))
         row = {"variant": name, "arch_overrides": arch_set, "overrides": sets,
                "base": b, "vu": v}

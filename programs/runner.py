@@ -24,6 +24,7 @@ import numpy as np
 
 from rlaccel.assembler.assemble import assemble_file
 from rlaccel.assembler.rlb import dumps
+from rlaccel.assembler.variants import Variants
 from rlaccel.isa.arch import load_arch
 from rlaccel.tlm.platform import Platform
 from rlaccel.tlm.results import region_from_labels
@@ -106,7 +107,7 @@ class _Setup:
     regions and platform."""
 
     def __init__(self, manifest, overrides, *, arch, seed, trace, progress, datapath, kernels,
-                 options, arch_overrides=None, configured=None):
+                 options, arch_overrides=None, configured=None, assemble=assemble_file):
         if configured is None:
             configured = configure(manifest, overrides, arch=arch, seed=seed,
                                    arch_overrides=arch_overrides, **options)
@@ -115,9 +116,9 @@ class _Setup:
         self.r = self.plugin.prepare(self.m, self.arch)
         per_agent = self.r.agent_defines
         if per_agent is None:
-            self.asms = [assemble_file(self.r.program, arch=self.arch, defines=self.r.defines)]
+            self.asms = [assemble(self.r.program, arch=self.arch, defines=self.r.defines)]
         else:       # one binary per agent, each with its own defines (plugin.Run)
-            self.asms = [assemble_file(self.r.program, arch=self.arch,
+            self.asms = [assemble(self.r.program, arch=self.arch,
                                        defines={**self.r.defines, **d}) for d in per_agent]
         self.asm = self.asms[0]
         if arch is None:            # --arch is the user's choice; the manifest's must fit
@@ -234,9 +235,11 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
         plugin.validate(m)
         return plugin, m
 
+    variants = Variants()                 # each seed's binary derived from the first's
     setups = [_Setup(manifest, overrides, arch=arch, seed=s, trace=None, progress=progress,
                      datapath=None, kernels="compiled", options=options,
-                     arch_overrides=arch_overrides, configured=configured(s)) for s in seeds]
+                     arch_overrides=arch_overrides, configured=configured(s),
+                     assemble=variants) for s in seeds]
     check_outputs({"--json": json_path}, setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin

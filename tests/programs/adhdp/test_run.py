@@ -53,3 +53,18 @@ def test_a_chip_with_an_unsourced_energy_constant_is_refused(tmp_path):
                  '[energy_sources]\nmac = "tuned"\n')
     with pytest.raises(ManifestError, match=r"fitted.toml: \[energy\] mac = 34.0 has no source"):
         run(ROOT / "cartpole.toml", ["trials=1"], arch=str(f))
+
+
+def test_runs_from_one_seed_are_prefixes():
+    """bench/adhdp_causes.py --stages differences two runs from one seed into the trials
+    between them: that holds only if the shorter run's trials are the longer run's first ones
+    (same plant steps, same loop iterations so far)."""
+    sets = ["virtual_update=true", "stop_on_success=false"]
+    short, long_ = (run(ROOT / "triple_link.toml", sets, arch="adhdp-vu", trials=n)
+                    for n in (2, 4))
+    steps = long_["learning"]["steps_per_trial"]
+    assert short["learning"]["steps_per_trial"] == steps[:2] and sum(steps[2:]) > 0
+    for phase in ("critic", "actor"):
+        a, b = short["per_iteration"][phase], long_["per_iteration"][phase]
+        assert a["iterations"] <= b["iterations"]
+        assert a["cycles"] * a["iterations"] <= b["cycles"] * b["iterations"]

@@ -82,28 +82,50 @@ def check_fits(b: Binary, arch: Arch, enc: Encoding) -> None:
                         + "; ".join(problems))
 
 
+#: decoded words per (encoding, number format): ``{word: (Instruction, text, extents)}``
+#: (pure functions of the word, the encoding and the format; every agent of the same
+#: architecture, and every member of a batch, decodes a word once)
+_DECODED: dict[tuple[int, int], tuple] = {}
+_DECODED_MAX = 1 << 16
+
+
+def _decoded(enc: Encoding, dt) -> dict:
+    key = (id(enc), id(dt))
+    hit = _DECODED.get(key)
+    if hit is None or hit[0] is not enc or hit[1] is not dt:
+        if len(_DECODED) >= 16:
+            _DECODED.clear()
+        hit = _DECODED[key] = (enc, dt, {})       # held, so that the ids stay theirs
+    if len(hit[2]) > _DECODED_MAX:
+        hit[2].clear()
+    return hit[2]
+
+
 def predecode(b: Binary, agent) -> list[Op]:
     """Decode and bind every instruction of a binary to ``agent`` (:class:`tlm.agent.Agent`)."""
     enc = agent.enc
     words = enc.from_bytes(b.text)
+    known = _decoded(enc, agent.dt)
     ops = []
     for pc, w in enumerate(words):
-        try:
-            ins = enc.decode(w)
-        except DecodeError as exc:
-            ops.append(Op(pc, FAULT, enc.hex(w), fault=f"illegal instruction word: {exc}"))
-            continue
-        text = format_instruction(ins, enc, agent.dt)
-        ops.append(_bind(pc, ins, text, agent))
+        hit = known.get(w)
+        if hit is None:
+            try:
+                ins = enc.decode(w)
+            except DecodeError as exc:
+                ops.append(Op(pc, FAULT, enc.hex(w), fault=f"illegal instruction word: {exc}"))
+                continue
+            hit = known[w] = (ins, format_instruction(ins, enc, agent.dt), enc.extents(ins))
+        ops.append(_bind(pc, *hit, agent))
     return ops
 
 
-def _bind(pc, ins, text, agent) -> Op:
+def _bind(pc, ins, text, extents, agent) -> Op:
     mn, o = ins.mnemonic, dict(ins.operands)
     enc = agent.enc
     model = agent.models[mn]
     reads, writes, names = [], [], {"r": [], "w": []}
-    for name, rw, addr, n in enc.extents(ins):
+    for name, rw, addr, n in extents:
         names[rw].append(name)
         space = enc.space_of(mn, name)
         size = agent.space_words(space)

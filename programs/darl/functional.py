@@ -26,12 +26,13 @@ from rlaccel.programs.manifest import ManifestError
 from rlaccel.tlm.families.darl import (Encoder, UpdateCache, butterfly_allreduce, encode_float,
                                        position_matrix, regress, select, update_hypervectors,
                                        update_value)
+from rlaccel.tlm.families.darl import kernels as _k
 from rlaccel.tlm.families.darl.regression import regress_rows
 
 from .config import HdqlConfig
 from .replay import Batch
 
-__all__ = ["FunctionalHdql"]
+__all__ = ["FunctionalHdql", "CompiledHdql", "compiled_available"]
 
 
 class FunctionalHdql:
@@ -155,10 +156,13 @@ class FunctionalHdql:
             d.clear()
         return sr, si
 
-    def end_stage(self) -> None:
-        """Empty the caches, all-reduce the shards into Q', every Q <- Q'."""
+    def _clear_caches(self) -> None:
         for cache in self.caches:
             cache.clear()
+
+    def end_stage(self) -> None:
+        """Empty the caches, all-reduce the shards into Q', every Q <- Q'."""
+        self._clear_caches()
         if self.each:
             avg_r, avg_i = self._running_average()
         else:
@@ -174,3 +178,120 @@ class FunctionalHdql:
             self.qi[k][...] = self.ti
             self.sr[k][...] = 0
             self.si[k][...] = 0
+
+
+def compiled_available(cfg: HdqlConfig) -> bool:
+    """Whether :class:`CompiledHdql` computes ``cfg``'s learner: fixed32 with QHD's 1/D scale
+    (the only fixed-point regression there is) and numba present."""
+    return _k.HAVE_NUMBA and cfg.number == "fixed32" and cfg.norm == "dimension"
+
+
+class CompiledHdql(FunctionalHdql):
+    """:class:`FunctionalHdql` in fixed32 with every iteration's hypervector work in the
+    compiled kernels of :mod:`rlaccel.tlm.families.darl.kernels` (encode, regression, select,
+    update value and hypervectors, the update cache, the shard, the per-iteration running
+    all-reduce): the same bits, the same saturation count, several times faster per step
+    (``bench/darl_speed.py``). The update cache is held as a pending flag and update per row
+    (``pending``, ``pr``, ``pi``), which is what the FIFO holds under the kernel's schedule."""
+
+    def __init__(self, cfg: HdqlConfig, n_obs: int, n_actions: int, rng: np.random.Generator,
+                 fmt: str | None = None):
+        super().__init__(cfg, n_obs, n_actions, rng, fmt)
+        if not self.fixed or cfg.norm != "dimension":
+            raise ManifestError("HDQL compiled kernels: fixed32 with norm = 'dimension' only "
+                                "(use FunctionalHdql for the others)")
+        t, cb = self.fmt, self.encoder.codebook
+        if not _k.encode_fits(self.encoder.P_turns_T, t):
+            raise ManifestError("HDQL compiled kernels: the position matrix is too large for "
+                                "an exact int64 phase sum (use FunctionalHdql)")
+        self._pt = np.ascontiguousarray(self.encoder.P_turns_T, dtype=np.int64)
+        period = cb._period.astype(np.int32)      # the same values, half the cache footprint
+        if not np.array_equal(period, cb._period):
+            raise ManifestError("HDQL compiled kernels: the codebook's words exceed 32 bits")
+        self._cb = (period, t.frac_bits - cb.addr_bits, (1 << cb.addr_bits) - 1,
+                    cb.quarter)
+        self._ar = (t.frac_bits, t.min_raw, t.max_raw)
+        a, d, n = n_actions, cfg.d, cfg.agents
+        self.pending = np.zeros((n, a), dtype=np.bool_)
+        self.pr = np.zeros((n, a, d), dtype=np.int64)
+        self.pi = np.zeros((n, a, d), dtype=np.int64)
+        self._s = np.zeros(n_obs, dtype=np.int64)
+        self._re = np.zeros(d, dtype=np.int64)
+        self._im = np.zeros(d, dtype=np.int64)
+        # each iteration's update per agent (the running all-reduce), in preallocated rows
+        self._cap = cfg.batch
+        self._dact = np.zeros((n, self._cap), dtype=np.int64)
+        self._dlen = np.zeros(n, dtype=np.int64)
+        self._dur = np.zeros((n, self._cap, d), dtype=np.int64)
+        self._dui = np.zeros((n, self._cap, d), dtype=np.int64)
+
+    def _count(self, n: int) -> None:
+        if n:
+            self.counter.saturations += int(n)
+
+    @staticmethod
+    def _floats(x, ndim: int) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(
+            (-1,) if ndim == 1 else (-1, np.shape(x)[-1])))
+
+    def encode(self, states) -> tuple[np.ndarray, np.ndarray]:
+        re, im, sats = _k.encode(self._pt, self._floats(np.atleast_2d(states), 2), *self._cb,
+                                 *self._ar)
+        self._count(sats)
+        return re, im
+
+    def act(self, k: int, obs) -> int:
+        qr, qi = self.model(k, self.cfg.act_with)
+        index, sats = _k.act(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
+                             self.cfg.imag_sign, *self._ar, self._s, self._re, self._im)
+        self._count(sats)
+        return int(index)
+
+    def train(self, k: int, batch: Batch) -> np.ndarray:
+        re, im = self.encode(batch.obs)
+        re2, im2 = self.encode(batch.next_obs)
+        rew = self._floats(batch.rew, 1)
+        acts = np.asarray(batch.act, dtype=np.int64).reshape(-1)
+        m = len(acts)
+        if m and (acts.min() < 0 or acts.max() >= self.n_actions):
+            raise ManifestError(f"HDQL: a training action outside 0..{self.n_actions - 1}")
+        ur = np.empty((m, self.d), dtype=np.int64)
+        ui = np.empty((m, self.d), dtype=np.int64)
+        v = np.empty(m, dtype=np.int64)
+        sats = _k.train(re, im, re2, im2, rew, acts, self.qr[k], self.qi[k], self.tr, self.ti,
+                        self.pending[k], self.pr[k], self.pi[k], self.sr[k], self.si[k],
+                        np.int64(self.beta), np.int64(self.gamma), self.cfg.imag_sign,
+                        *self._ar, ur, ui, v)
+        self._count(sats)
+        if self.each:
+            self._keep(k, acts, ur, ui)
+        return self.fmt.to_float(v)
+
+    def _keep(self, k: int, acts, ur, ui) -> None:
+        start, m = int(self._dlen[k]), len(acts)
+        if start + m > self._cap:                # more iterations in a round than a batch
+            grow = max(start + m, 2 * self._cap)
+            n, d = self.cfg.agents, self.d
+            for name, shape in (("_dact", (n, grow)), ("_dur", (n, grow, d)),
+                                ("_dui", (n, grow, d))):
+                old = getattr(self, name)
+                new = np.zeros(shape, dtype=np.int64)
+                new[:, :self._cap] = old
+                setattr(self, name, new)
+            self._cap = grow
+        self._dact[k, start:start + m] = acts
+        self._dur[k, start:start + m] = ur
+        self._dui[k, start:start + m] = ui
+        self._dlen[k] = start + m
+
+    def _running_average(self) -> tuple[np.ndarray, np.ndarray]:
+        from rlaccel.tlm.families.darl.allreduce import stages
+        avg_r, avg_i = np.zeros_like(self.tr), np.zeros_like(self.ti)
+        sats = _k.running_average(self._dact, self._dlen, self._dur, self._dui,
+                                  stages(self.cfg.agents), *self._ar, avg_r, avg_i)
+        self._count(sats)
+        self._dlen[:] = 0
+        return avg_r, avg_i
+
+    def _clear_caches(self) -> None:
+        self.pending[:] = False

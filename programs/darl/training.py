@@ -54,11 +54,14 @@ def streams(seed: int, agents: int) -> dict:
 
 
 def make_learner(cfg: HdqlConfig, n_obs: int, n_actions: int, rng: np.random.Generator):
-    """The float64 reference, or the unit models in fixed32 (``cfg.number``)."""
+    """The float64 reference, or the unit models in fixed32 (``cfg.number``): their compiled
+    kernels (:class:`~.functional.CompiledHdql`, the same bits) where numba is there."""
     if cfg.number == "float64":
         from .reference import HdqlReference
         return HdqlReference(cfg, n_obs, n_actions, rng)
-    from .functional import FunctionalHdql
+    from .functional import CompiledHdql, FunctionalHdql, compiled_available
+    if compiled_available(cfg):
+        return CompiledHdql(cfg, n_obs, n_actions, rng)
     return FunctionalHdql(cfg, n_obs, n_actions, rng)
 
 

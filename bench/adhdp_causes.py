@@ -237,6 +237,58 @@ def table1(gain: float = SEED_SPEEDUP["cycles"]) -> None:
           "the\n  same input vector' (IV-A).")
 
 
+def histogram(bounds: list[int], sets: list[str], seed: int) -> dict:
+    """How the iterations of a started loop are distributed, by stage of learning: one run
+    of the float64 golden model (``programs/adhdp/reference.py``, Fig. 2; it runs the
+    simulator's ``adhdp-f64`` steps bit for bit) over ``bounds[-1]`` trials, its per-step
+    loop iterations binned by trial."""
+    import numpy as np
+
+    from rlaccel.assembler.assemble import assemble_file
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.programs.adhdp.host import Trials
+    from rlaccel.programs.adhdp.plugin import defines, learning_config, program_path
+    from rlaccel.programs.adhdp.reference import AdhdpReference
+    from rlaccel.programs.runner import configure
+    _, m = configure(TRIPLE.manifest, ["stop_on_success=false", *sets], arch="adhdp-f64",
+                     seed=seed, trials=bounds[-1])
+    arch = load_arch("adhdp-f64")
+    ref = AdhdpReference.from_binary(assemble_file(program_path(m), arch=arch,
+                                                   defines=defines(m)).binary, arch)
+    trials = Trials(learning_config(m))
+    ref.run(trials)
+    its = np.array(ref.loop_iterations).reshape(-1, 2)
+    ends = np.cumsum(trials.steps)          # a trial of n steps has n learning steps
+    caps = {"critic": m["learning"]["Ic"], "actor": m["learning"]["Ia"]}
+    print(f"float64 golden model, Fig. 2, seed {seed}, settings: {sets or 'the manifest'}; "
+          f"per started loop: iterations (mean, median, 90th percentile), starts that end at "
+          f"the cap I, starts of at most 5 iterations")
+    print(f"{'trials':>11s} {'steps':>7s} | {'phase':6s} {'starts/step':>11s} {'mean':>6s} "
+          f"{'median':>6s} {'p90':>5s} {'at cap':>7s} {'<= 5':>6s}")
+    out, lo = {"seed": seed, "sets": sets, "bins": []}, 0
+    for n in bounds:
+        a, b = (int(ends[k - 1]) if k else 0 for k in (lo, min(n, len(ends))))
+        row = {"trials": [lo + 1, n], "steps": b - a}
+        for k, ph in enumerate(PHASES):
+            x = its[a:b, k]
+            st = x[x > 0]
+            if not len(st):
+                print(f"{lo + 1:5d}-{n:<5d} {b - a:7d} | {ph:6s} no loop started")
+                continue
+            row[ph] = {"starts": int(len(st)), "iterations": int(st.sum()),
+                       "mean": float(st.mean()), "median": float(np.median(st)),
+                       "p90": float(np.percentile(st, 90)),
+                       "at_cap": float(np.mean(st == caps[ph])),
+                       "at_most_5": float(np.mean(st <= 5))}
+            r = row[ph]
+            print(f"{lo + 1:5d}-{n:<5d} {b - a:7d} | {ph:6s} {len(st) / max(b - a, 1):11.3f} "
+                  f"{r['mean']:6.1f} {r['median']:6.0f} {r['p90']:5.0f} {100 * r['at_cap']:6.1f}% "
+                  f"{100 * r['at_most_5']:5.1f}%", flush=True)
+        out["bins"].append(row)
+        lo = n
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=10)
@@ -252,14 +304,23 @@ def main(argv=None) -> int:
                         "learning, e.g. 10,30,100,300 (prefix runs of that many trials, "
                         "differenced into bins)")
     p.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE",
-                   help="a manifest setting for --stages (e.g. learning.lr_actor=0.3)")
+                   help="a manifest setting for --stages and --histogram (e.g. "
+                        "learning.lr_actor=0.3)")
     p.add_argument("--table1", action="store_true",
                    help="instead: the L that the seed's Table I operation counts give for "
                         "the seed's 1.47x, arithmetic written out (no run)")
     p.add_argument("--rows", default="",
                    help="only the variants whose name starts with one of these "
                         "(comma-separated), e.g. 'model,cited'")
+    p.add_argument("--histogram", default="",
+                   help="instead: the distribution of a started loop's iterations by stage of "
+                        "learning, e.g. 10,100 (float64 golden model, trials binned)")
     a = p.parse_args(argv)
+    if a.histogram:
+        h = histogram([int(x) for x in a.histogram.split(",") if x], a.sets, a.seed)
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(h, indent=1))
+        return 0
     if a.table1:
         table1()
         return 0

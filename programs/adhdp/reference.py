@@ -108,6 +108,9 @@ class AdhdpReference:
         self.ngam = np.array([-L.gamma])
         self.actions: list[float] = []
         self.j_trace: list[float] = []
+        #: per learning step (not a trial's first step): the iterations the critic and the
+        #: actor loop ran (0 when the loop's first check exits)
+        self.loop_iterations: list[tuple[int, int]] = []
 
     @classmethod
     def from_binary(cls, binary, arch, virtual_update: bool = False) -> "AdhdpReference":
@@ -161,13 +164,14 @@ class AdhdpReference:
         self._actor_ff()
         self._critic_ff()
         if not rep["FIRST"]:
+            ic = ia = 0
             self._td()
             self.LG[:] = np.array([rep["LRC"]]) * (np.array([1.0]) if self.L.line12
                                                    else self.gam)
             if not (self.EC * self.EC) * 0.5 < self.L.ec_th:
                 if self.vu:
                     self._vu_init(self.Wc1, self.cp, self.lam_c, self.o0c, self.Ec, self.ch)
-                for _ in range(self.L.ic):                   # critic loop (Fig. 2 lines 10-14)
+                for ic in range(1, self.L.ic + 1):           # critic loop (Fig. 2 lines 10-14)
                     self.G[:] = self.LG * self.EC
                     self._bp(self.Wc2, self.G, self.ch, update=True)
                     if self.vu:
@@ -186,7 +190,7 @@ class AdhdpReference:
             if not (self.J * self.J) * 0.5 < self.L.ea_th:
                 if self.vu:
                     self._vu_init(self.Wa1, self.x, self.lam_a, self.o0a, self.Ea, self.ha)
-                for _ in range(self.L.ia):                   # actor loop (lines 16-20)
+                for ia in range(1, self.L.ia + 1):           # actor loop (lines 16-20)
                     self.G[:] = lra * self.J
                     self._bp(self.Wc2, self.G, self.hc, update=False)
                     self._bp(self.Wc1[:, nx:], self.hc, self.p[nx:], update=False)
@@ -203,6 +207,7 @@ class AdhdpReference:
                         break
                 if self.vu:
                     self.Wa1[:] = self.Wa1 + np.outer(self.Ea, self.x)
+            self.loop_iterations.append((ic, ia))
         self.block_prev[:] = self.block.copy()       # ff.mov: p(t), hc, J(t) become (t-1)
         self.actions.append(float(self.u[0]))
         self.j_trace.append(float(self.J[0]))

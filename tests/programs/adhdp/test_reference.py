@@ -77,3 +77,21 @@ def test_virtual_update_equals_regular_update():
         np.testing.assert_allclose(getattr(r1, w), getattr(r0, w), rtol=0, atol=1e-9)
     np.testing.assert_allclose(r1.actions, r0.actions, rtol=0, atol=1e-9)
     np.testing.assert_allclose(r1.j_trace, r0.j_trace, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("program,vu", [("cartpole.s", False), ("cartpole_vu.s", True)])
+def test_loop_iterations_are_the_simulators(program, vu):
+    """The golden model's per-step loop iterations (what bench/adhdp_causes.py --histogram
+    reads) add up to the simulator's executions of each loop body's first instruction, and
+    its steps with a started loop to the VU program's vu.init/vu.commit executions."""
+    cfg = LearningConfig(trials=6, seed=3)
+    a, s, *_ = _tlm(program, cfg)
+    ref, _ = _reference(a, cfg, vu)
+    runs = s.agent.controller.exec_count
+    pc = {sym.name: sym.address for sym in a.binary.symbols if sym.space == "text"}
+    its = np.array(ref.loop_iterations)
+    assert its[:, 0].sum() == runs[pc["critic"]] > 0
+    assert its[:, 1].sum() == runs[pc["actor"]] > 0
+    if vu:
+        assert (its[:, 0] > 0).sum() == runs[pc["cdone"]]      # critic_vu_commit
+        assert (its[:, 1] > 0).sum() == runs[pc["adone"]]      # vu.commit

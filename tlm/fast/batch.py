@@ -125,11 +125,13 @@ class Batch:
             if p.agent.dt is not first.agent.dt:
                 raise SimError(f"{where}: its number format {p.agent.dt.name} differs from "
                                f"member 0's {first.agent.dt.name}")
-        self.progs = [prepare(p.agent.controller) for p in platforms]
-        p0 = self.progs[0]
+        p0 = prepare(first.agent.controller)
         if p0 is None:
             raise SimError(f"{first.origin}: the number format {first.agent.dt.name} has no "
                            f"compiled kernels; run the members one by one")
+        # a member of member 0's binary text on its architecture shares its tables
+        self.progs = [p0] + [prepare(p.agent.controller, p0 if self._shares(p) else None)
+                             for p in platforms[1:]]
         ops = first.agent.ops
         for op in ops:
             py = p0.P[op.pc, I.C_PY]
@@ -141,6 +143,12 @@ class Batch:
             raise SimError("batch members' compiled programs differ; a batch runs one program")
         self.hosts = hosts if hosts is not None else MemberHosts(platforms)
         self._stack()
+
+    def _shares(self, p) -> bool:
+        first = self.platforms[0]
+        return (p.arch is first.arch and p.agent.binary.text == first.agent.binary.text
+                and all(op.run is op.bound_run for op in p.agent.ops)
+                and all(op.run is op.bound_run for op in first.agent.ops))
 
     def _stack(self) -> None:
         """The members' state arrays as rows of stacked arrays (their Programs keep views)."""

@@ -25,14 +25,16 @@ from .program import Program, build
 __all__ = ["process", "prepare"]
 
 
-def prepare(ctrl) -> Program | None:
+def prepare(ctrl, like: Program | None = None) -> Program | None:
     """The compiled tables of a controller's program, or None when its number format has no
-    kernels (its instructions then run their reference semantics in the Python loop)."""
+    kernels (its instructions then run their reference semantics in the Python loop);
+    ``like``: share the tables of this Program of the same binary text on the same
+    architecture (:func:`.program.build`)."""
     from rlaccel.tlm.families.base.kernels import constants
     K = constants(ctrl.agent.dt)
     if K is None:
         return None
-    return build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K)
+    return build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K, like)
 
 
 def process(ctrl, prog: Program):

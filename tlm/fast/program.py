@@ -71,9 +71,17 @@ class Program:
         return i
 
 
-def build(agent, kernels_of, constants) -> Program:
+def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
     """The tables of ``agent``'s ops; ``kernels_of(op)`` is the op's Kernel or None,
-    ``constants`` the kernels' constants array (None: no kernels for this format)."""
+    ``constants`` the kernels' constants array (None: no kernels for this format).
+    ``like``: the Program of an agent of the same architecture running the same binary
+    text (a batch's member 0), whose tables are shared; only the loop state is new."""
+    if like is not None:
+        units = [agent.unit(u.name) for u in like.units]
+        return Program(P=like.P, G=like.G, IMM=like.IMM, K=like.K, units=units,
+                       unit_index=dict(like.unit_index), marks=list(like.marks), T=like.T,
+                       B=like.B, TB=like.TB, compiled=like.compiled, work=like.work,
+                       kernels=like.kernels, **_state(agent, units, len(like.marks)))
     ops = agent.ops
     n = len(ops)
     units: list = list(agent.units.values())
@@ -132,6 +140,17 @@ def build(agent, kernels_of, constants) -> Program:
         compiled += 0 if py else 1
     G = np.array([c_occ, c_r, c_w], dtype=np.int64)
     scratch = 4 * longest + 8
+    return Program(P=P, G=G, IMM=IMM, K=constants if constants is not None
+                   else np.zeros(1, dtype=np.int64), units=units, unit_index=unit_index,
+                   marks=list(mark_ids), T=np.zeros(scratch, dtype=U.dtype),
+                   B=np.zeros(F_LOOPBUF, dtype=np.int64),
+                   TB=np.zeros((_TRACE_BUFFER, I.TR_FIELDS), dtype=np.int64),
+                   compiled=compiled, work=work, kernels=with_kernel,
+                   **_state(agent, units, len(mark_ids)))
+
+
+def _state(agent, units: list, marks: int) -> dict:
+    """The loop's mutable state of a fresh run of ``agent``'s program."""
     nu = max(len(units), 1)
     ST = np.zeros(I.S_FIELDS, dtype=np.int64)
     ST[I.S_LIMIT] = -1
@@ -140,13 +159,7 @@ def build(agent, kernels_of, constants) -> Program:
     UF = np.zeros(2 * nu, dtype=np.int64)
     for i, u in enumerate(units):
         UF[i] = u.free
-    return Program(P=P, G=G, IMM=IMM, K=constants if constants is not None
-                   else np.zeros(1, dtype=np.int64), units=units, unit_index=unit_index,
-                   marks=list(mark_ids), T=np.zeros(scratch, dtype=U.dtype),
-                   B=np.zeros(F_LOOPBUF, dtype=np.int64), ST=ST,
-                   PEND=np.zeros((PENDING, PEND_FIELDS), dtype=np.int64),
-                   CTR=np.zeros(agent.arch.knobs.loop_counters, dtype=np.int64), UF=UF,
-                   STATS=np.zeros((3, max(n, 1)), dtype=np.int64),
-                   MK=np.zeros((max(len(mark_ids), 1), 5), dtype=np.int64),
-                   TB=np.zeros((_TRACE_BUFFER, I.TR_FIELDS), dtype=np.int64),
-                   compiled=compiled, work=work, kernels=with_kernel)
+    return dict(ST=ST, PEND=np.zeros((PENDING, PEND_FIELDS), dtype=np.int64),
+                CTR=np.zeros(agent.arch.knobs.loop_counters, dtype=np.int64), UF=UF,
+                STATS=np.zeros((3, max(len(agent.ops), 1)), dtype=np.int64),
+                MK=np.zeros((max(marks, 1), 5), dtype=np.int64))

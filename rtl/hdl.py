@@ -119,13 +119,19 @@ def lint(vfile: Path, top: str) -> list[str]:
 TARGETS = ("generic", "xilinx", "ice40")
 
 
-def synth(vfile: Path, top: str, target: str = "generic") -> dict:
-    """Run Yosys; returns {'cells': total, 'groups': {name: count}, 'by_type': {...}}."""
+def synth(vfile: Path, top: str, target: str = "generic", *,
+          blackboxes: Path | None = None) -> dict:
+    """Run Yosys; returns {'cells': total, 'groups': {name: count}, 'by_type': {...}}.
+
+    ``blackboxes``: a Verilog file of module declarations read with ``-lib``, so instances
+    of them stay cells of their own (counted in ``by_type`` by module name)."""
     if target not in TARGETS:
         raise RtlError(f"unknown synthesis target '{target}': choose {', '.join(TARGETS)}")
     cmd = {"generic": f"synth -top {top}", "xilinx": f"synth_xilinx -top {top}",
            "ice40": f"synth_ice40 -top {top}"}[target]
-    proc = _run([tool("yosys"), "-q", "-p", f"read_verilog {vfile}; {cmd}; tee -o /dev/stdout stat"],
+    lib = f"read_verilog -lib {blackboxes}; " if blackboxes else ""
+    proc = _run([tool("yosys"), "-q", "-p",
+                 f"{lib}read_verilog {vfile}; {cmd}; tee -o /dev/stdout stat"],
                 f"yosys {target}")
     by_type: dict[str, int] = {}
     total = 0

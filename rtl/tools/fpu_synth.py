@@ -1,7 +1,8 @@
 """Yosys counts of one multiply-add element of rtl/fpu.py (fmul then fadd, combinational),
-the element maddpg_cu instantiates F times (fp32) and lg_vpu once (fp16).
+the element maddpg_cu instantiates F times (fp32) and lg_vpu once (fp16), or of its
+multiplier or adder alone (``mul``, ``add``: maddpg_cu's bias adder is one fadd).
 
-    .venv/bin/python rtl/tools/fpu_synth.py fp32 xilinx
+    .venv/bin/python rtl/tools/fpu_synth.py fp32 xilinx [mac|mul|add]
 """
 import sys
 import tempfile
@@ -16,7 +17,12 @@ from rlaccel.rtl.fpu import fadd, float_format, fmul
 from rlaccel.rtl.params import sig_unsigned
 
 
-def main(name: str, target: str) -> str:
+UNITS = ("mac", "mul", "add")
+
+
+def main(name: str, target: str, unit: str = "mac") -> str:
+    if unit not in UNITS:
+        raise RlaccelError(f"unknown unit '{unit}': choose {', '.join(UNITS)}")
     fmt = float_format(get_dtype(name))
 
     @block
@@ -25,17 +31,23 @@ def main(name: str, target: str) -> str:
         return fmul(w, x, p, om, fmt=fmt), fadd(acc, p, y, oa, fmt=fmt)
 
     B = fmt.bits
-    sig = [sig_unsigned(B) for _ in range(4)] + [sig_unsigned(0), sig_unsigned(0)]
+    if unit == "mac":
+        sig = [sig_unsigned(B) for _ in range(4)] + [sig_unsigned(0), sig_unsigned(0)]
+        inst = fpu_mac(*sig)
+    else:
+        inst = (fmul if unit == "mul" else fadd)(sig_unsigned(B), sig_unsigned(B),
+                                                 sig_unsigned(B), sig_unsigned(0), fmt=fmt)
+    top = f"fpu_{unit}"
     with tempfile.TemporaryDirectory() as d:
-        v = hdl.convert(fpu_mac(*sig), "fpu_mac", Path(d))
-        rep = hdl.synth(v, "fpu_mac", target)
-    return f"fpu_mac {name} on {target}: {rep['cells']:,} cells {rep['groups']}"
+        v = hdl.convert(inst, top, Path(d))
+        rep = hdl.synth(v, top, target)
+    return f"{top} {name} on {target}: {rep['cells']:,} cells {rep['groups']}"
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("use: python rtl/tools/fpu_synth.py fp16|fp32 generic|xilinx|ice40")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("use: python rtl/tools/fpu_synth.py fp16|fp32 generic|xilinx|ice40 [mac|mul|add]")
     try:
-        print(main(sys.argv[1], sys.argv[2]))
+        print(main(*sys.argv[1:]))
     except RlaccelError as e:
         sys.exit(f"fpu_synth: {e}")

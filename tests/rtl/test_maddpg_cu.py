@@ -35,3 +35,20 @@ def test_a_wrong_timing_model_is_caught(monkeypatch):
     monkeypatch.setattr(compute_unit, "cu_cycles", lambda i, o, f: -(-i * o // f) + 1)
     r = run("maddpg_cu", n=3, seed=64)
     assert r.mismatch_count == 3 and "expected cycles=" in str(r.mismatches[0])
+
+
+def test_synthesis_shell_keeps_the_float_units_as_black_boxes(tmp_path):
+    """rtl/tools/cu_synth.py's conversion: F multipliers, F + 1 adders (the elements' and the
+    bias adder), each an instance of a declared black box with a name of its own."""
+    import re
+
+    from rlaccel.rtl.tools.cu_synth import convert_shell
+    prm = maddpg_params(unroll=3, max_in=7, max_out=9)
+    v, lib = convert_shell(prm, tmp_path)
+    text = v.read_text()
+    muls = re.findall(r"^fp32_mul (\w+) \(", text, re.M)
+    adds = re.findall(r"^fp32_add (\w+) \(", text, re.M)
+    assert len(muls) == 3 and len(adds) == 4
+    assert len(set(muls + adds)) == 7
+    assert "module fp32_mul(" in lib.read_text() and "module fp32_add(" in lib.read_text()
+    assert "round_pack" not in text            # nothing of the float units was converted

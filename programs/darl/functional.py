@@ -204,7 +204,8 @@ class CompiledHdql(FunctionalHdql):
         if not _k.encode_fits(self.encoder.P_turns_T, t):
             raise ManifestError("HDQL compiled kernels: the position matrix is too large for "
                                 "an exact int64 phase sum (use FunctionalHdql)")
-        self._pt = np.ascontiguousarray(self.encoder.P_turns_T, dtype=np.int64)
+        # P in turns, N x D: the kernel adds a feature's whole row at a time
+        self._pt = np.ascontiguousarray(self.encoder.P_turns_T.T, dtype=np.int64)
         period = cb._period.astype(np.int32)      # the same values, half the cache footprint
         if not np.array_equal(period, cb._period):
             raise ManifestError("HDQL compiled kernels: the codebook's words exceed 32 bits")
@@ -216,6 +217,7 @@ class CompiledHdql(FunctionalHdql):
         self.pr = np.zeros((n, a, d), dtype=np.int64)
         self.pi = np.zeros((n, a, d), dtype=np.int64)
         self._s = np.zeros(n_obs, dtype=np.int64)
+        self._acc = np.zeros(d, dtype=np.int64)
         self._re = np.zeros(d, dtype=np.int64)
         self._im = np.zeros(d, dtype=np.int64)
         # each iteration's update per agent (the running all-reduce), in preallocated rows
@@ -243,7 +245,8 @@ class CompiledHdql(FunctionalHdql):
     def act(self, k: int, obs) -> int:
         qr, qi = self.model(k, self.cfg.act_with)
         index, sats = _k.act(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
-                             self.cfg.imag_sign, *self._ar, self._s, self._re, self._im)
+                             self.cfg.imag_sign, *self._ar, self._s, self._acc, self._re,
+                             self._im)
         self._count(sats)
         return int(index)
 

@@ -30,7 +30,7 @@ against the unit models):
   (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
   average so far plus its ``j``-th update, the ``log2 n`` butterfly stages (each pair adds
   the lower agent's vector first, saturating) and the division by ``n`` (a multiply by
-  ``2**(frac - log2 n)`` rounded half up).
+  ``2**(frac - log2 n)`` rounded half up), element by element.
 
 Saturations are counted as the unit models count them (per saturated element of every
 operation, the butterfly's partners and the ``n`` divided copies each counted), so the
@@ -82,20 +82,22 @@ def _quantize(x, frac, lo, hi):
 
 
 @njit
-def _encode_row(pt, x, period, shift, amask, quarter, frac, lo, hi, s, re, im):
+def _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im):
     """One float state ``x`` quantized into ``s`` (N,) and encoded into raw ``re``, ``im``
-    (D,); the saturations of the state and of its phases."""
-    d, n = pt.shape
-    half = np.int64(1) << (frac - 1)
+    (D,) with the position matrix ``p`` (N x D, raw turns; ``acc`` (D,) scratch); the
+    saturations of the state and of its phases."""
+    n, d = p.shape
     sats = 0
     for i in range(n):
         s[i], c = _quantize(x[i], frac, lo, hi)
         sats += c
+    acc[:] = np.int64(1) << (frac - 1)                # the rounding offset, then the sum
+    for i in range(n):
+        si = s[i]
+        for j in range(d):
+            acc[j] += p[i, j] * si
     for j in range(d):
-        acc = np.int64(0)
-        for i in range(n):
-            acc += pt[j, i] * s[i]
-        e, c = _sat((acc + half) >> frac, lo, hi)
+        e, c = _sat(acc[j] >> frac, lo, hi)
         sats += c
         addr = (e >> shift) & amask
         im[j] = period[addr]
@@ -104,18 +106,19 @@ def _encode_row(pt, x, period, shift, amask, quarter, frac, lo, hi, s, re, im):
 
 
 @njit
-def encode(pt, x, period, shift, amask, quarter, frac, lo, hi):
+def encode(p, x, period, shift, amask, quarter, frac, lo, hi):
     """Raw ``(Re, Im)`` (B, D) of float states ``x`` (B, N), quantized to the format as the
-    host writes them, and the saturation count."""
+    host writes them, with the position matrix ``p`` (N x D); and the saturation count."""
     b_n, n = x.shape
-    d = pt.shape[0]
+    d = p.shape[1]
     re = np.empty((b_n, d), dtype=np.int64)
     im = np.empty((b_n, d), dtype=np.int64)
     s = np.empty(n, dtype=np.int64)
+    acc = np.empty(d, dtype=np.int64)
     sats = 0
     for b in range(b_n):
-        sats += _encode_row(pt, x[b], period, shift, amask, quarter, frac, lo, hi, s, re[b],
-                            im[b])
+        sats += _encode_row(p, x[b], period, shift, amask, quarter, frac, lo, hi, s, acc,
+                            re[b], im[b])
     return re, im, sats
 
 
@@ -135,10 +138,11 @@ def _value(re, im, qr, qi, a, sign, frac, lo, hi):
 
 
 @njit
-def act(pt, x, period, shift, amask, quarter, qr, qi, sign, frac, lo, hi, s, re, im):
+def act(p, x, period, shift, amask, quarter, qr, qi, sign, frac, lo, hi, s, acc, re, im):
     """An inference iteration of float state ``x`` (N,) against the model ``(qr, qi)``: the
-    greedy action and the saturation count (``s`` (N,), ``re``, ``im`` (D,): scratch)."""
-    sats = _encode_row(pt, x, period, shift, amask, quarter, frac, lo, hi, s, re, im)
+    greedy action and the saturation count (``s`` (N,), ``acc``, ``re``, ``im`` (D,):
+    scratch)."""
+    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
     best = np.int64(0)
     index = 0
     for a in range(qr.shape[0]):
@@ -222,58 +226,66 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
 
 
 @njit
-def _butterfly_average(cur, k, frac, lo, hi, out):
-    """The all-reduce (average) of ``cur`` (n, A, D) into ``out`` (A, D), as
-    :func:`.allreduce.butterfly_allreduce` computes and counts it; ``cur`` is overwritten."""
-    n, n_a, d = cur.shape
-    sats = 0
-    for s in range(k):
-        step = 1 << s
-        for i in range(n):
-            p = i ^ step
-            if p < i:
-                continue
-            for a in range(n_a):
-                for j in range(d):
-                    x, c = _sat(cur[i, a, j] + cur[p, a, j], lo, hi)
-                    cur[i, a, j] = x
-                    cur[p, a, j] = x
-                    sats += 2 * c            # both partners add (and count) it
-    inv = np.int64(1) << (frac - k)
-    for a in range(n_a):
-        for j in range(d):
-            x, c = _mul(cur[0, a, j], inv, frac, lo, hi)
-            out[a, j] = x
-            sats += n * c                    # every agent divides its (equal) copy
-    return sats
-
-
-@njit
 def running_average(acts, lengths, ur, ui, k, frac, lo, hi, avg_r, avg_i):
     """The running average of the agents' updates (``acts`` (n, J) rows, ``lengths`` (n,)
     iterations each, ``ur``/``ui`` (n, J, D) their update hypervectors) with the all-reduce
-    after every iteration, into ``avg_r``, ``avg_i`` (A, D, zeroed first); the saturations."""
+    after every iteration, into ``avg_r``, ``avg_i`` (A, D, zeroed first); the saturations.
+
+    Element by element (each element's average depends only on its own history): per
+    iteration every agent's copy, the butterfly's sums (stage ``s`` pairs the groups of
+    ``2**s`` agents, each sum held -- and its saturation counted -- by ``2**(s + 1)`` agents)
+    and the division. When no partial sum can leave the format (``n |x| + sum |u| <= max``)
+    that is the exact ``(n x + sum u) / n`` rounded half up, which is taken directly."""
     n = acts.shape[0]
     n_a, d = avg_r.shape
-    avg_r[:, :] = 0
-    avg_i[:, :] = 0
     jmax = 0
     for i in range(n):
         if lengths[i] > jmax:
             jmax = lengths[i]
-    cur = np.empty((n, n_a, d), dtype=np.int64)
+    inv = np.int64(1) << (frac - k)
+    half = np.int64(1) << (frac - 1)
+    vals = np.empty(n, dtype=np.int64)
+    who = np.empty(n, dtype=np.int64)
+    avg_r[:, :] = 0
+    avg_i[:, :] = 0
     sats = 0
     for j in range(jmax):
-        for part in range(2):
-            avg = avg_r if part == 0 else avg_i
-            upd = ur if part == 0 else ui
+        for a in range(n_a):
+            m = 0                                   # the agents whose j-th update is row a's
             for i in range(n):
-                cur[i, :, :] = avg
-                if j < lengths[i]:
-                    a = acts[i, j]
-                    for e in range(d):
-                        x, c = _sat(cur[i, a, e] + upd[i, j, e], lo, hi)
-                        cur[i, a, e] = x
+                if j < lengths[i] and acts[i, j] == a:
+                    who[m] = i
+                    m += 1
+            for part in range(2):
+                upd = ur if part == 0 else ui
+                out = avg_r if part == 0 else avg_i
+                for e in range(d):
+                    x = out[a, e]
+                    total = np.int64(0)
+                    bound = n * (x if x >= 0 else -x)
+                    for t in range(m):
+                        u = upd[who[t], j, e]
+                        total += u
+                        bound += u if u >= 0 else -u
+                    if bound <= hi:                 # no partial sum leaves the format
+                        out[a, e] = ((n * x + total) * inv + half) >> frac
+                        continue
+                    for i in range(n):
+                        vals[i] = x
+                    for t in range(m):
+                        v, c = _sat(x + upd[who[t], j, e], lo, hi)
+                        vals[who[t]] = v
                         sats += c
-            sats += _butterfly_average(cur, k, frac, lo, hi, avg)
+                    width = n
+                    mult = 2
+                    for _ in range(k):
+                        width >>= 1
+                        for g in range(width):
+                            v, c = _sat(vals[2 * g] + vals[2 * g + 1], lo, hi)
+                            vals[g] = v
+                            sats += mult * c
+                        mult <<= 1
+                    v, c = _mul(vals[0], inv, frac, lo, hi)
+                    out[a, e] = v
+                    sats += n * c
     return sats

@@ -153,3 +153,28 @@ def test_compiled_learner_refuses_what_it_does_not_compute():
     from rlaccel.programs.manifest import ManifestError
     with pytest.raises(ManifestError, match="fixed32 with norm"):
         CompiledHdql(_cfg(number="float64"), 4, 2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("agents,scale", [(2, 1 << 20), (4, 1 << 29), (8, 1 << 28),
+                                          (8, 1 << 31)])
+def test_the_running_average_equals_the_butterfly_every_iteration(agents, scale):
+    """Updates from small to the format's limit (partial sums that saturate), uneven
+    iteration counts: the kernel's element-by-element average equals the unit models'
+    butterfly of whole shards, value and saturation count."""
+    cfg = _cfg(d=64, agents=agents, number="fixed32", batch=6)
+    ref, fast = _pair(cfg, n_obs=4, a=3)
+    rng = np.random.default_rng(agents + scale % 97)
+    for k in range(agents):
+        m = int(rng.integers(0, 7))
+        acts = rng.integers(0, 3, m)
+        ur = rng.integers(-scale, scale, (m, 64)).clip(Q.min_raw, Q.max_raw)
+        ui = rng.integers(-scale, scale, (m, 64)).clip(Q.min_raw, Q.max_raw)
+        ref.deltas[k] = [(int(a), r, i) for a, r, i in zip(acts, ur, ui)]
+        fast._keep(k, acts, ur, ui)
+    if not any(ref.deltas):
+        pytest.skip("no update drawn")
+    (r1, i1), (r2, i2) = ref._running_average(), fast._running_average()
+    assert np.array_equal(r1, r2) and np.array_equal(i1, i2)
+    assert ref.counter.saturations == fast.counter.saturations
+    if scale >= 1 << 29:
+        assert fast.counter.saturations > 0

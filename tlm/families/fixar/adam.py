@@ -18,6 +18,11 @@ memory. On the fixed-point machine (:func:`adam_fixed`) the 32-bit gradient word
 to float32 (round to nearest even), and ``dw`` is rounded half up to the weight format and
 subtracted with saturation. The float reference runs the same :func:`adam_update` on float32
 weights.
+
+The simulator's ``adam`` instruction updates the memory words in place through
+:class:`AdamWords` (with numba one compiled pass computes the moments and ``dw`` in float32,
+a second rounds, subtracts and saturates: the same float32 and int64 operations, in the same
+order, as :func:`adam_fixed`, which the reference runs; tested bit for bit against it).
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+
 __all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", "adam_fixed",
-           "round_to"]
+           "round_to", "AdamWords"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +106,87 @@ def round_to(fmt, x, *, counter=None) -> np.ndarray:
             counter.saturations += n
         r = np.clip(r, lo, hi)
     return r
+
+
+@njit
+def _adam_moments(G, lsb, m, v, k, dw):
+    """:func:`adam_step` on the gradient words ``G`` (raw, LSB ``lsb``) element by element in
+    float32: ``m`` and ``v`` updated in place, ``dw`` written (``np.true_divide`` divides as
+    numpy does, without numba's zero check, so the loop vectorises)."""
+    lr_c1, c2, b1, omb1, b2, omb2, eps = k[0], k[1], k[2], k[3], k[4], k[5], k[6]
+    for i in range(G.shape[0]):
+        g = np.float32(np.float64(G[i]) * lsb)
+        mi = b1 * m[i] + omb1 * g
+        vi = b2 * v[i] + omb2 * (g * g)
+        m[i] = mi
+        v[i] = vi
+        dw[i] = np.true_divide(lr_c1 * mi, np.sqrt(vi) * c2 + eps)
+
+
+@njit
+def _adam_apply(W, dw, scale, lo, hi):
+    """``W <- sat(W - round_to(dw))`` in place when every ``dw * scale`` is finite and below
+    2**51 (:func:`round_to`'s shortcut): ``(True, saturations of the rounding, of the
+    subtraction)``; else ``(False, 0, 0)`` and ``W`` untouched."""
+    n = W.shape[0]
+    for i in range(n):
+        if not abs(np.float64(dw[i]) * scale) < 2.0 ** 51:
+            return False, 0, 0
+    n_round = 0
+    n_sub = 0
+    for i in range(n):
+        r = np.int64(np.floor(np.float64(dw[i]) * scale + 0.5))
+        if r < lo:
+            r = lo
+            n_round += 1
+        elif r > hi:
+            r = hi
+            n_round += 1
+        w = W[i] - r
+        if w < lo:
+            w = lo
+            n_sub += 1
+        elif w > hi:
+            w = hi
+            n_sub += 1
+        W[i] = w
+    return True, n_round, n_sub
+
+
+class AdamWords:
+    """One ``adam`` instruction's update of ``n`` memory words in place: weights ``W`` and
+    gradients ``G`` (raw words of ``fmt``), moments ``M`` and ``V`` (int64 words holding
+    float32 bit patterns), the seven constants ``H`` (float32 bit patterns, :func:`constants`).
+    The same results, bit for bit, as :func:`adam_fixed` (with numba one compiled pass and
+    buffers made once; without it, :func:`adam_fixed`'s numpy operations)."""
+
+    def __init__(self, fmt, W, G, M, V, H) -> None:
+        self.fmt, self.W, self.G, self.M, self.V, self.H = fmt, W, G, M, V, H
+        n = W.shape[0]
+        self._m, self._v, self._dw = (np.empty(n, np.float32) for _ in range(3))
+        self._mi, self._vi = self._m.view(np.int32), self._v.view(np.int32)
+        self._k = np.empty(7, np.float32)
+
+    def __call__(self, counter=None) -> None:
+        fmt, W, M, V = self.fmt, self.W, self.M, self.V
+        np.copyto(self._mi, M, casting="unsafe")      # the float32 bit patterns
+        np.copyto(self._v.view(np.int32), V, casting="unsafe")
+        np.copyto(self._k.view(np.int32), self.H, casting="unsafe")
+        if not HAVE_NUMBA:
+            g32 = (self.G.astype(np.float64) * fmt.lsb).astype(np.float32)
+            dw, m2, v2 = adam_step(g32, self._m, self._v, self._k)
+            W[...] = fmt.sub(W, round_to(fmt, dw, counter=counter), counter=counter)
+            M[...] = np.asarray(m2, np.float32).view(np.int32)
+            V[...] = np.asarray(v2, np.float32).view(np.int32)
+            return
+        _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
+        done, n_round, n_sub = _adam_apply(W, self._dw, 2.0 ** fmt.frac_bits,
+                                           int(fmt.min_raw), int(fmt.max_raw))
+        if done:
+            if n_round and counter is not None:
+                counter.saturations += int(n_round)
+            fmt._count(int(n_sub), counter)
+        else:                       # a huge or non-finite dw: round_to's general path
+            W[...] = fmt.sub(W, round_to(fmt, self._dw, counter=counter), counter=counter)
+        M[...] = self._mi
+        V[...] = self._vi

@@ -21,7 +21,11 @@ With numba (:mod:`rlaccel.tlm.fast.jit`) the single-product path -- every produc
 run -- converts a raw operand to float64 and finds ``max|.|`` in one compiled pass
 (:func:`_to_f64`) and adds a per-column or per-row bias, rounds and saturates in another
 (:func:`_round_saturate`), with the same int64 operations as the plain path, which still
-serves a full-matrix addend, the limb path and runs without numba.
+serves a full-matrix addend, the limb path and runs without numba. The simulator's
+instructions go further (:func:`operand_into`, and ``matmul_round``'s ``into``, ``work``,
+``relu`` and ``mask``): an operand converted into a buffer made once, which also gives its
+minimum and maximum (the QAT monitor's), the product into a second buffer, and the tail
+(with ReLU, or the ReLU derivative's mask) written straight into the destination.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ import numpy as np
 from rlaccel.isa.errors import DTypeError
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "MAX_OPERAND_BITS"]
+__all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "operand_into",
+           "MAX_OPERAND_BITS"]
 
 #: widest signed operand the kernels accept (a 32-bit word, or a 17-bit QAT code offset)
 MAX_OPERAND_BITS = 33
@@ -97,15 +102,34 @@ def _to_f64(a):
 
 
 @njit
-def _round_saturate(t, add, mode, shift, lo, hi):
+def _to_f64_into(a, f):
+    """:func:`_to_f64` into the buffer ``f`` (``a``'s shape): returns ``(min, max)`` of
+    ``a`` (0, 0 when empty)."""
+    m, n = a.shape
+    hi = a[0, 0] if m and n else 0
+    lo = hi
+    for i in range(m):
+        for j in range(n):
+            v = a[i, j]
+            f[i, j] = v
+            if v > hi:
+                hi = v
+            elif v < lo:
+                lo = v
+    return lo, hi
+
+
+@njit
+def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
     """The single-product path's tail in one pass: ``t`` (float64 sums, exact integers below
     2**52) plus the addend (``mode`` 0: none, 1: ``add[j]`` per column, 2: ``add[i]`` per
     row), rounded half up at ``shift`` and clipped to ``[lo, hi]``, with the number clipped
     -- the int64 operations of :func:`_shift_round` and :func:`saturate`, element by
-    element."""
+    element -- then, with ``relu``, ``max(., 0)``, and where ``mask`` (an array of ``t``'s
+    shape; an empty one for none) is not positive, 0; written into ``out``."""
     m, n = t.shape
-    out = np.empty((m, n), np.int64)
     half = (1 << (shift - 1)) if shift > 0 else 0
+    masked = mask.shape[0] == m and mask.shape[1] == n and m * n > 0
     clipped = 0
     for i in range(m):
         for j in range(n):
@@ -122,8 +146,15 @@ def _round_saturate(t, add, mode, shift, lo, hi):
             elif v > hi:
                 v = hi
                 clipped += 1
+            if relu and v < 0:
+                v = 0
+            if masked and mask[i, j] <= 0:
+                v = 0
             out[i, j] = v
-    return out, clipped
+    return clipped
+
+
+_NO_MASK = np.zeros((0, 0), np.int64)
 
 
 def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:
@@ -137,6 +168,27 @@ def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:
         return a, int(m), f
     raw, m = _operand(name, a)
     return raw, m, None
+
+
+def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
+    """``(Operand(a), min(a), max(a))`` for an int64 matrix ``a`` whose float64 copy is
+    written into the buffer ``f`` (``a``'s shape, reused from call to call): one pass with
+    numba. The operand shares ``a`` (a live view) and ``f``: use it before either changes."""
+    a = np.asarray(a)
+    if a.dtype.kind not in "iu" or a.ndim != 2:
+        _operand("A", a)                                 # its error message
+    if HAVE_NUMBA and a.dtype == np.int64 and f.shape == a.shape:
+        lo, hi = _to_f64_into(a, f)
+        lo, hi = int(lo), int(hi)
+    else:
+        a = a.astype(np.int64, copy=False)
+        np.copyto(f, a, casting="unsafe")
+        lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    m = max(-lo, hi)
+    if m >= 1 << (MAX_OPERAND_BITS - 1):
+        raise DTypeError(f"matmul_round: operand A holds {m}, wider than "
+                         f"{MAX_OPERAND_BITS}-bit signed")
+    return Operand(a, m, f), lo, hi
 
 
 def limb_plan(k: int, amax: int, bmax: int) -> tuple[int, int]:
@@ -180,7 +232,8 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a @ b).astype(np.int64)
 
 
-def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndarray:
+def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None, work=None,
+                 relu: bool = False, mask=None) -> np.ndarray:
     """``sat(round_half_up((A @ B + addend) / 2**shift))`` on raw int64 operands, exactly.
 
     ``A`` is (M, K), ``B`` is (K, N), arrays or :class:`Operand`; ``shift`` (>= 0) is the
@@ -189,6 +242,11 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndar
     (broadcastable to (M, N), int64, ``|addend| < 2**60``) is added at the products' binary
     point before rounding -- a bias aligned to the products, which the accumulator starts
     from. Saturated elements are counted on ``counter``.
+
+    For an instruction's destination: ``relu`` then takes ``max(., 0)`` and ``mask`` (an
+    (M, N) array) zeroes the results where it is not positive (neither counts as a
+    saturation); ``into`` (an int64 (M, N) array or view) receives the result, which is
+    returned; ``work`` (a float64 (M, N) buffer) holds the single product's sums.
     """
     A, amax, af = _prepare("A", A)
     B, bmax, bf = _prepare("B", B)
@@ -210,17 +268,29 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndar
             mode, add = 2, addend.reshape(M)
         else:
             mode = 3
-        addend = np.broadcast_to(addend, (M, N))
+    if mask is not None and np.shape(mask) != (M, N):
+        raise DTypeError(f"matmul_round: the mask has shape {np.shape(mask)}, not the "
+                         f"result's {(M, N)}")
     k = A.shape[1]
     lo_out, hi_out = int(out.min_raw), int(out.max_raw)
     if HAVE_NUMBA and mode < 3 and k * amax * bmax <= _SAFE:
         # one float64 product, then the fused tail (same int64 arithmetic as below)
-        t = (A.astype(np.float64) if af is None else af) @ \
-            (B.astype(np.float64) if bf is None else bf)
-        res, clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out)
+        af = A.astype(np.float64) if af is None else af
+        bf = B.astype(np.float64) if bf is None else bf
+        t = af @ bf if work is None else np.matmul(af, bf, out=work)
+        keep = _NO_MASK if mask is None else np.asarray(mask)
+        dest = into
+        if dest is None or (mask is not None and np.may_share_memory(dest, keep)):
+            dest = np.empty((M, N), np.int64)
+        clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out, relu, keep, dest)
         if clipped and counter is not None:
             counter.saturations += int(clipped)
-        return res
+        if into is not None and dest is not into:
+            into[...] = dest
+            return into
+        return dest
+    if addend is not None:
+        addend = np.broadcast_to(addend, (M, N))
     transpose = amax > bmax                  # split the larger operand
     if transpose:
         A, B, amax, bmax = B.T, A.T, bmax, amax
@@ -236,13 +306,13 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndar
             total = total + addend
         res = _shift_round(total, shift)
     else:
-        mask = np.int64((1 << width) - 1)
+        lmask = np.int64((1 << width) - 1)
         carry = addend.astype(np.int64) if addend is not None else np.int64(0)
         lo = np.int64(0)
         for i in range(n - 1):
-            limb = (B >> np.int64(i * width)) & mask
+            limb = (B >> np.int64(i * width)) & lmask
             t = _gemm(af, limb.astype(np.float64)) + carry
-            lo = lo + ((t & mask) << np.int64(i * width))
+            lo = lo + ((t & lmask) << np.int64(i * width))
             carry = t >> np.int64(width)
         m = (n - 1) * width
         hi = _gemm(af, (B >> np.int64(m)).astype(np.float64)) + carry
@@ -255,4 +325,12 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None) -> np.ndar
             res = (np.clip(hi, -c, c) << np.int64(m - shift)) + rounded_lo
     if transpose:
         res = res.T
-    return saturate(np.ascontiguousarray(res), int(out.min_raw), int(out.max_raw), counter)
+    res = saturate(np.ascontiguousarray(res), lo_out, hi_out, counter)
+    if relu:
+        res = np.maximum(res, 0)
+    if mask is not None:
+        res = np.where(np.asarray(mask) > 0, res, np.int64(0))
+    if into is not None:
+        into[...] = res
+        return into
+    return res

@@ -36,9 +36,9 @@ from rlaccel.isa.table import TABLE
 
 from ...model import DYNAMIC, Binding, Cost, Family, InstructionModel
 from . import activation
-from .adam import adam_step, round_to
-from .kernels import matmul_round, saturate
-from .soft_update import soft_update_raw
+from .adam import AdamWords
+from .kernels import matmul_round, operand_into, saturate
+from .soft_update import soft_update_inplace
 from .state import state_of
 from .timing import AapTiming, bp_cycles, ff_cycles, unit_cycles, wg_cycles
 
@@ -59,8 +59,6 @@ TIMING_KEYS = {
     "prng_lanes": "Gaussian samples the PRNG gives per cycle (16 lanes)",
     "vector_lanes": "elements the accumulator / activation unit handles per cycle (16)",
 }
-
-_FLOAT_BITS = np.int32
 
 
 def aap_timing(knobs, timing) -> AapTiming:
@@ -115,14 +113,26 @@ def _bff(b: Binding):
     cfg = aap_timing(b.knobs, b.timing)
     cost = {h: _matrix_cost(b, [ff_cycles(rows, cols, B, cfg, h)] * cfg.cores,
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
+    xf, work = np.empty((B, cols)), np.empty((B, rows))      # buffers for every execution
+    tail = act in ("none", "relu")                           # the accumulator's tail does it
 
     def bff():
-        half = st.half
-        x, fx = st.read_input(slot, X, mon, where)
+        if st.raw_inputs:                # the stored words: converted, monitored in one pass
+            x, lo, hi = operand_into(X, xf)
+            if mon:
+                st.observe(slot, lo, hi, X.size)
+            fx = acc.frac_bits
+        else:
+            x, fx = st.read_input(slot, X, mon, where)
         W = st.operand(S, syn, rows, cols)
-        z = matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter)
-        D[...] = _activate(st, act, z, counter)
-        return cost[half]
+        if tail:
+            matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter,
+                         into=D, work=work, relu=act == "relu")
+        else:
+            z = matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter,
+                             work=work)
+            D[...] = _activate(st, act, z, counter)
+        return cost[st.half]
     return bff
 
 
@@ -161,14 +171,15 @@ def _bbp(b: Binding):
     per_core = [bp_cycles(rows, cols, v, one) for v in _split(B, cfg.cores)]
     cost = _matrix_cost(b, per_core, _macs(b, B * rows * cols, False))
 
+    ef, work = np.empty((B, rows)), np.empty((B, cols))
+
     def bbp():
-        W = st.operand(S, syn, rows, q)
-        Wc = W if off == 0 else S[syn:syn + rows * q].reshape(rows, q)[:, off:]
-        d = matmul_round(E, Wc, 16, acc, counter=counter)
+        W = st.operand_cols(S, syn, rows, q, off)
+        m = None
         if M is not None:
-            m, _ = st.read_input(slot, M, False, where)
-            d = np.where(m > 0, d, np.int64(0))
-        D[...] = d
+            m = M if st.raw_inputs else st.read_input(slot, M, False, where)[0]
+        e = operand_into(E, ef)[0]
+        matmul_round(e, W, 16, acc, counter=counter, into=D, work=work, mask=m)
         return cost
     return bbp
 
@@ -188,10 +199,17 @@ def _bwg(b: Binding):
     cost = {h: _matrix_cost(b, [wg_cycles(rows, cols, v, one, h) for v in _split(B, cfg.cores)],
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
 
+    ef, xf, work = np.empty((B, rows)), np.empty((B, cols)), np.empty((rows, cols))
+
     def bwg():
         half = st.half
-        x, fx = st.read_input(slot, X, False, where)
-        GW[...] = matmul_round(np.ascontiguousarray(E.T), x, fx, acc, counter=counter)
+        if st.raw_inputs:
+            x, _, _ = operand_into(X, xf)
+            fx = acc.frac_bits
+        else:
+            x, fx = st.read_input(slot, X, False, where)
+        e, _, _ = operand_into(E, ef)
+        matmul_round(e.T, x, fx, acc, counter=counter, into=GW, work=work)
         GB[...] = saturate(E.sum(axis=0), lo, hi, counter)
         st.written(g, g + rows * cols + rows)
         return cost[half]
@@ -199,27 +217,15 @@ def _bwg(b: Binding):
 
 
 # ---- the Adam unit, soft update, weight loads ----------------------------------------------
-def _f32(words: np.ndarray) -> np.ndarray:
-    """float32 values of words that hold float32 bit patterns (the moment memory, hp)."""
-    return words.astype(_FLOAT_BITS).view(np.float32)
-
-
-def _bits(values: np.ndarray) -> np.ndarray:
-    return np.asarray(values, np.float32).view(_FLOAT_BITS)
-
-
 def _adam(b: Binding):
     U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
     w, g, m, n, hp = o["w"], o["g"], o["m"], o["n"], o["hp"]
-    st, acc, counter = state_of(b.agent), b.dt, b.counter
-    Wv, G, M, V, H = S[w:w + n], S[g:g + n], S[m:m + n], S[m + n:m + 2 * n], U[hp:hp + 7]
+    st, counter = state_of(b.agent), b.counter
+    update = AdamWords(b.dt, S[w:w + n], S[g:g + n], S[m:m + n], S[m + n:m + 2 * n],
+                       U[hp:hp + 7])
 
     def adam():
-        g32 = (G.astype(np.float64) * acc.lsb).astype(np.float32)
-        dw, m2, v2 = adam_step(g32, _f32(M), _f32(V), _f32(H))
-        Wv[...] = acc.sub(Wv, round_to(acc, dw, counter=counter), counter=counter)
-        M[...] = _bits(m2)
-        V[...] = _bits(v2)
+        update(counter)
         st.written(w, w + n)
     return adam
 
@@ -239,7 +245,7 @@ def _soft(b: Binding):
     def soft():
         traw = int(tau[0])
         try:
-            T[...] = soft_update_raw(T, Sv, traw, acc, counter=counter)
+            soft_update_inplace(T, Sv, traw, acc, counter=counter)
         except Exception as exc:
             raise SimError(f"{where}: {exc}") from None
         st.written(dst, dst + n)

@@ -58,6 +58,14 @@ class RangeMonitor:
             self.amax = max(self.amax, float(v.max()))
             self.count += int(v.size)
 
+    def observe_range(self, amin: float, amax: float, n: int) -> None:
+        """Fold ``n`` values whose minimum and maximum are ``amin`` and ``amax`` (what
+        :meth:`observe` takes from an array, given by a caller that already has them)."""
+        if n:
+            self.amin = min(self.amin, amin)
+            self.amax = max(self.amax, amax)
+            self.count += int(n)
+
     @property
     def seen(self) -> bool:
         return self.count > 0

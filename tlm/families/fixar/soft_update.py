@@ -10,6 +10,9 @@ with ``tau`` held as an unsigned fraction of :data:`TAU_FRAC` bits (0.001 is 167
 does not have: a target word stops moving once ``|theta - theta'| < 2**(TAU_FRAC-1) /
 tau_raw`` LSBs of the weight format (500 LSBs for tau = 0.001), so targets trail the online
 weights by up to ``0.5 / tau`` LSBs; ``docs/fixar.md`` discusses it.
+
+The simulator's ``soft`` instruction updates the target words in place
+(:func:`soft_update_inplace`: with numba one compiled pass of the same int64 operations).
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.errors import DTypeError
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 from .kernels import saturate
 
-__all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw"]
+__all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw",
+           "soft_update_inplace"]
 
 #: fraction bits of the tau register
 TAU_FRAC = 24
@@ -57,3 +62,37 @@ def soft_update_raw(target_raw, source_raw, traw: int, fmt, *, counter=None):
     d = np.asarray(source_raw, dtype=np.int64) - t
     step = (d * np.int64(traw) + np.int64(1 << (TAU_FRAC - 1))) >> np.int64(TAU_FRAC)
     return saturate(t + step, int(fmt.min_raw), int(fmt.max_raw), counter)
+
+
+@njit
+def _soft_pass(T, S, traw, half, lo, hi):
+    """:func:`soft_update_raw` into ``T`` itself, element by element; returns the number of
+    saturated words."""
+    clipped = 0
+    for i in range(T.shape[0]):
+        t = T[i]
+        y = t + (((S[i] - t) * traw + half) >> TAU_FRAC)
+        if y < lo:
+            y = lo
+            clipped += 1
+        elif y > hi:
+            y = hi
+            clipped += 1
+        T[i] = y
+    return clipped
+
+
+def soft_update_inplace(T: np.ndarray, S: np.ndarray, traw: int, fmt, *, counter=None) -> None:
+    """``T[...] = soft_update_raw(T, S, traw, fmt)`` for int64 word arrays ``T`` and ``S``
+    that do not overlap (with numba in one pass, without temporaries)."""
+    if not (HAVE_NUMBA and T.dtype == np.int64 and S.dtype == np.int64
+            and not np.may_share_memory(T, S)):
+        T[...] = soft_update_raw(T, S, traw, fmt, counter=counter)
+        return
+    if not 0 < traw <= 1 << TAU_FRAC:
+        raise DTypeError(f"soft update: the tau register holds {traw}, outside 1.."
+                         f"{1 << TAU_FRAC}")
+    clipped = _soft_pass(T, S, np.int64(traw), np.int64(1 << (TAU_FRAC - 1)),
+                         np.int64(fmt.min_raw), np.int64(fmt.max_raw))
+    if clipped and counter is not None:
+        counter.saturations += int(clipped)

@@ -15,7 +15,7 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.errors import ArchError, SimError
 
-from .kernels import Operand
+from .kernels import Operand, operand_into
 from .prng import NoiseGenerator
 from .qat import RangeMonitor, operand, qat_params, quantize_raw
 
@@ -56,6 +56,7 @@ class FixarState:
     frozen_at: int | None = None                  # the time step (exchange) of the freeze
     prng: dict = field(default_factory=dict)      # stream -> NoiseGenerator
     weights: dict = field(default_factory=dict)   # (syn, rows, cols) -> Operand
+    buffers: dict = field(default_factory=dict)   # (syn, rows, cols) -> its arrays, kept
 
     @property
     def half(self) -> bool:
@@ -73,14 +74,25 @@ class FixarState:
                 raise SimError(f"{where}: QAT slot {slot} was never monitored before "
                                f"qat.freeze, so it has no quantiser")
             return operand(quantize_raw(h, self.acc.frac_bits, p), p)
-        if monitor:
-            mon = self.monitors.setdefault(slot, RangeMonitor())
-            if h.size:
-                lsb = self.acc.lsb
-                mon.observe([int(h.min()) * lsb, int(h.max()) * lsb])
+        if monitor and h.size:
+            self.observe(slot, int(h.min()), int(h.max()), h.size)
+        elif monitor:
+            self.monitors.setdefault(slot, RangeMonitor())
         if self.store is self.acc:
             return h, self.acc.frac_bits
         return self.acc.cast(h, self.store), self.store.frac_bits
+
+    @property
+    def raw_inputs(self) -> bool:
+        """Layer inputs reach the PEs as stored, 32-bit words (before the freeze, without a
+        16-bit store): :meth:`read_input` would return them unchanged."""
+        return self.qparams is None and self.store is self.acc
+
+    def observe(self, slot: int, lo: int, hi: int, n: int) -> None:
+        """Algorithm 1's monitor: ``n`` raw activations from ``lo`` to ``hi`` seen at
+        ``slot``."""
+        lsb = self.acc.lsb
+        self.monitors.setdefault(slot, RangeMonitor()).observe_range(lo * lsb, hi * lsb, n)
 
     def freeze(self, bits: int, where: str) -> None:
         if self.qparams is not None:
@@ -109,10 +121,31 @@ class FixarState:
 
     # ---- weight operands ----
     def operand(self, S: np.ndarray, syn: int, rows: int, cols: int) -> Operand:
+        """The ``rows x cols`` weight matrix at synapse word ``syn`` prepared for the AAP
+        cores (a snapshot and its float64 copy), until :meth:`written` drops it."""
         key = (syn, rows, cols)
         op = self.weights.get(key)
+        if op is None:          # refilled in the arrays of the last one (no page faults)
+            buf = self.buffers.get(key)
+            if buf is None:
+                buf = self.buffers[key] = (np.empty((rows, cols), np.int64),
+                                           np.empty((rows, cols)))
+            np.copyto(buf[0], S[syn:syn + rows * cols].reshape(rows, cols))
+            op = self.weights[key] = operand_into(buf[0], buf[1])[0]
+        return op
+
+    def operand_cols(self, S: np.ndarray, syn: int, rows: int, q: int, off: int) -> Operand:
+        """Columns ``off:`` of the ``rows x q`` weight matrix at ``syn``, prepared (a view of
+        :meth:`operand`'s, with its own ``max|.|``), cached likewise."""
+        if off == 0:
+            return self.operand(S, syn, rows, q)
+        key = (syn, rows, q, off)
+        op = self.weights.get(key)
         if op is None:
-            op = self.weights[key] = Operand(S[syn:syn + rows * cols].reshape(rows, cols).copy())
+            W = self.operand(S, syn, rows, q)
+            raw = W.raw[:, off:]
+            m = max(-int(raw.min()), int(raw.max())) if raw.size else 0
+            op = self.weights[key] = Operand(raw, m, W.f64[:, off:])
         return op
 
     def written(self, lo: int, hi: int) -> None:

@@ -71,3 +71,36 @@ def test_round_to_equals_isa_dtypes_quantize():
     assert c1.saturations == c2.saturations == 3
     nan = np.array([np.nan, 1.0], np.float32)
     assert round_to(q, nan).tolist() == q.quantize(nan.astype(np.float64)).tolist()
+
+
+@pytest.mark.parametrize("numba", [True, False], ids=["numba", "plain"])
+def test_adam_words_equal_adam_fixed(monkeypatch, numba):
+    """The adam instruction's in-place update (moments as float32 bit patterns in int64
+    words) equals adam_fixed bit for bit -- weights, moments and the saturation count --
+    on full-range words and gradients, zero and large moments, rates that saturate the
+    weights, and a NaN moment (rounding's general path)."""
+    from rlaccel.tlm.families.fixar import adam
+    from rlaccel.tlm.families.fixar.adam import AdamWords, constants
+    monkeypatch.setattr(adam, "HAVE_NUMBA", numba)
+    q = get_dtype("fixed32")
+    rng = np.random.default_rng(11)
+    n = 4000
+    for lr, t, nan in ((1e-4, 1, False), (1e-3, 7, False), (1e3, 2, False), (1e-4, 3, True)):
+        hp = AdamHyper(lr=lr)
+        w = rng.integers(-(1 << 31), 1 << 31, size=n)
+        g = rng.integers(-(1 << 31), 1 << 31, size=n) >> rng.integers(0, 31, size=n)
+        m = (rng.normal(size=n) * 10.0 ** rng.integers(-8, 2, size=n)).astype(np.float32)
+        v = (np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-12, 2, size=n)).astype(
+            np.float32)
+        m[:4] = v[:4] = 0
+        if nan:
+            m[5] = np.nan
+        c1, c2 = SaturationCounter(), SaturationCounter()
+        w2, m2, v2 = adam_fixed(w, g, m.copy(), v.copy(), t, hp, q, q, counter=c1)
+        W, G = w.copy(), g.copy()
+        M, V = m.view(np.int32).astype(np.int64), v.view(np.int32).astype(np.int64)
+        AdamWords(q, W, G, M, V, constants(t, hp).view(np.int32).astype(np.int64))(c2)
+        assert np.array_equal(W, w2) and np.array_equal(G, g)
+        assert np.array_equal(M, m2.view(np.int32)) and np.array_equal(V, v2.view(np.int32))
+        assert c1.saturations == c2.saturations
+        assert c2.saturations > 0 or lr < 1      # the large rate saturates

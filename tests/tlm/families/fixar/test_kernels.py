@@ -198,3 +198,47 @@ def test_fused_rounding_ties_and_negative_halves():
     A = np.array([[1], [-1], [3], [-3]], np.int64)
     B = np.array([[1 << 15]], np.int64)                 # +-0.5 and +-1.5 LSB at shift 16
     assert matmul_round(A, B, 16, Q32).ravel().tolist() == [1, 0, 2, -1]
+
+
+@pytest.mark.parametrize("numba", [True, False], ids=["numba", "plain"])
+def test_destination_relu_mask_and_buffers(rng, monkeypatch, numba):
+    """The instructions' form -- the result written into a strided destination, ReLU or the
+    ReLU derivative's mask applied after the saturation (not counted), the sums in a reused
+    float64 buffer, the input converted by operand_into (with its min and max) -- equals
+    the plain result, in Python ints, on the single-product path and the limb path, and
+    when the mask overlaps the destination (read before it is written)."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from rlaccel.tlm.families.fixar import kernels
+    from rlaccel.tlm.families.fixar.kernels import Operand, operand_into
+    monkeypatch.setattr(kernels, "HAVE_NUMBA", numba)
+    mem = rng.integers(-(1 << 20), 1 << 20, size=4000)
+    X = as_strided(mem, shape=(8, 40), strides=(50 * 8, 8))        # rows 50 words apart
+    f = np.empty((8, 40))
+    x, lo, hi = operand_into(X, f)
+    assert (lo, hi) == (int(X.min()), int(X.max())) and np.array_equal(f, X)
+    assert x.maxabs == max(-lo, hi) and x.raw is X
+    for W in (rng.integers(-(1 << 16), 1 << 16, size=(30, 40)),          # one product
+              rng.integers(*I32, size=(30, 40), endpoint=True)):        # limbs
+        bias = rng.integers(-(1 << 31), 1 << 31, size=30) << 16
+        mask = rng.integers(-2, 3, size=(8, 30))
+        want = python_matmul_round(X, W.T, 16, LO, HI, addend=bias)
+        for relu, m in ((False, None), (True, None), (False, mask)):
+            expect = np.maximum(want, 0) if relu else want
+            expect = np.where(mask > 0, expect, 0) if m is not None else expect
+            out = np.zeros(4000, np.int64)
+            D = as_strided(out[7:], shape=(8, 30), strides=(50 * 8, 8))
+            c, c0 = SaturationCounter(), SaturationCounter()
+            got = matmul_round(x, Operand(W).T, 16, Q32, addend=bias, counter=c, into=D,
+                               work=np.empty((8, 30)), relu=relu, mask=m)
+            matmul_round(X, W.T, 16, Q32, addend=bias, counter=c0)
+            assert got is D and np.array_equal(D, expect) and c.saturations == c0.saturations
+            assert np.count_nonzero(out) == np.count_nonzero(expect)   # nothing else written
+        # the mask is the destination itself (in place)
+        D = mask.copy()
+        matmul_round(X, W.T, 16, Q32, addend=bias, into=D, mask=D)
+        assert np.array_equal(D, np.where(mask > 0, want, 0))
+    with pytest.raises(DTypeError, match="mask has shape"):
+        matmul_round(X, W.T, 16, Q32, mask=np.ones((2, 2), np.int64))
+    with pytest.raises(DTypeError, match="raw integers"):
+        operand_into(X.astype(float), f)

@@ -43,3 +43,29 @@ def test_fixed_tracks_float_for_large_differences():
     t = rng.integers(-(1 << 30), 1 << 30, size=1000)
     f = soft_update_float(t.astype(np.float64), s.astype(np.float64), 0.005)
     assert np.abs(soft_update_fixed(t, s, 0.005, Q) - f).max() <= 1 + 2 ** 31 * 1.3e-5
+
+
+@pytest.mark.parametrize("numba", [True, False], ids=["numba", "plain"])
+def test_inplace_equals_raw(monkeypatch, numba):
+    """The soft instruction's in-place update equals soft_update_raw bit for bit: full
+    32-bit words, tau from one LSB of its register to 1, saturated sums counted; targets
+    overlapping their source take the plain path."""
+    from rlaccel.isa.dtypes import SaturationCounter
+    from rlaccel.tlm.families.fixar import soft_update
+    from rlaccel.tlm.families.fixar.soft_update import soft_update_inplace, soft_update_raw
+    monkeypatch.setattr(soft_update, "HAVE_NUMBA", numba)
+    rng = np.random.default_rng(5)
+    for traw in (1, 16777, 1 << 23, 1 << TAU_FRAC):
+        T = rng.integers(-(1 << 31), 1 << 31, size=5000)
+        S = rng.integers(-(1 << 31), 1 << 31, size=5000)
+        T[:2], S[:2] = [Q.max_raw, Q.min_raw], [Q.min_raw, Q.max_raw]
+        c1, c2 = SaturationCounter(), SaturationCounter()
+        want = soft_update_raw(T, S, traw, Q, counter=c1)
+        soft_update_inplace(T, S, traw, Q, counter=c2)
+        assert np.array_equal(T, want) and c1.saturations == c2.saturations
+    mem = rng.integers(-(1 << 31), 1 << 31, size=100)
+    want = soft_update_raw(mem[10:60], mem[:50], 1 << 22, Q)
+    soft_update_inplace(mem[10:60], mem[:50], 1 << 22, Q)                # overlapping
+    assert np.array_equal(mem[10:60], want)
+    with pytest.raises(DTypeError, match="tau register"):
+        soft_update_inplace(mem[:5], mem[50:55], 0, Q)

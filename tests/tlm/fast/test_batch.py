@@ -83,3 +83,15 @@ def test_what_a_batch_refuses():
         Batch([_platform(1, 3), other])
     with pytest.raises(SimError, match="needs at least one platform"):
         Batch([])
+
+
+def test_members_share_member_0s_tables_not_its_state():
+    """Members of member 0's binary text share its compiled tables (they are built from the
+    instructions, which are the same); each keeps its own loop state and units."""
+    batch = Batch([_platform(s, 3) for s in (1, 2, 3)])
+    p0 = batch.progs[0]
+    for p, pl in zip(batch.progs[1:], batch.platforms[1:]):
+        assert p.P is p0.P and p.IMM is p0.IMM and p.K is p0.K
+        assert p.ST is not p0.ST and p.PEND is not p0.PEND and p.STATS is not p0.STATS
+        assert [u.name for u in p.units] == [u.name for u in p0.units]
+        assert all(u is pl.agent.units[u.name] for u in p.units)

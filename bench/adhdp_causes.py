@@ -68,7 +68,7 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
     cited = ["learning.lr_critic=0.3", "learning.lr_actor=0.3"]
     rows += [("cited: rate 0.3", {}, cited),
              ("cited: rate 0.3 to 0.001", {}, [*cited, "learning.lr_floor=0.001"]),
-             ("cited: rate 0.3, N_c = 50", {}, [*cited, "learning.Ic=50"])]
+             ("cited: 0.3, N_c = 50", {}, [*cited, "learning.Ic=50"])]
     return rows
 
 
@@ -289,6 +289,18 @@ def histogram(bounds: list[int], sets: list[str], seed: int) -> dict:
     return out
 
 
+def _knob(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise SystemExit(f"--arch-set {text!r}: expected TABLE.KEY=VALUE")
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, value
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=10)
@@ -315,6 +327,8 @@ def main(argv=None) -> int:
     p.add_argument("--histogram", default="",
                    help="instead: the distribution of a started loop's iterations by stage of "
                         "learning, e.g. 10,100 (float64 golden model, trials binned)")
+    p.add_argument("--arch-set", action="append", default=[], metavar="TABLE.KEY=VALUE",
+                   help="an architecture knob for --stages (e.g. machine.dtype=float64)")
     a = p.parse_args(argv)
     if a.histogram:
         h = histogram([int(x) for x in a.histogram.split(",") if x], a.sets, a.seed)
@@ -326,8 +340,10 @@ def main(argv=None) -> int:
         return 0
     if a.stages:
         rows: list = []
-        print(f"triple link, both chips, seed {a.seed}, settings: {a.sets or 'the manifest'}")
-        stages([int(x) for x in a.stages.split(",") if x], {}, a.sets, a.seed, rows)
+        arch_set = dict(_knob(x) for x in a.arch_set)
+        print(f"triple link, both chips, seed {a.seed}, settings: {a.sets or 'the manifest'}"
+              f"{', architecture: ' + str(arch_set) if arch_set else ''}")
+        stages([int(x) for x in a.stages.split(",") if x], arch_set, a.sets, a.seed, rows)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps({"seed": a.seed, "sets": a.sets, "stages": rows},
                                            indent=1))

@@ -124,6 +124,20 @@ def _adam_moments(G, lsb, m, v, k, dw):
 
 
 @njit
+def _adam_words(G, lsb, M, V, k, dw):
+    """:func:`_adam_moments` on the moment words themselves (int64 words holding float32 bit
+    patterns, updated in place; for ``G``, ``M``, ``V`` that do not overlap)."""
+    lr_c1, c2, b1, omb1, b2, omb2, eps = k[0], k[1], k[2], k[3], k[4], k[5], k[6]
+    for i in range(G.shape[0]):
+        g = np.float32(np.float64(G[i]) * lsb)
+        mi = b1 * np.int32(M[i]).view(np.float32) + omb1 * g
+        vi = b2 * np.int32(V[i]).view(np.float32) + omb2 * (g * g)
+        M[i] = np.int64(np.float32(mi).view(np.int32))
+        V[i] = np.int64(np.float32(vi).view(np.int32))
+        dw[i] = np.true_divide(lr_c1 * mi, np.sqrt(vi) * c2 + eps)
+
+
+@njit
 def _adam_apply(W, dw, scale, lo, hi):
     """``W <- sat(W - round_to(dw))`` in place when every ``dw * scale`` is finite and below
     2**51 (:func:`round_to`'s shortcut): ``(True, saturations of the rounding, of the
@@ -166,12 +180,20 @@ class AdamWords:
         self._m, self._v, self._dw = (np.empty(n, np.float32) for _ in range(3))
         self._mi, self._vi = self._m.view(np.int32), self._v.view(np.int32)
         self._k = np.empty(7, np.float32)
+        words = (W, G, M, V)
+        # the moments updated where they are when no two operands share words (otherwise
+        # every word is read before any is written, as adam_fixed does)
+        self._in_place = all(w.dtype == np.int64 for w in words) and not any(
+            np.may_share_memory(a, b) for i, a in enumerate(words) for b in words[i + 1:])
 
     def __call__(self, counter=None) -> None:
         fmt, W, M, V = self.fmt, self.W, self.M, self.V
-        np.copyto(self._mi, M, casting="unsafe")      # the float32 bit patterns
-        np.copyto(self._v.view(np.int32), V, casting="unsafe")
         np.copyto(self._k.view(np.int32), self.H, casting="unsafe")
+        if HAVE_NUMBA and self._in_place:
+            _adam_words(self.G, fmt.lsb, M, V, self._k, self._dw)
+        else:
+            np.copyto(self._mi, M, casting="unsafe")      # the float32 bit patterns
+            np.copyto(self._vi, V, casting="unsafe")
         if not HAVE_NUMBA:
             g32 = (self.G.astype(np.float64) * fmt.lsb).astype(np.float32)
             dw, m2, v2 = adam_step(g32, self._m, self._v, self._k)
@@ -179,7 +201,8 @@ class AdamWords:
             M[...] = np.asarray(m2, np.float32).view(np.int32)
             V[...] = np.asarray(v2, np.float32).view(np.int32)
             return
-        _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
+        if not self._in_place:
+            _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
         done, n_round, n_sub = _adam_apply(W, self._dw, 2.0 ** fmt.frac_bits,
                                            int(fmt.min_raw), int(fmt.max_raw))
         if done:
@@ -188,5 +211,6 @@ class AdamWords:
             fmt._count(int(n_sub), counter)
         else:                       # a huge or non-finite dw: round_to's general path
             W[...] = fmt.sub(W, round_to(fmt, self._dw, counter=counter), counter=counter)
-        M[...] = self._mi
-        V[...] = self._vi
+        if not self._in_place:
+            M[...] = self._mi
+            V[...] = self._vi

@@ -41,6 +41,7 @@ __all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "operand_into",
 #: widest signed operand the kernels accept (a 32-bit word, or a 17-bit QAT code offset)
 MAX_OPERAND_BITS = 33
 _SAFE = 1 << 52             # partial sums are kept at or below this: exact in float64
+_ADD_LIMIT = 1 << 60        # an addend's magnitude stays below this
 _I64_MAX = (1 << 63) - 1
 
 
@@ -112,10 +113,8 @@ def _to_f64_into(a, f):
         for j in range(n):
             v = a[i, j]
             f[i, j] = v
-            if v > hi:
-                hi = v
-            elif v < lo:
-                lo = v
+            hi = max(hi, v)         # branch-free: the loop vectorises
+            lo = min(lo, v)
     return lo, hi
 
 
@@ -126,8 +125,13 @@ def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
     row), rounded half up at ``shift`` and clipped to ``[lo, hi]``, with the number clipped
     -- the int64 operations of :func:`_shift_round` and :func:`saturate`, element by
     element -- then, with ``relu``, ``max(., 0)``, and where ``mask`` (an array of ``t``'s
-    shape; an empty one for none) is not positive, 0; written into ``out``."""
+    shape; an empty one for none) is not positive, 0; written into ``out``. Returns the
+    number clipped, or -1 (nothing written) when an addend is not below ``2**60`` in
+    magnitude."""
     m, n = t.shape
+    for a in add:               # the addend's bound, checked before anything is written
+        if a >= _ADD_LIMIT or a <= -_ADD_LIMIT:
+            return -1
     half = (1 << (shift - 1)) if shift > 0 else 0
     masked = mask.shape[0] == m and mask.shape[1] == n and m * n > 0
     clipped = 0
@@ -225,6 +229,7 @@ def _shift_round(total: np.ndarray, s: int) -> np.ndarray:
 
 
 _ZERO = np.zeros(1, np.int64)
+_ADD_ERROR = "matmul_round: the addend must stay below 2**60 in magnitude"
 
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -259,9 +264,7 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
     M, N = A.shape[0], B.shape[1]
     mode, add = 0, _ZERO                 # the fused tail's addend: none, per column, per row
     if addend is not None:
-        addend = np.asarray(addend, dtype=np.int64)       # checked before broadcasting
-        if addend.size and max(-int(addend.min()), int(addend.max())) >= 1 << 60:
-            raise DTypeError("matmul_round: the addend must stay below 2**60 in magnitude")
+        addend = np.asarray(addend, dtype=np.int64)
         if addend.shape in ((N,), (1, N)):
             mode, add = 1, addend.reshape(N)
         elif addend.shape == (M, 1):
@@ -273,7 +276,11 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
                          f"result's {(M, N)}")
     k = A.shape[1]
     lo_out, hi_out = int(out.min_raw), int(out.max_raw)
-    if HAVE_NUMBA and mode < 3 and k * amax * bmax <= _SAFE:
+    fast = HAVE_NUMBA and mode < 3 and k * amax * bmax <= _SAFE
+    if addend is not None and not fast and addend.size and \
+            max(-int(addend.min()), int(addend.max())) >= _ADD_LIMIT:
+        raise DTypeError(_ADD_ERROR)
+    if fast:   # the fused tail checks the addend's bound
         # one float64 product, then the fused tail (same int64 arithmetic as below)
         af = A.astype(np.float64) if af is None else af
         bf = B.astype(np.float64) if bf is None else bf
@@ -283,6 +290,8 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
         if dest is None or (mask is not None and np.may_share_memory(dest, keep)):
             dest = np.empty((M, N), np.int64)
         clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out, relu, keep, dest)
+        if clipped < 0:
+            raise DTypeError(_ADD_ERROR)
         if clipped and counter is not None:
             counter.saturations += int(clipped)
         if into is not None and dest is not into:

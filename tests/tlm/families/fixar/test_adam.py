@@ -104,3 +104,23 @@ def test_adam_words_equal_adam_fixed(monkeypatch, numba):
         assert np.array_equal(M, m2.view(np.int32)) and np.array_equal(V, v2.view(np.int32))
         assert c1.saturations == c2.saturations
         assert c2.saturations > 0 or lr < 1      # the large rate saturates
+
+
+def test_adam_words_with_overlapping_operands():
+    """Moments that share words with each other: every word is read before any is written,
+    then the weights, m and v are stored in that order (as adam_fixed's results would be)."""
+    from rlaccel.tlm.families.fixar.adam import AdamWords, constants
+    q = get_dtype("fixed32")
+    rng = np.random.default_rng(12)
+    n = 64
+    mem = rng.integers(-(1 << 20), 1 << 20, size=4 * n)
+    mem[2 * n:] = (np.abs(rng.normal(size=2 * n)) * 1e-4).astype(np.float32).view(np.int32)
+    W, G, M, V = mem[:n], mem[n:2 * n], mem[2 * n:3 * n], mem[2 * n + n // 2:3 * n + n // 2]
+    f32 = lambda a: a.astype(np.int32).view(np.float32)                  # noqa: E731
+    w2, m2, v2 = adam_fixed(W.copy(), G.copy(), f32(M), f32(V), 4, HP, q, q)
+    want = mem.copy()
+    want[:n] = w2
+    want[2 * n:3 * n] = m2.view(np.int32)
+    want[2 * n + n // 2:3 * n + n // 2] = v2.view(np.int32)
+    AdamWords(q, W, G, M, V, constants(4, HP).view(np.int32).astype(np.int64))()
+    assert np.array_equal(mem, want)

@@ -242,3 +242,18 @@ def test_destination_relu_mask_and_buffers(rng, monkeypatch, numba):
         matmul_round(X, W.T, 16, Q32, mask=np.ones((2, 2), np.int64))
     with pytest.raises(DTypeError, match="raw integers"):
         operand_into(X.astype(float), f)
+
+
+@pytest.mark.parametrize("numba", [True, False], ids=["numba", "plain"])
+def test_addend_beyond_2_60_is_refused_before_writing(monkeypatch, numba):
+    from rlaccel.tlm.families.fixar import kernels
+    monkeypatch.setattr(kernels, "HAVE_NUMBA", numba)
+    A, B = np.ones((2, 3), np.int64), np.ones((3, 4), np.int64)
+    for add in (np.array([0, 0, 1 << 60, 0]), np.array([[0], [-(1 << 60)]]),
+                np.full((2, 4), 1 << 60)):
+        D = np.zeros((2, 4), np.int64)
+        with pytest.raises(DTypeError, match="below 2\\*\\*60"):
+            matmul_round(A, B, 0, Q32, addend=add, into=D)
+        assert not D.any()
+    ok = np.array([0, 0, (1 << 60) - 1, 0])
+    assert matmul_round(A, B, 60, Q32, addend=ok).tolist() == [[0, 0, 1, 0]] * 2

@@ -155,7 +155,8 @@ def stages(bounds: list[int], arch_set: dict, sets: list[str], seed: int, out: l
     print(f"{'trials':>11s} {'plant steps':>11s} {'per trial':>9s} | {'actor: starts/step':>19s} "
           f"{'it./start':>9s} {'gain':>6s} | {'critic: starts/step':>19s} {'it./start':>9s} "
           f"{'gain':>6s} | {'comb. cycles':>12s} {'energy':>6s}   (starts and it./start: the VU "
-          f"chip's)")
+          f"chip's; gains: each chip's own run, which differ after the first trials -- "
+          f"--costs prices both on one workload)")
     prev = None
     for n in bounds:
         cur = {vu: totals(vu, arch_set, sets, n, seed) for vu in (False, True)}
@@ -301,6 +302,85 @@ def _knob(text: str) -> tuple[str, object]:
     return key, value
 
 
+def costs(stage_files: list[str], histogram_file: str | None = None) -> dict:
+    """Both chips' region cycles and energy on ONE workload. After the first trials the two
+    chips' runs differ (Q6.18 rounds differently; in float64 the Fig. 7 program differs in the
+    last bits and the plant amplifies it), so a bin's per-iteration figures of the two runs
+    compare different loops. A region's cycles and energy are linear in the run's plant
+    steps, loop starts and iterations (the instructions' timing does not depend on the
+    values); the coefficients are fitted by least squares on the prefix totals of the
+    ``--stages`` JSON files, with the largest relative residual printed (the baseline
+    program has no instruction that runs once per start, so its fit has no start term).
+    Each bin is then priced on the VU run's workload (its starts are counted), and with
+    ``histogram_file`` (``--histogram`` JSON: the float64 golden model, which runs the
+    baseline's float64 steps) on the baseline run's."""
+    import numpy as np
+    points = []
+    for f in stage_files:
+        points += [row for row in json.loads(Path(f).read_text())["stages"]]
+    terms = {"base": ("plant_steps", "iterations"),
+             "vu": ("plant_steps", "starts", "iterations")}
+
+    def x(run: dict, ph: str, chip: str) -> list[float]:
+        return [float(run[t] if t == "plant_steps" else run[ph][t]) for t in terms[chip]]
+    model = {}
+    print("fit: cycles (energy, pJ) per plant step, per loop start, per iteration; largest "
+          "relative residual over the prefix runs")
+    for chip in ("base", "vu"):
+        for ph in PHASES:
+            X = np.array([x(r[chip], ph, chip) for r in points])
+            for key in ("cycles", "energy_pj"):
+                y = np.array([r[chip][ph][key] for r in points])
+                c = np.linalg.lstsq(X, y, rcond=None)[0]
+                model[chip, ph, key] = c
+                res = float(np.max(np.abs(X @ c - y) / y))
+                print(f"  {chip:4s} {ph:6s} {key:9s} " + ", ".join(
+                    f"{t.replace('plant_steps', 'step').rstrip('s')} {v:.2f}"
+                    for t, v in zip(terms[chip], c)) + f"  (residual {res:.1e}, "
+                    f"{len(points)} runs)")
+
+    def price(chip: str, load: dict) -> dict:
+        return {key: {ph: float(np.dot(model[chip, ph, key], x(load, ph, chip)))
+                      for ph in PHASES} for key in ("cycles", "energy_pj")}
+
+    def line(label: str, load: dict) -> dict:
+        b, v = price("base", load), price("vu", load)
+        row = {"bin": label, "workload": load, "actor": b["cycles"]["actor"]
+               / v["cycles"]["actor"], "critic": b["cycles"]["critic"] / v["cycles"]["critic"]}
+        for key in ("cycles", "energy_pj"):
+            row[key] = sum(b[key].values()) / sum(v[key].values())
+        a = load["actor"]
+        print(f"  {label:22s} {load['plant_steps']:7d} {a['starts'] / load['plant_steps']:8.3f} "
+              f"{a['iterations'] / max(a['starts'], 1):7.1f} {row['actor']:6.2f}x "
+              f"{load['critic']['iterations'] / max(load['critic']['starts'], 1):7.1f} "
+              f"{row['critic']:6.2f}x {row['cycles']:8.2f}x {row['energy_pj']:6.2f}x")
+        return row
+    out = {"model": {f"{c} {p} {k}": list(v) for (c, p, k), v in model.items()}, "bins": []}
+    print("both chips priced on one workload: steps, actor starts per step, actor iterations "
+          "per start, actor gain, critic iterations per start, critic gain, combined cycles, "
+          "energy")
+    for f in stage_files:
+        data = json.loads(Path(f).read_text())
+        rows = data["stages"]
+        fmt = data.get("arch_set", {}).get("machine.dtype", "f64" in Path(f).name and "float64"
+                                           or "Q6.18")
+        prev = None
+        for r in rows:
+            load = r["vu"] if prev is None else _minus(r["vu"], prev["vu"])
+            lo = 0 if prev is None else prev["trials"]
+            out["bins"].append(line(f"{fmt} VU run {lo + 1}-{r['trials']}", load))
+            prev = r
+    if histogram_file:
+        h = json.loads(Path(histogram_file).read_text())
+        for b in h["bins"]:
+            load = {"plant_steps": b["steps"],
+                    **{ph: {"starts": b[ph]["starts"], "iterations": b[ph]["iterations"]}
+                       if ph in b else {"starts": 0, "iterations": 0} for ph in PHASES}}
+            lo, hi = b["trials"]
+            out["bins"].append(line(f"float64 base run {lo}-{hi}", load))
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=10)
@@ -329,7 +409,17 @@ def main(argv=None) -> int:
                         "learning, e.g. 10,100 (float64 golden model, trials binned)")
     p.add_argument("--arch-set", action="append", default=[], metavar="TABLE.KEY=VALUE",
                    help="an architecture knob for --stages (e.g. machine.dtype=float64)")
+    p.add_argument("--costs", nargs="+", metavar="STAGES_JSON",
+                   help="instead: both chips priced on one workload per bin, from saved "
+                        "--stages JSON files (no run); --histogram-json adds the baseline "
+                        "run's float64 bins")
+    p.add_argument("--histogram-json", help="a --histogram JSON for --costs")
     a = p.parse_args(argv)
+    if a.costs:
+        c = costs(a.costs, a.histogram_json)
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(c, indent=1))
+        return 0
     if a.histogram:
         h = histogram([int(x) for x in a.histogram.split(",") if x], a.sets, a.seed)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
@@ -345,8 +435,8 @@ def main(argv=None) -> int:
               f"{', architecture: ' + str(arch_set) if arch_set else ''}")
         stages([int(x) for x in a.stages.split(",") if x], arch_set, a.sets, a.seed, rows)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps({"seed": a.seed, "sets": a.sets, "stages": rows},
-                                           indent=1))
+        Path(a.json).write_text(json.dumps({"seed": a.seed, "sets": a.sets,
+                                            "arch_set": arch_set, "stages": rows}, indent=1))
         return 0
     if a.directions:
         print(f"{'network':16s} {'phase':6s} {'arith ops/cycle':>16s} {'arith mW':>14s} "

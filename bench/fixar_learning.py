@@ -18,8 +18,9 @@ bit, and the finished run removes the file.
 training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
 float32 reference (``programs/fixar/reference.py``), same seed, same steps (issue 8,
 done-when 4: the simulator at most 3x the reference), then the same in this process's CPU
-seconds (``cpu_ratio``; on a shared machine the wall clock counts waiting for a core), and
-writes ``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
+seconds (``cpu_ratio``; on a shared machine the wall clock counts waiting for a core), with
+the load average after each repeat and the medians over ``--repeats``, and writes
+``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
 side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
 not) or a reference JSON (``bench/fixar_reference.py learn --json``); ``plot`` draws the same
 curves as ``BASE.png`` and ``BASE.svg`` (``util/plots.lines``; ``--delay`` marks the
@@ -95,6 +96,8 @@ def speed(args) -> dict:
     """Wall time per environment step (training at B = 64), simulator and float reference."""
     from dataclasses import replace
 
+    import numpy as np
+
     from rlaccel.programs.fixar.config import DdpgConfig
     from rlaccel.programs.fixar.reference import run as ref_run
     from rlaccel.programs.runner import run
@@ -145,8 +148,14 @@ def speed(args) -> dict:
         res[rep]["reference_cpu_s_per_step"] = cpu["reference"]
         res[rep]["simulator_cpu_s_per_step"] = cpu["simulator"]
         res[rep]["cpu_ratio"] = cpu["simulator"] / cpu["reference"]
+        res[rep]["load_average"] = os.getloadavg()[0]
         print(json.dumps(res[rep]), flush=True)
-    out = {"steps": args.steps, "warmup": warm, "batch": 64, "runs": res}
+    out = {"steps": args.steps, "warmup": warm, "batch": 64, "runs": res,
+           "blas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+           "median": {k: float(np.median([r[k] for r in res.values()]))
+                      for k in ("reference_cpu_s_per_step", "simulator_cpu_s_per_step",
+                                "cpu_ratio", "ratio", "load_average")}}
+    print(json.dumps(out["median"]), flush=True)
     OUT.mkdir(exist_ok=True)
     (OUT / "fixar_speed.json").write_text(json.dumps(out, indent=1))
     return out

@@ -25,14 +25,17 @@ __all__ = ["Agent"]
 
 
 class Agent:
-    """Agent ``index`` of a :class:`~rlaccel.tlm.platform.Platform`.
+    """Agent ``index`` of a :class:`~rlaccel.tlm.platform.Platform`; ``like``: an agent of
+    another platform of the same architecture, whose ops the loader reuses when it runs the
+    same binary text (:func:`~.loader.predecode`).
 
     ``state`` is a dictionary the families keep per-agent state in (a PRNG stream, the
     activation precision, the selected peer, ...).
     """
 
     def __init__(self, platform, index: int, binary: Binary, host, *, quantum: int,
-                 max_instructions: int | None, trace, progress, kernels: str = "compiled"):
+                 max_instructions: int | None, trace, progress, kernels: str = "compiled",
+                 like: "Agent | None" = None):
         self.platform = platform
         self.index = index
         self.arch = platform.arch
@@ -63,7 +66,9 @@ class Agent:
         self._load()
         self._views = {space: self._dmi_view(space) for space in self.memories}
         self.units: dict[str, Unit] = {}
-        self.ops = predecode(binary, self)
+        alike = (like is not None and like.arch is self.arch and like.index == index
+                 and like.binary.text == binary.text)
+        self.ops = predecode(binary, self, like.ops if alike else None)
         origin = self.arch.path or self.arch.name
         self.link = HostLink(host, self.arch.extra.get("hostlink"), origin)
         self.controller = Controller(self, quantum=quantum, max_instructions=max_instructions,

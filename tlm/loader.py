@@ -101,8 +101,12 @@ def _decoded(enc: Encoding, dt) -> dict:
     return hit[2]
 
 
-def predecode(b: Binary, agent) -> list[Op]:
-    """Decode and bind every instruction of a binary to ``agent`` (:class:`tlm.agent.Agent`)."""
+def predecode(b: Binary, agent, like: list[Op] | None = None) -> list[Op]:
+    """Decode and bind every instruction of a binary to ``agent`` (:class:`tlm.agent.Agent`).
+    ``like``: the ops of an agent with the same index on the same architecture, bound to a
+    binary of the same text (a batch's member 0): their cost, energy, ranges and schedules
+    are taken (the models compute them from the instruction and the architecture), only
+    the semantics and kernels are bound to ``agent``."""
     enc = agent.enc
     words = enc.from_bytes(b.text)
     known = _decoded(enc, agent.dt)
@@ -116,8 +120,29 @@ def predecode(b: Binary, agent) -> list[Op]:
                 ops.append(Op(pc, FAULT, enc.hex(w), fault=f"illegal instruction word: {exc}"))
                 continue
             hit = known[w] = (ins, format_instruction(ins, enc, agent.dt), enc.extents(ins))
-        ops.append(_bind(pc, *hit, agent))
+        if like is not None and like[pc].kind != FAULT and like[pc].text == hit[1]:
+            ops.append(_rebind(like[pc], hit[0], agent))
+        else:
+            ops.append(_bind(pc, *hit, agent))
     return ops
+
+
+def _rebind(like: Op, ins, agent) -> Op:
+    """``like`` (the same instruction, bound to another agent alike) bound to ``agent``."""
+    mn, o = ins.mnemonic, dict(ins.operands)
+    model = agent.models[mn]
+    op = Op(like.pc, like.kind, like.text, mn, issue=like.issue, depth=like.depth,
+            latency=like.latency, occupy=tuple((agent.unit(u.name), c) for u, c in like.occupy),
+            reads=like.reads, writes=like.writes, counts=dict(like.counts),
+            energy_pj=like.energy_pj, operands=o, category=like.category, dynamic=like.dynamic,
+            read_sched=like.read_sched, write_sched=like.write_sched)
+    if model.control in ("exec", "branch", "sync"):
+        b = Binding(mn, o, agent, agent.dt, agent.saturations, agent.timing, agent.arch.knobs,
+                    like.pc)
+        op.run = op.bound_run = model.semantics(b)
+        if model.kernel is not None and model.control in ("exec", "branch"):
+            op.kernel = model.kernel(b)
+    return op
 
 
 def _bind(pc, ins, text, extents, agent) -> Op:

@@ -16,6 +16,9 @@ units and host link) and the interconnect of ``[interconnect]``::
     words_per_cycle = 16      # link width
     energy_pj_per_word = 1.5  # per word and hop
 
+``like``: a platform of the same architecture whose agents' ops the loader reuses for agents
+running the same binary text (a batch's members, :func:`~.loader.predecode`).
+
 The agents run as SimPy processes until every one has halted. ``kernels`` picks the
 controllers' loop (:data:`rlaccel.tlm.controller.KERNELS`: the compiled loop by default, or
 "reference", every instruction through its reference semantics in Python).
@@ -63,14 +66,16 @@ class _NoHost:
 class Platform:
     def __init__(self, arch: Arch, binaries: Binary | Sequence[Binary], hosts=None, *,
                  quantum: int = 10_000, max_instructions: int | None = None, trace=None,
-                 progress=None, datapath=None, kernels: str = "compiled"):
+                 progress=None, datapath=None, kernels: str = "compiled", like=None):
         self._configure(arch)
         self.trace = trace
         binaries = self._per_agent(binaries, "binary", "binaries")
         hosts = self._per_agent(hosts if hosts is not None else _NoHost(), "host", "hosts")
         self.agents = [Agent(self, i, binaries[i], hosts[i], quantum=quantum,
                              max_instructions=max_instructions, trace=trace, progress=progress,
-                             kernels=kernels)
+                             kernels=kernels,
+                             like=like.agents[i] if like is not None and i < like.n_agents
+                             else None)
                        for i in range(self.n_agents)]
         if datapath is not None:          # e.g. the RTL transactor: runs matrix ops instead
             # a transactor of a block shared by the agents (a ring, a butterfly) says

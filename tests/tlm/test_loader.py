@@ -69,3 +69,38 @@ def test_an_illegal_word_faults_in_every_agent():
         assert ops[1]["fault"].startswith("illegal instruction word")
         assert ops[1]["text"] == enc.hex(7)
     assert np.isfinite(ops[0]["energy_pj"])
+
+
+def test_an_agent_bound_like_another_equals_one_bound_afresh():
+    """``like``: the ops of a platform of the same architecture and binary text are reused
+    (cost, energy, ranges, schedules) and only the semantics and kernels bound again; the
+    result is what binding afresh gives, each agent's semantics on its own memories."""
+    for arch in ("adhdp", "adhdp-f64"):
+        one = assemble(f".arch {arch}\n" + SOURCE, "t.s")
+        other = assemble(f".arch {arch}\n" + SOURCE.replace("1, 3", "1, 4"), "t.s")
+        assert one.binary.text == other.binary.text and one.binary.synapse != other.binary.synapse
+        first = Platform(load_arch(arch), one.binary, ScriptedHost([0.0]))
+        fresh, _ = _ops(arch, other.binary)
+        p = Platform(load_arch(arch), other.binary, ScriptedHost([0.0]), like=first)
+        bound = [{f: getattr(op, f) for f in FIELDS}
+                 | {"occupy": [(u.name, c) for u, c in op.occupy],
+                    "kernel": None if op.kernel is None else (op.kernel.code,
+                                                              list(op.kernel.args))}
+                 for op in p.agent.ops]
+        assert bound == fresh
+        assert all(u is p.agent.units[u.name] for op in p.agent.ops for u, _ in op.occupy)
+        assert p.agent.ops[1].run is not first.agent.ops[1].run
+        p.agent.ops[1].run()
+        c = one.binary.symbol("C").address
+        assert p.agent.memory("unified")[c] != 0 and first.agent.memory("unified")[c] == 0
+        assert p.run().as_dict()["cycles"] == Platform(load_arch(arch), other.binary,
+                                                       ScriptedHost([0.0])).run().as_dict()["cycles"]
+
+
+def test_like_is_ignored_for_another_program():
+    a = assemble(".arch adhdp\n" + SOURCE, "t.s")
+    b = assemble(".arch adhdp\n" + SOURCE.replace("sca.li C, 0.75", "sca.li C, 0.5"), "t.s")
+    first = Platform(load_arch("adhdp"), a.binary, ScriptedHost([0.0]))
+    p = Platform(load_arch("adhdp"), b.binary, ScriptedHost([0.0]), like=first)
+    assert p.agent.ops[1].text != first.agent.ops[1].text
+    assert p.agent.ops[1].text == _ops("adhdp", b.binary)[0][1]["text"]

@@ -107,7 +107,8 @@ class _Setup:
     regions and platform."""
 
     def __init__(self, manifest, overrides, *, arch, seed, trace, progress, datapath, kernels,
-                 options, arch_overrides=None, configured=None, assemble=assemble_file):
+                 options, arch_overrides=None, configured=None, assemble=assemble_file,
+                 like=None):
         if configured is None:
             configured = configure(manifest, overrides, arch=arch, seed=seed,
                                    arch_overrides=arch_overrides, **options)
@@ -130,7 +131,8 @@ class _Setup:
         self.kernels = kernels
         self.wall = time.perf_counter()
         self.platform = Platform(self.arch, binaries, self.r.hosts, trace=trace,
-                                 progress=self.tick, datapath=datapath, kernels=kernels)
+                                 progress=self.tick, datapath=datapath, kernels=kernels,
+                                 like=like)
 
     def inputs(self) -> list[tuple[str, str]]:
         """Every file the run reads: the manifest, each program and its include files and
@@ -236,10 +238,13 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
         return plugin, m
 
     variants = Variants()                 # each seed's binary derived from the first's
-    setups = [_Setup(manifest, overrides, arch=arch, seed=s, trace=None, progress=progress,
-                     datapath=None, kernels="compiled", options=options,
-                     arch_overrides=arch_overrides, configured=configured(s),
-                     assemble=variants) for s in seeds]
+    setups: list[_Setup] = []
+    for s in seeds:                       # and its platform bound like the first's
+        setups.append(_Setup(manifest, overrides, arch=arch, seed=s, trace=None,
+                             progress=progress, datapath=None, kernels="compiled",
+                             options=options, arch_overrides=arch_overrides,
+                             configured=configured(s), assemble=variants,
+                             like=setups[0].platform if setups else None))
     check_outputs({"--json": json_path}, setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin

@@ -138,16 +138,18 @@ def _adam_words(G, lsb, M, V, k, dw):
 
 
 @njit
-def _adam_apply(W, dw, scale, lo, hi):
+def _adam_apply(W, dw, scale, lo, hi, F, mirror):
     """``W <- sat(W - round_to(dw))`` in place when every ``dw * scale`` is finite and below
-    2**51 (:func:`round_to`'s shortcut): ``(True, saturations of the rounding, of the
-    subtraction)``; else ``(False, 0, 0)`` and ``W`` untouched."""
+    2**51 (:func:`round_to`'s shortcut), with ``mirror`` their float64 copies into ``F``:
+    ``(True, saturations of the rounding, of the subtraction, max|W|)``; else ``(False, 0,
+    0, 0)`` and ``W`` untouched."""
     n = W.shape[0]
     for i in range(n):
         if not abs(np.float64(dw[i]) * scale) < 2.0 ** 51:
-            return False, 0, 0
+            return False, 0, 0, 0
     n_round = 0
     n_sub = 0
+    top = 0
     for i in range(n):
         r = np.int64(np.floor(np.float64(dw[i]) * scale + 0.5))
         if r < lo:
@@ -164,7 +166,13 @@ def _adam_apply(W, dw, scale, lo, hi):
             w = hi
             n_sub += 1
         W[i] = w
-    return True, n_round, n_sub
+        if mirror:
+            F[i] = w
+        top = max(top, abs(w))
+    return True, n_round, n_sub, top
+
+
+_NO_MIRROR = np.zeros(0)
 
 
 class AdamWords:
@@ -186,7 +194,10 @@ class AdamWords:
         self._in_place = all(w.dtype == np.int64 for w in words) and not any(
             np.may_share_memory(a, b) for i, a in enumerate(words) for b in words[i + 1:])
 
-    def __call__(self, counter=None) -> None:
+    def __call__(self, counter=None, mirror=None) -> int | None:
+        """Update the words; with ``mirror`` (float64, ``n`` words) also write the new
+        weights' float64 copies there and return ``max|W|`` -- None when the mirror was not
+        written (no numba, or rounding's general path)."""
         fmt, W, M, V = self.fmt, self.W, self.M, self.V
         np.copyto(self._k.view(np.int32), self.H, casting="unsafe")
         if HAVE_NUMBA and self._in_place:
@@ -200,11 +211,12 @@ class AdamWords:
             W[...] = fmt.sub(W, round_to(fmt, dw, counter=counter), counter=counter)
             M[...] = np.asarray(m2, np.float32).view(np.int32)
             V[...] = np.asarray(v2, np.float32).view(np.int32)
-            return
+            return None
         if not self._in_place:
             _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
-        done, n_round, n_sub = _adam_apply(W, self._dw, 2.0 ** fmt.frac_bits,
-                                           int(fmt.min_raw), int(fmt.max_raw))
+        done, n_round, n_sub, top = _adam_apply(
+            W, self._dw, 2.0 ** fmt.frac_bits, int(fmt.min_raw), int(fmt.max_raw),
+            _NO_MIRROR if mirror is None else mirror, mirror is not None)
         if done:
             if n_round and counter is not None:
                 counter.saturations += int(n_round)
@@ -214,3 +226,4 @@ class AdamWords:
         if not self._in_place:
             M[...] = self._mi
             V[...] = self._vi
+        return int(top) if done and mirror is not None else None

@@ -62,8 +62,9 @@ def _operand(name: str, a) -> tuple[np.ndarray, int]:
 
 
 class Operand:
-    """A raw int64 matrix prepared once for several products: checked, its ``max|.|`` and its
-    float64 copy computed when it is made (a weight matrix between two updates). ``.T`` is the
+    """A raw int64 matrix prepared once for several products: checked, its ``max|.|`` (or a
+    bound of it: exactness needs no more) and its float64 copy computed when it is made (a
+    weight matrix between two updates). ``.T`` is the
     transpose sharing both. :func:`matmul_round` accepts it wherever it accepts an array."""
 
     __slots__ = ("raw", "maxabs", "f64")

@@ -225,8 +225,11 @@ def _adam(b: Binding):
                        U[hp:hp + 7])
 
     def adam():
-        update(counter)
-        st.written(w, w + n)
+        top = update(counter, st.mirror_of(S)[w:w + n])
+        if top is None:
+            st.written(w, w + n)
+        else:                       # the weights' float64 copies written with them
+            st.updated(w, w + n, top)
     return adam
 
 
@@ -245,10 +248,14 @@ def _soft(b: Binding):
     def soft():
         traw = int(tau[0])
         try:
-            soft_update_inplace(T, Sv, traw, acc, counter=counter)
+            top = soft_update_inplace(T, Sv, traw, acc, counter=counter,
+                                      mirror=st.mirror_of(S)[dst:dst + n])
         except Exception as exc:
             raise SimError(f"{where}: {exc}") from None
-        st.written(dst, dst + n)
+        if top is None:
+            st.written(dst, dst + n)
+        else:
+            st.updated(dst, dst + n, top)
     return soft
 
 

@@ -65,10 +65,12 @@ def soft_update_raw(target_raw, source_raw, traw: int, fmt, *, counter=None):
 
 
 @njit
-def _soft_pass(T, S, traw, half, lo, hi):
-    """:func:`soft_update_raw` into ``T`` itself, element by element; returns the number of
-    saturated words."""
+def _soft_pass(T, S, traw, half, lo, hi, F, mirror):
+    """:func:`soft_update_raw` into ``T`` itself, element by element (with ``mirror`` the
+    new words' float64 copies into ``F``); returns the number of saturated words and the
+    new ``max|T|``."""
     clipped = 0
+    top = 0
     for i in range(T.shape[0]):
         t = T[i]
         y = t + (((S[i] - t) * traw + half) >> TAU_FRAC)
@@ -79,20 +81,31 @@ def _soft_pass(T, S, traw, half, lo, hi):
             y = hi
             clipped += 1
         T[i] = y
-    return clipped
+        if mirror:
+            F[i] = y
+        top = max(top, abs(y))
+    return clipped, top
 
 
-def soft_update_inplace(T: np.ndarray, S: np.ndarray, traw: int, fmt, *, counter=None) -> None:
+_NO_MIRROR = np.zeros(0)
+
+
+def soft_update_inplace(T: np.ndarray, S: np.ndarray, traw: int, fmt, *, counter=None,
+                        mirror=None) -> int | None:
     """``T[...] = soft_update_raw(T, S, traw, fmt)`` for int64 word arrays ``T`` and ``S``
-    that do not overlap (with numba in one pass, without temporaries)."""
+    that do not overlap (with numba in one pass, without temporaries). With ``mirror``
+    (float64, ``T``'s length, not overlapping it) the new words' float64 copies go there
+    too and ``max|T|`` is returned; None when the mirror was not written."""
     if not (HAVE_NUMBA and T.dtype == np.int64 and S.dtype == np.int64
             and not np.may_share_memory(T, S)):
         T[...] = soft_update_raw(T, S, traw, fmt, counter=counter)
-        return
+        return None
     if not 0 < traw <= 1 << TAU_FRAC:
         raise DTypeError(f"soft update: the tau register holds {traw}, outside 1.."
                          f"{1 << TAU_FRAC}")
-    clipped = _soft_pass(T, S, np.int64(traw), np.int64(1 << (TAU_FRAC - 1)),
-                         np.int64(fmt.min_raw), np.int64(fmt.max_raw))
+    clipped, top = _soft_pass(T, S, np.int64(traw), np.int64(1 << (TAU_FRAC - 1)),
+                              np.int64(fmt.min_raw), np.int64(fmt.max_raw),
+                              _NO_MIRROR if mirror is None else mirror, mirror is not None)
     if clipped and counter is not None:
         counter.saturations += int(clipped)
+    return None if mirror is None else int(top)

@@ -56,7 +56,7 @@ class FixarState:
     frozen_at: int | None = None                  # the time step (exchange) of the freeze
     prng: dict = field(default_factory=dict)      # stream -> NoiseGenerator
     weights: dict = field(default_factory=dict)   # (syn, rows, cols) -> Operand
-    buffers: dict = field(default_factory=dict)   # (syn, rows, cols) -> its arrays, kept
+    mirror: np.ndarray | None = None              # float64 copy of the synapse words
 
     @property
     def half(self) -> bool:
@@ -120,18 +120,25 @@ class FixarState:
         self.prng[s] = NoiseGenerator(seed, s, self.prng_lanes)
 
     # ---- weight operands ----
+    def mirror_of(self, S: np.ndarray) -> np.ndarray:
+        """The float64 copy of the synapse memory ``S`` the weight operands live in (made on
+        first use, untouched pages cost nothing); valid where an operand is cached."""
+        if self.mirror is None or self.mirror.shape != S.shape:
+            self.mirror = np.empty(S.shape)
+            self.weights.clear()
+        return self.mirror
+
     def operand(self, S: np.ndarray, syn: int, rows: int, cols: int) -> Operand:
         """The ``rows x cols`` weight matrix at synapse word ``syn`` prepared for the AAP
-        cores (a snapshot and its float64 copy), until :meth:`written` drops it."""
+        cores: the live words, their float64 copy in :meth:`mirror_of` and a bound of
+        ``max|.|``, until :meth:`written` drops it or :meth:`updated` renews it."""
         key = (syn, rows, cols)
         op = self.weights.get(key)
-        if op is None:          # refilled in the arrays of the last one (no page faults)
-            buf = self.buffers.get(key)
-            if buf is None:
-                buf = self.buffers[key] = (np.empty((rows, cols), np.int64),
-                                           np.empty((rows, cols)))
-            np.copyto(buf[0], S[syn:syn + rows * cols].reshape(rows, cols))
-            op = self.weights[key] = operand_into(buf[0], buf[1])[0]
+        if op is None:
+            F = self.mirror_of(S)
+            n = rows * cols
+            op = self.weights[key] = operand_into(S[syn:syn + n].reshape(rows, cols),
+                                                  F[syn:syn + n].reshape(rows, cols))[0]
         return op
 
     def operand_cols(self, S: np.ndarray, syn: int, rows: int, q: int, off: int) -> Operand:
@@ -152,6 +159,19 @@ class FixarState:
         """Synapse words ``[lo, hi)`` changed: drop the operands that overlap them."""
         for key in [k for k in self.weights if k[0] < hi and lo < k[0] + k[1] * k[2]]:
             del self.weights[key]
+
+    def updated(self, lo: int, hi: int, maxabs: int) -> None:
+        """Synapse words ``[lo, hi)`` changed and their mirror words with them (the Adam
+        unit's and the soft update's compiled passes), none above ``maxabs`` in magnitude:
+        the operands inside keep their arrays with ``maxabs`` as their bound (exactness
+        needs only a bound); those partly inside are dropped."""
+        for key, op in list(self.weights.items()):
+            a, b = key[0], key[0] + key[1] * key[2]
+            if a < hi and lo < b:
+                if lo <= a and b <= hi:
+                    op.maxabs = maxabs
+                else:
+                    del self.weights[key]
 
 
 def state_of(agent) -> FixarState:

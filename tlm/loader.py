@@ -106,7 +106,7 @@ def predecode(b: Binary, agent, like: list[Op] | None = None) -> list[Op]:
     ``like``: the ops of an agent with the same index on the same architecture, bound to a
     binary of the same text (a batch's member 0): their cost, energy, ranges and schedules
     are taken (the models compute them from the instruction and the architecture), only
-    the semantics and kernels are bound to ``agent``."""
+    the semantics (when first called) and kernels are bound to ``agent``."""
     enc = agent.enc
     words = enc.from_bytes(b.text)
     known = _decoded(enc, agent.dt)
@@ -139,10 +139,29 @@ def _rebind(like: Op, ins, agent) -> Op:
     if model.control in ("exec", "branch", "sync"):
         b = Binding(mn, o, agent, agent.dt, agent.saturations, agent.timing, agent.arch.knobs,
                     like.pc)
-        op.run = op.bound_run = model.semantics(b)
+        op.run = op.bound_run = _OnFirstCall(op, model, b)
         if model.kernel is not None and model.control in ("exec", "branch"):
             op.kernel = model.kernel(b)
     return op
+
+
+class _OnFirstCall:
+    """An op's semantics, bound when first called (then the op's ``run`` itself): a batch
+    member runs its kernels and seldom needs them; the same instruction bound to the agent
+    it is like shows that binding succeeds."""
+
+    __slots__ = ("op", "model", "b")
+
+    def __init__(self, op: Op, model, b):
+        self.op, self.model, self.b = op, model, b
+
+    def __call__(self, *args, **kwargs):
+        fn = self.model.semantics(self.b)
+        if self.op.run is self:
+            self.op.run = fn
+        if self.op.bound_run is self:
+            self.op.bound_run = fn
+        return fn(*args, **kwargs)
 
 
 def _bind(pc, ins, text, extents, agent) -> Op:

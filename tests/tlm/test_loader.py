@@ -104,3 +104,19 @@ def test_like_is_ignored_for_another_program():
     p = Platform(load_arch("adhdp"), b.binary, ScriptedHost([0.0]), like=first)
     assert p.agent.ops[1].text != first.agent.ops[1].text
     assert p.agent.ops[1].text == _ops("adhdp", b.binary)[0][1]["text"]
+
+
+def test_semantics_bound_like_another_are_bound_when_first_called():
+    a = assemble(".arch adhdp\n" + SOURCE, "t.s")
+    first = Platform(load_arch("adhdp"), a.binary, ScriptedHost([0.0]))
+    p = Platform(load_arch("adhdp"), a.binary, ScriptedHost([0.0]), like=first)
+    op = p.agent.ops[1]
+    deferred = op.run
+    assert op.run is op.bound_run
+    deferred()
+    assert op.run is op.bound_run and op.run is not deferred
+    c = a.binary.symbol("C").address
+    before = p.agent.memory("unified")[c]
+    p.agent.memory("unified")[c] = 0
+    op.run()
+    assert p.agent.memory("unified")[c] == before != 0

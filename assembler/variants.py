@@ -15,7 +15,8 @@ assembler's own :meth:`~.assemble._Assembler._data_values` (the same generator, 
 quantizing), and the images, symbol table and source metadata are rebuilt; everything else
 is the first assembly's. Any other call, and any derivation that meets an error, is a full
 assembly (:func:`~.assemble.assemble_file`), so a derived binary is always the one a full
-assembly gives, bit for bit (``tests/assembler/test_variants.py``).
+assembly gives, bit for bit (``tests/assembler/test_variants.py``). The sources are read
+once, by the first assembly: a Variants serves one batch or sweep, not files edited meanwhile.
 """
 
 from __future__ import annotations

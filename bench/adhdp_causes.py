@@ -83,6 +83,18 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
     return rows
 
 
+def chip_run(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int, size):
+    """One chip's run of a network size: its setup, the platform's result and the report."""
+    from rlaccel.programs.runner import _Setup
+    s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
+                                 "stop_on_success=false"],
+               arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
+               datapath=None, kernels="compiled", options={"trials": trials},
+               arch_overrides=arch_set or None)
+    res = s.platform.run()
+    return s, res, s.report(res)
+
+
 def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
             size=TRIPLE) -> dict:
     """One chip's run of a network size (default the triple link): per update phase, the
@@ -91,14 +103,7 @@ def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
     more, less the stall it already had: an estimate), the arithmetic unit's operations per
     cycle (MACs, multiplies, adds, activations) and its power and the synapse SRAM's without
     the per-cycle clock term."""
-    from rlaccel.programs.runner import _Setup
-    s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
-                                 "stop_on_success=false"],
-               arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
-               datapath=None, kernels="compiled", options={"trials": trials},
-               arch_overrides=arch_set or None)
-    res = s.platform.run()
-    rep = s.report(res)
+    s, res, rep = chip_run(vu, arch_set, sets, trials, seed, size)
     agent = s.platform.agents[0]
     dyn = agent.controller.dynamic_actions
     out = {"plant_steps": int(sum(rep["learning"]["steps_per_trial"]))}
@@ -138,14 +143,7 @@ def totals(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
     and the plant steps. Runs from one seed are prefixes of each other (trial ``k`` is the
     same in a run of ``n >= k`` trials), so two runs' totals differenced give the trials
     between them exactly."""
-    from rlaccel.programs.runner import _Setup
-    s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
-                                 "stop_on_success=false"],
-               arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
-               datapath=None, kernels="compiled", options={"trials": trials},
-               arch_overrides=arch_set or None)
-    res = s.platform.run()
-    rep = s.report(res)
+    s, res, rep = chip_run(vu, arch_set, sets, trials, seed, size)
     out = {"plant_steps": int(sum(rep["learning"]["steps_per_trial"])),
            "trials": len(rep["learning"]["steps_per_trial"])}
     for phase in PHASES:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlaccel.tlm.fast.fixedpoint import sat as _sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average"]
@@ -55,15 +56,6 @@ def encode_fits(p_turns_t: np.ndarray, fmt) -> bool:
     n = p_turns_t.shape[1]
     amax = int(np.abs(p_turns_t).max()) if p_turns_t.size else 0
     return n * amax * (1 << (fmt.bits - 1)) + (1 << fmt.frac_bits) < (1 << 62)
-
-
-@njit
-def _sat(x, lo, hi):
-    if x > hi:
-        return hi, 1
-    if x < lo:
-        return lo, 1
-    return x, 0
 
 
 @njit

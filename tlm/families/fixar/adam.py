@@ -31,7 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+
+from .kernels import NO_MIRROR
 
 __all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", "adam_fixed",
            "round_to", "AdamWords"]
@@ -151,28 +154,15 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
     n_sub = 0
     top = 0
     for i in range(n):
-        r = np.int64(np.floor(np.float64(dw[i]) * scale + 0.5))
-        if r < lo:
-            r = lo
-            n_round += 1
-        elif r > hi:
-            r = hi
-            n_round += 1
-        w = W[i] - r
-        if w < lo:
-            w = lo
-            n_sub += 1
-        elif w > hi:
-            w = hi
-            n_sub += 1
+        r, c = sat(np.int64(np.floor(np.float64(dw[i]) * scale + 0.5)), lo, hi)
+        n_round += c
+        w, c = sat(W[i] - r, lo, hi)
+        n_sub += c
         W[i] = w
         if mirror:
             F[i] = w
         top = max(top, abs(w))
     return True, n_round, n_sub, top
-
-
-_NO_MIRROR = np.zeros(0)
 
 
 class AdamWords:
@@ -216,7 +206,7 @@ class AdamWords:
             _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
         done, n_round, n_sub, top = _adam_apply(
             W, self._dw, 2.0 ** fmt.frac_bits, int(fmt.min_raw), int(fmt.max_raw),
-            _NO_MIRROR if mirror is None else mirror, mirror is not None)
+            NO_MIRROR if mirror is None else mirror, mirror is not None)
         if done:
             if n_round and counter is not None:
                 counter.saturations += int(n_round)

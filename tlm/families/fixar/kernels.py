@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.errors import DTypeError
+from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "operand_into",
@@ -145,12 +146,8 @@ def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
                 v += add[i]
             if shift > 0:
                 v = (v + half) >> shift
-            if v < lo:
-                v = lo
-                clipped += 1
-            elif v > hi:
-                v = hi
-                clipped += 1
+            v, c = sat(v, lo, hi)
+            clipped += c
             if relu and v < 0:
                 v = 0
             if masked and mask[i, j] <= 0:
@@ -160,6 +157,7 @@ def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
 
 
 _NO_MASK = np.zeros((0, 0), np.int64)
+NO_MIRROR = np.zeros(0)     # "no float64 mirror" for the in-place adam and soft passes
 
 
 def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.errors import DTypeError
+from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-from .kernels import saturate
+from .kernels import NO_MIRROR, saturate
 
 __all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw",
            "soft_update_inplace"]
@@ -73,21 +74,13 @@ def _soft_pass(T, S, traw, half, lo, hi, F, mirror):
     top = 0
     for i in range(T.shape[0]):
         t = T[i]
-        y = t + (((S[i] - t) * traw + half) >> TAU_FRAC)
-        if y < lo:
-            y = lo
-            clipped += 1
-        elif y > hi:
-            y = hi
-            clipped += 1
+        y, c = sat(t + (((S[i] - t) * traw + half) >> TAU_FRAC), lo, hi)
+        clipped += c
         T[i] = y
         if mirror:
             F[i] = y
         top = max(top, abs(y))
     return clipped, top
-
-
-_NO_MIRROR = np.zeros(0)
 
 
 def soft_update_inplace(T: np.ndarray, S: np.ndarray, traw: int, fmt, *, counter=None,
@@ -105,7 +98,7 @@ def soft_update_inplace(T: np.ndarray, S: np.ndarray, traw: int, fmt, *, counter
                          f"{1 << TAU_FRAC}")
     clipped, top = _soft_pass(T, S, np.int64(traw), np.int64(1 << (TAU_FRAC - 1)),
                               np.int64(fmt.min_raw), np.int64(fmt.max_raw),
-                              _NO_MIRROR if mirror is None else mirror, mirror is not None)
+                              NO_MIRROR if mirror is None else mirror, mirror is not None)
     if clipped and counter is not None:
         counter.saturations += int(clipped)
     return None if mirror is None else int(top)

@@ -13,7 +13,6 @@ from rlaccel.programs.darl.replay import Batch
 from rlaccel.tlm.families.darl import kernels as K
 from rlaccel.tlm.families.darl import regress, select
 
-pytestmark = pytest.mark.skipif(not K.HAVE_NUMBA, reason="the kernels are the numba path")
 
 Q = get_dtype("fixed32")
 
@@ -171,8 +170,7 @@ def test_the_running_average_equals_the_butterfly_every_iteration(agents, scale)
         ui = rng.integers(-scale, scale, (m, 64)).clip(Q.min_raw, Q.max_raw)
         ref.deltas[k] = [(int(a), r, i) for a, r, i in zip(acts, ur, ui)]
         fast._keep(k, acts, ur, ui)
-    if not any(ref.deltas):
-        pytest.skip("no update drawn")
+    assert any(ref.deltas), "the draw must hold an update for the comparison to mean anything"
     (r1, i1), (r2, i2) = ref._running_average(), fast._running_average()
     assert np.array_equal(r1, r2) and np.array_equal(i1, i2)
     assert ref.counter.saturations == fast.counter.saturations

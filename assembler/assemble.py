@@ -124,6 +124,17 @@ class _Assembler:
                 self.deps[str(name)] = frozenset((str(name),))
         self.arch_name: tuple[str, Loc] | None = None
 
+    @contextmanager
+    def _reads(self):
+        """The defines the values evaluated inside read go to the yielded set, not to the
+        enclosing one (``fixed`` outside any)."""
+        deps, outer = set(), self._sink
+        self._sink = deps
+        try:
+            yield deps
+        finally:
+            self._sink = outer
+
     def _tracked_value(self, e, **kw):
         reads = self._ev.reads
         reads.clear()
@@ -259,11 +270,8 @@ class _Assembler:
         if d.name == "default" and name in self.syms:
             return  # already given (by a -D define or earlier in the source)
         if self.track:
-            self._sink, fixed = set(), self._sink
-            try:
+            with self._reads() as deps:
                 v = self.value(expr, allow_float=True, forward=False, what=f".{d.name}")
-            finally:
-                self._sink, deps = fixed, self._sink
             self.deps[name] = frozenset(deps)
             self.equs.append((name, expr, d.name))
         else:
@@ -449,12 +457,11 @@ class _Assembler:
     def _item_values(self, item: _DataItem, dt) -> list:
         if not self.track:
             return self._data_values(item, dt)
-        self._sink, fixed = set(), self._sink
-        try:
-            return self._data_values(item, dt)
-        finally:
-            self._sink, deps = fixed, self._sink
-            self.item_deps.append((item, frozenset(deps)))
+        with self._reads() as deps:
+            try:
+                return self._data_values(item, dt)
+            finally:
+                self.item_deps.append((item, frozenset(deps)))
 
     def _data_values(self, item: _DataItem, dt) -> list:
         d = item.directive

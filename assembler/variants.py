@@ -54,9 +54,7 @@ class _Template:
         base, a = self.defines, self.a
         changed = {k for k in defines if not _same(defines[k], base[k])}
         if not changed:
-            return dataclasses.replace(self.asm, instructions=list(self.asm.instructions),
-                                       locs=list(self.asm.locs),
-                                       data_lines=list(self.asm.data_lines))
+            return self._copy(self.asm.binary)
         if changed & a.fixed:
             return None
         for k in changed:
@@ -89,6 +87,10 @@ class _Template:
         binary = dataclasses.replace(self.asm.binary, data=dt.to_bytes(raws["data"]),
                                      synapse=dt.to_bytes(raws["synapse"]),
                                      symbols=symbols, source=meta)
+        return self._copy(binary)
+
+    def _copy(self, binary) -> Assembly:
+        """The template's assembly with ``binary``, its lists its own."""
         return dataclasses.replace(self.asm, binary=binary,
                                    instructions=list(self.asm.instructions),
                                    locs=list(self.asm.locs),

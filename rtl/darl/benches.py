@@ -16,7 +16,7 @@ from rlaccel.tlm.families.darl.timing import Workload, iteration_cycles
 
 from ..benches import Bench, _count, random_words
 from ..scoreboard import Txn
-from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from .butterfly import HOP_LATENCY, beat_bus, bus_words, butterfly_signals, darl_butterfly
 from .encoder import darl_encoder, encoder_latency, encoder_signals
 from .params import darl_params
 
@@ -62,30 +62,33 @@ class ButterflyBench(Bench):
 
 @block
 def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
-    """Network driver and monitor: load every buffer a word a cycle, ``start``, wait for
-    ``done`` (the cycles between them), read every buffer back."""
+    """Network driver and monitor: load every buffer a beat a cycle, ``start``, wait for
+    ``done`` (the cycles between them, which the TLM's allreduce_cycles predicts), read every
+    buffer back a beat a cycle."""
     s = ports
     coverage: dict = {}
     board.extra = {"coverage": coverage}
 
     @instance
     def drive():
+        W = prm.width
         while rst:
             yield clk.negedge
         for txn in txns:
             st = txn.stimulus
+            words = len(st["shards"][0])
+            beats = -(-words // W)
             for a, shard in enumerate(st["shards"]):
-                for k, v in enumerate(shard):
+                for b in range(beats):
                     yield clk.negedge
                     s["ld_we"].next = True
                     s["ld_agent"].next = a
-                    s["ld_beat"].next = k // prm.width
-                    s["ld_lane"].next = k % prm.width
-                    s["ld_data"].next = v
+                    s["ld_beat"].next = b
+                    s["ld_data"].next = beat_bus(shard[b * W:(b + 1) * W], prm)
             yield clk.negedge
             s["ld_we"].next = False
             s["start"].next = True
-            s["words"].next = len(st["shards"][0])
+            s["words"].next = words
             s["average"].next = st["average"]
             s["nstages"].next = st["stages"]
             txn.cycle = stats.cycles
@@ -102,13 +105,14 @@ def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
             result = []
             for a in range(len(st["shards"])):
                 row = []
-                for k in range(len(st["shards"][0])):
+                for b in range(beats):
+                    s["rd_en"].next = True
                     s["rd_agent"].next = a
-                    s["rd_beat"].next = k // prm.width
-                    s["rd_lane"].next = k % prm.width
+                    s["rd_beat"].next = b
                     yield clk.negedge
-                    row.append(int(s["rd_data"].val))
-                result.append(tuple(row))
+                    row += bus_words(s["rd_data"].val, prm)
+                result.append(tuple(row[:words]))
+            s["rd_en"].next = False
             n = int(s["sats"].val)
             board.observe({"result": tuple(result), "sats": n, "sat": n > 0,
                            "cycles": cycles}, stats.cycles)

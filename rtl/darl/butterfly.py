@@ -5,7 +5,10 @@ A network of ``n = 2**K`` agents (a reduction among the first ``2**k`` of them u
 reduction runs the k stages one after another; in stage ``s`` every agent ``i`` reads beat
 ``b`` of its own buffer and, over the link, of agent ``i XOR 2**s``'s (the link register, one
 cycle), then adds the two -- the lower agent's words first, saturating -- and writes the sum
-back into its buffer at ``b`` (eq. 20-21). A stage streams its ``ceil(words / width)`` beats
+back into its buffer at ``b`` (eq. 20-21). The two agents of a pair add the same two words in
+the same order, so the block reads and adds them once per pair and writes the sum into both
+buffers (each saturation counts for both agents). A buffer is a memory of beats, ``width``
+words each (word ``l`` of a beat in bits ``[l B + B - 1 : l B]``). A stage streams its ``ceil(words / width)`` beats
 one a cycle and ends when its last sum is written, so it takes ``HOP_LATENCY +
 ceil(words / width)`` cycles, the form of :func:`tlm.families.darl.allreduce.allreduce_cycles`
 with ``latency = HOP_LATENCY`` (the link register) and ``per_beat = 1``. With ``average``
@@ -15,6 +18,10 @@ Every agent ends with the same words, bit for bit.
 
 ``start`` is sampled in cycle 0; ``done`` is high in the cycle after the last write, cycle
 ``k * (HOP_LATENCY + beats) + 1``.
+
+The buffers are loaded and read back a beat a cycle, through ports one link beat wide: the
+seed's agents feed the all-reduce from their wide model memories, and the block's own link is
+that wide.
 """
 
 from __future__ import annotations
@@ -24,25 +31,24 @@ from myhdl import Signal, always_seq, block, intbv
 from ..params import bits_for, sig_signed, sig_unsigned
 from .params import DarlParams
 
-__all__ = ["darl_butterfly", "butterfly_signals", "HOP_LATENCY"]
+__all__ = ["darl_butterfly", "butterfly_signals", "beat_bus", "bus_words", "HOP_LATENCY"]
 
 #: cycles a stage adds to its beats: the link register between the buffers and the adders
 HOP_LATENCY = 1
 
 
 @block
-def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, words,
-                   nstages, average, done, sats, rd_agent, rd_beat, rd_lane, rd_data, *,
+def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_data, start, words,
+                   nstages, average, done, sats, rd_en, rd_agent, rd_beat, rd_data, *,
                    prm: DarlParams):
     """The n-agent butterfly network with the agents' reduction buffers.
 
     clk -- in, clock
     rst -- in, synchronous reset
-    ld_we -- in, write one word of an agent's buffer (between reductions)
+    ld_we -- in, write one beat of an agent's buffer (between reductions)
     ld_agent -- in, the agent
-    ld_beat -- in, the beat of the buffer
-    ld_lane -- in, the word of the beat (word index = beat * width + lane)
-    ld_data -- in, the word
+    ld_beat -- in, the beat of the buffer (word index = beat * width + lane)
+    ld_data -- in, the beat's width words (lane l in bits [l B + B - 1 : l B])
     start -- in, begin a reduction of the first ``words`` words of every buffer
     words -- in, words per agent (1 .. buffer_words)
     nstages -- in, with start: log2 of the agents taking part (agents 0 .. 2**nstages - 1;
@@ -50,17 +56,23 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
     average -- in, with start: divide the sum by n in the last stage
     done -- out, high for one cycle when every buffer holds the result
     sats -- out, saturated words of the reduction so far (cleared by start)
+    rd_en -- in, read a beat
     rd_agent -- in, an agent whose buffer to read
     rd_beat -- in, a beat
-    rd_lane -- in, a word of the beat
-    rd_data -- out, that word, registered (read the cycle after the address)
+    rd_data -- out, that beat's words as ld_data, registered (the cycle after rd_en)
     """
     n, K, W, E = prm.agents, prm.stages, prm.width, prm.entries
     B = prm.word_bits
+    WB = W * B
     MAXR, MINR = prm.dt.max_raw, prm.dt.min_raw
-    mem = [sig_signed(B) for _ in range(n * W * E)]
-    lo = [sig_signed(B) for _ in range(n * W)]
-    hi = [sig_signed(B) for _ in range(n * W)]
+    mem = [sig_unsigned(WB) for _ in range(n * E)]       # agent a's beat b at a * E + b
+    P = n // 2                                            # agent pairs of a stage
+    # stage s's pair p: its lower agent (bit s clear) and its upper agent (bit s set)
+    LOWER = tuple(((p >> s) << (s + 1)) | (p & ((1 << s) - 1)) for s in range(max(K, 1))
+                  for p in range(P))
+    UPPER = tuple(j | (1 << (i // P)) for i, j in enumerate(LOWER))
+    lo = [sig_unsigned(WB) for _ in range(P)]            # the link registers, by pair: lower
+    hi = [sig_unsigned(WB) for _ in range(P)]            # and upper agent's beat
     running = sig_unsigned(0)
     avg = sig_unsigned(0)
     stage = Signal(intbv(0, min=0, max=max(K, 1)))
@@ -77,6 +89,11 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
         r = intbv(0, min=2 * MINR, max=2 * MAXR + 2)      # room for r + half
         half = intbv(0, min=0, max=n)
         ns = intbv(0, min=0, max=n * W + 1)
+        j = intbv(0, min=0, max=n)                          # a pair's lower agent
+        u = intbv(0, min=0, max=n)                          # and its upper agent
+        dv = intbv(0, min=0, max=2)                         # the last stage of an average
+        lim = intbv(0, min=0, max=WB + 1)                   # bits of the beat's counted words
+        d = intbv(0)[WB:]                                   # the sums of a beat
         done.next = 0
         if start:
             stage.next = 0
@@ -92,11 +109,13 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
             else:
                 running.next = 1
         elif running:
-            if beat * W < count:                   # read a beat: own and partner's words
-                for i in range(n):
-                    for lane in range(W):
-                        lo[i * W + lane].next = mem[((i & ~(1 << stage)) * W + lane) * E + beat]
-                        hi[i * W + lane].next = mem[((i | (1 << stage)) * W + lane) * E + beat]
+            if beat * W < count:                   # read a beat: both agents' words of a pair
+                for p in range(P):
+                    j[:] = LOWER[stage * P + p]
+                    if j < used:
+                        u[:] = UPPER[stage * P + p]
+                        lo[p].next = mem[j * E + beat]
+                        hi[p].next = mem[u * E + beat]
                 v1.next = 1
                 a1.next = beat
                 beat.next = beat + 1
@@ -104,23 +123,35 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
                 v1.next = 0
             if v1:                                 # add and write the beat read last cycle
                 ns[:] = 0
-                for i in range(n):
-                    for lane in range(W):
-                        total[:] = lo[i * W + lane] + hi[i * W + lane]
-                        if total[B] != total[B - 1]:          # out of range: saturate
-                            if total[B]:
-                                r[:] = MINR
+                dv[:] = 0
+                if avg and stage == kk - 1:
+                    dv[:] = 1
+                    half[:] = 1 << (kk - 1)
+                if count - a1 * W >= W:
+                    lim[:] = WB
+                else:
+                    lim[:] = (count - a1 * W) * B
+                for p in range(P):
+                    j[:] = LOWER[stage * P + p]
+                    if j < used:
+                        u[:] = UPPER[stage * P + p]
+                        for lane in range(0, WB, B):          # lane: the word's first bit
+                            total[:] = lo[p][lane + B:lane].signed() + \
+                                hi[p][lane + B:lane].signed()
+                            if total[B] != total[B - 1]:      # out of range: saturate
+                                if total[B]:
+                                    r[:] = MINR
+                                else:
+                                    r[:] = MAXR
+                                if lane < lim:                # both agents' adds saturate
+                                    ns[:] = ns + 2
                             else:
-                                r[:] = MAXR
-                            if a1 * W + lane < count and i < used:
-                                ns[:] = ns + 1
-                        else:
-                            r[:] = total[B:].signed()
-                        if avg and stage == kk - 1:           # / 2**kk, round half up
-                            half[:] = 1 << (kk - 1)
-                            r[:] = (r + half) >> kk
-                        if i < used:
-                            mem[(i * W + lane) * E + a1].next = r[B:].signed()
+                                r[:] = total[B:].signed()
+                            if dv:                            # / 2**kk, round half up
+                                r[:] = (r + half) >> kk
+                            d[lane + B:lane] = r[B:]
+                        mem[j * E + a1].next = d
+                        mem[u * E + a1].next = d
                 sats.next = sats + ns
                 if beat * W >= count:              # the stage's last sum is written now
                     if stage == kk - 1:
@@ -130,26 +161,40 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_lane, ld_data, start, 
                         stage.next = stage + 1
                         beat.next = 0
         elif ld_we:
-            mem[(ld_agent * W + ld_lane) * E + ld_beat].next = ld_data
+            mem[ld_agent * E + ld_beat].next = ld_data
 
     @always_seq(clk.posedge, reset=rst)
     def read():
-        rd_data.next = mem[(rd_agent * W + rd_lane) * E + rd_beat]
+        if rd_en:
+            rd_data.next = mem[rd_agent * E + rd_beat]
 
     return control, read
+
+
+def beat_bus(words, prm: DarlParams) -> int:
+    """Up to width signed words as the value of a beat-wide port (missing lanes 0)."""
+    B, m = prm.word_bits, (1 << prm.word_bits) - 1
+    return sum((int(v) & m) << (lane * B) for lane, v in enumerate(words))
+
+
+def bus_words(value: int, prm: DarlParams) -> list[int]:
+    """The width signed words of a beat-wide port's value."""
+    B, m, top = prm.word_bits, (1 << prm.word_bits) - 1, 1 << (prm.word_bits - 1)
+    return [((int(value) >> (lane * B)) & m) - (((int(value) >> (lane * B)) & top) << 1)
+            for lane in range(prm.width)]
 
 
 def butterfly_signals(prm: DarlParams) -> dict:
     """Fresh port signals of the network (clk and rst excluded)."""
     B = prm.word_bits
     AB = bits_for(max(prm.agents - 1, 1))
-    EB, LB = bits_for(prm.entries - 1), bits_for(prm.width - 1)
+    EB, WB = bits_for(prm.entries - 1), prm.width * B
     return {"ld_we": sig_unsigned(0), "ld_agent": sig_unsigned(AB),
-            "ld_beat": sig_unsigned(EB), "ld_lane": sig_unsigned(LB), "ld_data": sig_signed(B),
+            "ld_beat": sig_unsigned(EB), "ld_data": sig_unsigned(WB),
             "start": sig_unsigned(0),
             "words": Signal(intbv(1, min=0, max=prm.buffer_words + 1)),
             "nstages": Signal(intbv(0, min=0, max=prm.stages + 1)),
             "average": sig_unsigned(0), "done": sig_unsigned(0),
             "sats": sig_unsigned(bits_for(prm.agents * prm.buffer_words * max(prm.stages, 1))),
-            "rd_agent": sig_unsigned(AB), "rd_beat": sig_unsigned(EB),
-            "rd_lane": sig_unsigned(LB), "rd_data": sig_signed(B)}
+            "rd_en": sig_unsigned(0), "rd_agent": sig_unsigned(AB),
+            "rd_beat": sig_unsigned(EB), "rd_data": sig_unsigned(WB)}

@@ -8,7 +8,7 @@ wraps the ``run`` of every agent's ``hallreduce``. Each agent's shard (the ``2 n
 ``src``) is recorded as the agent enters the instruction, then the TLM's reduction runs in
 SimPy time (its timing: the platform's butterfly with the architecture's fitted hop). When the
 first agent comes out of it every agent has entered, and the RTL reduces the recorded shards:
-a buffer at a time (``buffer_words`` words per agent), each chunk loaded a word a cycle,
+a buffer at a time (``buffer_words`` words per agent), each chunk loaded a beat a cycle,
 ``start`` with ``nstages = log2 A`` and ``average``, ``done``, every agent's words read back.
 Each agent's result must equal, bit for bit, what the TLM's ``butterfly_allreduce`` and eq.
 22's division left in its synapse memory, and is written there (the same words); the RTL's
@@ -28,7 +28,7 @@ from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, stages
 
 from ..errors import RtlError
 from ..jobs import JobSim, JobTransactor, require_family
-from .butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from .butterfly import HOP_LATENCY, beat_bus, bus_words, butterfly_signals, darl_butterfly
 from .params import darl_params
 
 __all__ = ["RtlButterfly"]
@@ -141,13 +141,13 @@ class RtlButterfly(JobTransactor):
         rows = [[int(v) for v in p] for p in part]
 
         def job():
+            beats = -(-words // W)
             for a, shard in enumerate(rows):
-                for j, v in enumerate(shard):
+                for b in range(beats):
                     s["ld_we"].next = True
                     s["ld_agent"].next = a
-                    s["ld_beat"].next = j // W
-                    s["ld_lane"].next = j % W
-                    s["ld_data"].next = v
+                    s["ld_beat"].next = b
+                    s["ld_data"].next = beat_bus(shard[b * W:(b + 1) * W], prm)
                     yield clk.negedge
             s["ld_we"].next = False
             s["start"].next = True
@@ -165,18 +165,19 @@ class RtlButterfly(JobTransactor):
             res = []
             for a in range(len(rows)):
                 row = []
-                for j in range(words):
+                for b in range(beats):
+                    s["rd_en"].next = True
                     s["rd_agent"].next = a
-                    s["rd_beat"].next = j // W
-                    s["rd_lane"].next = j % W
+                    s["rd_beat"].next = b
                     yield clk.negedge
-                    row.append(int(s["rd_data"].val))
-                res.append(np.array(row, dtype=np.int64))
+                    row += bus_words(s["rd_data"].val, prm)
+                res.append(np.array(row[:words], dtype=np.int64))
+            s["rd_en"].next = False
             yield clk.negedge
             return res, cycles, n_sat
 
         n = len(rows)
-        return sim.run(job, 2 * n * words + self.k * (HOP_LATENCY + prm.entries) + 8)
+        return sim.run(job, 2 * n * -(-words // W) + self.k * (HOP_LATENCY + prm.entries) + 8)
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:

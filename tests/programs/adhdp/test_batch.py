@@ -25,8 +25,8 @@ def _strip(o):
 
 
 @pytest.mark.parametrize("manifest,arch,over", [
-    ("cartpole.toml", "adhdp", []),
-    ("cartpole.toml", "adhdp-vu-f64", ["virtual_update=true"]),
+    ("cartpole.toml", "adhdp", ["max_steps=1000"]),
+    ("cartpole.toml", "adhdp-vu-f64", ["virtual_update=true", "max_steps=1000"]),
     ("cartpole_large.toml", "adhdp-vu", ["virtual_update=true", "max_steps=300"]),
     ("triple_link.toml", "adhdp", ["max_steps=40"]),        # no twin: each member's host
 ])

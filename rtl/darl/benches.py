@@ -16,7 +16,7 @@ from rlaccel.tlm.families.darl.timing import Workload, iteration_cycles
 
 from ..benches import Bench, _count, random_words
 from ..scoreboard import Txn
-from .butterfly import HOP_LATENCY, beat_bus, bus_words, butterfly_signals, darl_butterfly
+from .butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
 from .encoder import darl_encoder, encoder_latency, encoder_signals
 from .params import darl_params
 
@@ -77,9 +77,8 @@ def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
         for txn in txns:
             st = txn.stimulus
             words = len(st["shards"][0])
-            beats = -(-words // W)
             for a, shard in enumerate(st["shards"]):
-                for b in range(beats):
+                for b in range(prm.beats(words)):
                     yield clk.negedge
                     s["ld_we"].next = True
                     s["ld_agent"].next = a
@@ -102,17 +101,8 @@ def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
             while not s["done"].val and stats.cycles < limit:
                 yield clk.negedge
             cycles = stats.cycles - txn.cycle - 1 if s["done"].val else None
-            result = []
-            for a in range(len(st["shards"])):
-                row = []
-                for b in range(beats):
-                    s["rd_en"].next = True
-                    s["rd_agent"].next = a
-                    s["rd_beat"].next = b
-                    yield clk.negedge
-                    row += bus_words(s["rd_data"].val, prm)
-                result.append(tuple(row[:words]))
-            s["rd_en"].next = False
+            rows = yield from read_back(s, clk, len(st["shards"]), words, prm)
+            result = [tuple(r) for r in rows]
             n = int(s["sats"].val)
             board.observe({"result": tuple(result), "sats": n, "sat": n > 0,
                            "cycles": cycles}, stats.cycles)

@@ -31,7 +31,8 @@ from myhdl import Signal, always_seq, block, intbv
 from ..params import bits_for, sig_signed, sig_unsigned
 from .params import DarlParams
 
-__all__ = ["darl_butterfly", "butterfly_signals", "beat_bus", "bus_words", "HOP_LATENCY"]
+__all__ = ["darl_butterfly", "butterfly_signals", "beat_bus", "bus_words", "read_back",
+           "HOP_LATENCY"]
 
 #: cycles a stage adds to its beats: the link register between the buffers and the adders
 HOP_LATENCY = 1
@@ -182,6 +183,24 @@ def bus_words(value: int, prm: DarlParams) -> list[int]:
     B, m, top = prm.word_bits, (1 << prm.word_bits) - 1, 1 << (prm.word_bits - 1)
     return [((int(value) >> (lane * B)) & m) - (((int(value) >> (lane * B)) & top) << 1)
             for lane in range(prm.width)]
+
+
+def read_back(s: dict, clk, agents: int, words: int, prm: DarlParams):
+    """Generator (``yield from`` it in a driver at a falling edge): read the first ``words``
+    words of agents ``0 .. agents - 1``'s buffers a beat a cycle through ``rd_*``; returns
+    one list of signed words per agent."""
+    rows = []
+    for a in range(agents):
+        row = []
+        for b in range(prm.beats(words)):
+            s["rd_en"].next = True
+            s["rd_agent"].next = a
+            s["rd_beat"].next = b
+            yield clk.negedge
+            row += bus_words(s["rd_data"].val, prm)
+        rows.append(row[:words])
+    s["rd_en"].next = False
+    return rows
 
 
 def butterfly_signals(prm: DarlParams) -> dict:

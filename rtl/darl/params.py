@@ -57,9 +57,13 @@ class DarlParams:
     def max_raw(self) -> int:
         return self.dt.max_raw
 
+    def beats(self, words: int) -> int:
+        """Link beats (``width`` words each) that ``words`` words take."""
+        return -(-int(words) // self.width)
+
     @property
     def entries(self) -> int:
-        return -(-self.buffer_words // self.width)
+        return self.beats(self.buffer_words)
 
 
 _CACHE: dict[str, DarlParams] = {}

@@ -28,7 +28,7 @@ from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, stages
 
 from ..errors import RtlError
 from ..jobs import JobSim, JobTransactor, require_family
-from .butterfly import HOP_LATENCY, beat_bus, bus_words, butterfly_signals, darl_butterfly
+from .butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
 from .params import darl_params
 
 __all__ = ["RtlButterfly"]
@@ -141,9 +141,8 @@ class RtlButterfly(JobTransactor):
         rows = [[int(v) for v in p] for p in part]
 
         def job():
-            beats = -(-words // W)
             for a, shard in enumerate(rows):
-                for b in range(beats):
+                for b in range(prm.beats(words)):
                     s["ld_we"].next = True
                     s["ld_agent"].next = a
                     s["ld_beat"].next = b
@@ -162,22 +161,13 @@ class RtlButterfly(JobTransactor):
                 yield clk.negedge
             cycles = sim.cycles - t0 - 1 if s["done"].val else None
             n_sat = int(s["sats"].val)
-            res = []
-            for a in range(len(rows)):
-                row = []
-                for b in range(beats):
-                    s["rd_en"].next = True
-                    s["rd_agent"].next = a
-                    s["rd_beat"].next = b
-                    yield clk.negedge
-                    row += bus_words(s["rd_data"].val, prm)
-                res.append(np.array(row[:words], dtype=np.int64))
-            s["rd_en"].next = False
+            back = yield from read_back(s, clk, len(rows), words, prm)
+            res = [np.array(r, dtype=np.int64) for r in back]
             yield clk.negedge
             return res, cycles, n_sat
 
         n = len(rows)
-        return sim.run(job, 2 * n * -(-words // W) + self.k * (HOP_LATENCY + prm.entries) + 8)
+        return sim.run(job, 2 * n * prm.beats(words) + self.k * (HOP_LATENCY + prm.entries) + 8)
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:

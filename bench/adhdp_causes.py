@@ -187,13 +187,17 @@ def stages(bounds: list[int], arch_set: dict, sets: list[str], seed: int, out: l
             cols.append(f"{st / max(steps, 1):19.3f} {it / max(st, 1):9.1f} {gain:5.2f}x")
         comb = {}
         for key in ("cycles", "energy_pj"):
-            tb, tv = (sum(r[ph][key] for ph in PHASES) / max(sum(r[ph]["iterations"]
-                                                               for ph in PHASES), 1)
-                      for r in (b, v))
+            tb, tv = _per_iteration(b, key), _per_iteration(v, key)
             comb[key] = tb / tv if tv else float("nan")
         print(f"{lo + 1:5d}-{n:<5d} {steps:11d} {steps / max(n - lo, 1):9.1f} | {cols[0]} | "
               f"{cols[1]} | {comb['cycles']:11.2f}x {comb['energy_pj']:5.2f}x",
               flush=True)
+
+
+def _per_iteration(run: dict, key: str) -> float:
+    """A chip run's region ``key`` (cycles or energy) per update iteration, both phases."""
+    return sum(run[ph][key] for ph in PHASES) / max(sum(run[ph]["iterations"]
+                                                        for ph in PHASES), 1)
 
 
 def _minus(a: dict, b: dict) -> dict:
@@ -352,17 +356,19 @@ def costs(stage_files: list[str], histogram_file: str | None = None) -> dict:
         return {key: {ph: float(np.dot(model[chip, ph, key], x(load, ph, chip)))
                       for ph in PHASES} for key in ("cycles", "energy_pj")}
 
-    def line(label: str, load: dict) -> dict:
+    def line(label: str, load: dict, show: bool = True) -> dict:
         b, v = price("base", load), price("vu", load)
         row = {"bin": label, "workload": load, "actor": b["cycles"]["actor"]
                / v["cycles"]["actor"], "critic": b["cycles"]["critic"] / v["cycles"]["critic"]}
         for key in ("cycles", "energy_pj"):
             row[key] = sum(b[key].values()) / sum(v[key].values())
         a = load["actor"]
-        print(f"  {label:22s} {load['plant_steps']:7d} {a['starts'] / load['plant_steps']:8.3f} "
-              f"{a['iterations'] / max(a['starts'], 1):7.1f} {row['actor']:6.2f}x "
-              f"{load['critic']['iterations'] / max(load['critic']['starts'], 1):7.1f} "
-              f"{row['critic']:6.2f}x {row['cycles']:8.2f}x {row['energy_pj']:6.2f}x")
+        if show:
+            print(f"  {label:30s} {load['plant_steps']:7d} "
+                  f"{a['starts'] / load['plant_steps']:8.3f} "
+                  f"{a['iterations'] / max(a['starts'], 1):7.1f} {row['actor']:6.2f}x "
+                  f"{load['critic']['iterations'] / max(load['critic']['starts'], 1):7.1f} "
+                  f"{row['critic']:6.2f}x {row['cycles']:8.2f}x {row['energy_pj']:6.2f}x")
         return row
     out = {"model": {f"{c} {p} {k}": list(v) for (c, p, k), v in model.items()}, "bins": []}
     print("both chips priced on one workload: steps, actor starts per step, actor iterations "
@@ -374,11 +380,32 @@ def costs(stage_files: list[str], histogram_file: str | None = None) -> dict:
         fmt = data.get("arch_set", {}).get("machine.dtype", "f64" in Path(f).name and "float64"
                                            or "Q6.18")
         prev = None
+        run = f"{fmt} s{data.get('seed', '?')} VU run"
         for r in rows:
             load = r["vu"] if prev is None else _minus(r["vu"], prev["vu"])
             lo = 0 if prev is None else prev["trials"]
-            out["bins"].append(line(f"{fmt} VU run {lo + 1}-{r['trials']}", load))
+            out["bins"].append(line(f"{run} {lo + 1}-{r['trials']}", load))
             prev = r
+        if rows:   # the whole run: every trial of the longest prefix
+            whole = line(f"{run} 1-{rows[-1]['trials']}, all", rows[-1]["vu"],
+                         show=len(rows) > 1)
+            own = {key: _per_iteration(rows[-1]["base"], key)
+                   / _per_iteration(rows[-1]["vu"], key) for key in ("cycles", "energy_pj")}
+            out.setdefault("whole", []).append({**whole, "format": fmt, "own_runs": own,
+                                                "seed": data.get("seed")})
+    by_format: dict[str, list[dict]] = {}
+    for w in out.get("whole", []):
+        by_format.setdefault(w["format"], []).append(w)
+    for fmt, ws in by_format.items():
+        def mean(get):
+            return sum(get(w) for w in ws) / len(ws)
+        print(f"  {fmt}, whole runs, seeds {', '.join(str(w['seed']) for w in ws)}: combined "
+              f"cycles " + ", ".join(f"{w['cycles']:.2f}x" for w in ws)
+              + f" (mean {mean(lambda w: w['cycles']):.2f}x), energy mean "
+              f"{mean(lambda w: w['energy_pj']):.2f}x; each chip's own run: cycles "
+              + ", ".join(f"{w['own_runs']['cycles']:.2f}x" for w in ws)
+              + f" (mean {mean(lambda w: w['own_runs']['cycles']):.2f}x), energy mean "
+              f"{mean(lambda w: w['own_runs']['energy_pj']):.2f}x")
     if histogram_file:
         h = json.loads(Path(histogram_file).read_text())
         for b in h["bins"]:

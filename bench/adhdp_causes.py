@@ -83,13 +83,16 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
     return rows
 
 
-def chip_run(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int, size):
-    """One chip's run of a network size: its setup, the platform's result and the report."""
+def chip_run(vu: bool, arch_set: dict, sets: list[str], trials: int | None, seed: int, size,
+             stop_on_success: bool = False):
+    """One chip's run of a network size: its setup, the platform's result and the report.
+    ``trials=None`` and ``stop_on_success`` run the manifest's learning run as it is."""
     from rlaccel.programs.runner import _Setup
     s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
-                                 "stop_on_success=false"],
+                                 f"stop_on_success={'true' if stop_on_success else 'false'}"],
                arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
-               datapath=None, kernels="compiled", options={"trials": trials},
+               datapath=None, kernels="compiled",
+               options={} if trials is None else {"trials": trials},
                arch_overrides=arch_set or None)
     res = s.platform.run()
     return s, res, s.report(res)
@@ -135,17 +138,18 @@ def profile(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
     return out
 
 
-def totals(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int,
-           size=TRIPLE) -> dict:
+def totals(vu: bool, arch_set: dict, sets: list[str], trials: int | None, seed: int,
+           size=TRIPLE, stop_on_success: bool = False) -> dict:
     """One chip's run as totals, not per iteration: per update phase the region's cycles,
     energy and iterations, and the loops that started (the VU program's ``vu.init`` count;
     ``None`` on the baseline, whose program has no instruction that runs once per start),
     and the plant steps. Runs from one seed are prefixes of each other (trial ``k`` is the
     same in a run of ``n >= k`` trials), so two runs' totals differenced give the trials
     between them exactly."""
-    s, res, rep = chip_run(vu, arch_set, sets, trials, seed, size)
-    out = {"plant_steps": int(sum(rep["learning"]["steps_per_trial"])),
-           "trials": len(rep["learning"]["steps_per_trial"])}
+    s, res, rep = chip_run(vu, arch_set, sets, trials, seed, size, stop_on_success)
+    per_trial = rep["learning"]["steps_per_trial"]
+    out = {"plant_steps": int(sum(per_trial)), "trials": len(per_trial),
+           "trials_to_success": rep["learning"]["trials_to_success"]}
     for phase in PHASES:
         reg = s.regions[phase]
         pi = rep["per_iteration"][phase]
@@ -192,6 +196,43 @@ def stages(bounds: list[int], arch_set: dict, sets: list[str], seed: int, out: l
         print(f"{lo + 1:5d}-{n:<5d} {steps:11d} {steps / max(n - lo, 1):9.1f} | {cols[0]} | "
               f"{cols[1]} | {comb['cycles']:11.2f}x {comb['energy_pj']:5.2f}x",
               flush=True)
+
+
+def learning_runs(seeds: list[int], arch_set: dict, sets: list[str],
+                  trials: int | None) -> dict:
+    """The VU gain over whole learning runs: for every seed each chip runs the manifest's
+    run as it is (until a trial balances ``max_steps``, or its trial cap, or ``trials``), and
+    the gain is the baseline run's region cycles (energy) per update iteration over the VU
+    run's, critic and actor together. The two runs are each chip's own: they play different
+    trials after the first ones, and may succeed at different trials."""
+    print(f"triple link, both chips, each to the manifest's success or "
+          f"{trials or 'its'} trial cap; settings: {sets or 'the manifest'}"
+          + (f", architecture: {arch_set}" if arch_set else ""))
+    print(f"{'seed':>4s} | {'trials: base':>12s} {'VU':>5s} | {'plant steps: base':>17s} "
+          f"{'VU':>8s} | {'actor it./start (VU)':>20s} | {'cycles':>7s} {'energy':>7s}")
+    rows = []
+    for seed in seeds:
+        run = {vu: totals(vu, arch_set, sets, trials, seed, stop_on_success=True)
+               for vu in (False, True)}
+        b, v = run[False], run[True]
+        gain = {key: _per_iteration(b, key) / _per_iteration(v, key)
+                for key in ("cycles", "energy_pj")}
+        rows.append({"seed": seed, "base": b, "vu": v, "gain": gain})
+
+        def tr(r):
+            return (f"{r['trials_to_success']}" if r["trials_to_success"] is not None
+                    else f"({r['trials']})")
+        print(f"{seed:4d} | {tr(b):>12s} {tr(v):>5s} | {b['plant_steps']:17d} "
+              f"{v['plant_steps']:8d} | "
+              f"{v['actor']['iterations'] / max(v['actor']['starts'], 1):20.1f} | "
+              f"{gain['cycles']:6.2f}x {gain['energy_pj']:6.2f}x", flush=True)
+    mean = {key: sum(r["gain"][key] for r in rows) / len(rows) for key in ("cycles",
+                                                                             "energy_pj")}
+    print(f"mean of {len(rows)} seeds: cycles {mean['cycles']:.2f}x, energy "
+          f"{mean['energy_pj']:.2f}x   (trials: the one that succeeded; in brackets, the run "
+          f"ended at its cap without success)")
+    return {"seeds": seeds, "sets": sets, "arch_set": arch_set, "trials": trials,
+            "runs": rows, "mean": mean}
 
 
 def _per_iteration(run: dict, key: str) -> float:
@@ -419,7 +460,8 @@ def costs(stage_files: list[str], histogram_file: str | None = None) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--trials", type=int, default=10)
+    p.add_argument("--trials", type=int, default=None,
+                   help="trials per run (default 10; with --runs, the manifest's cap)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--L", default="2,3,4,6,10,100", help="iterations per step to fix")
     p.add_argument("--json", default="out/adhdp_causes.json")
@@ -450,7 +492,20 @@ def main(argv=None) -> int:
                         "--stages JSON files (no run); --histogram-json adds the baseline "
                         "run's float64 bins")
     p.add_argument("--histogram-json", help="a --histogram JSON for --costs")
+    p.add_argument("--runs", default="",
+                   help="instead: the gain over whole learning runs of these seeds, e.g. "
+                        "1,2,3 (each chip runs the manifest to its success or trial cap; "
+                        "--trials caps it lower)")
     a = p.parse_args(argv)
+    if a.runs:
+        r = learning_runs([int(x) for x in a.runs.split(",") if x],
+                          dict(_knob(x) for x in a.arch_set), a.sets,
+                          a.trials)
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(r, indent=1))
+        return 0
+    if a.trials is None:
+        a.trials = 10
     if a.costs:
         c = costs(a.costs, a.histogram_json)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)

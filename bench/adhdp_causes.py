@@ -6,12 +6,15 @@ isolated by one knob, with the gain it gives.
     python bench/adhdp_causes.py --stages 10,100,300 [--arch-set machine.dtype=float64]
     python bench/adhdp_causes.py --histogram 10,100,300   # a started loop's iterations
     python bench/adhdp_causes.py --costs STAGES.json ... [--histogram-json H.json]
+    python bench/adhdp_causes.py --runs 1,2,3 [--trials 1000]   # whole learning runs
 
-The last four ask whether the seed's own data, or any stage of learning, put the loops'
+The last five ask whether the seed's own data, or any stage of learning, put the loops'
 iterations per time step (the named mechanism below) where the seed's 1.47x needs them:
 ``--stages`` runs both chips over prefixes of one run and differences them into bins of
 trials; ``--costs`` prices both chips on one workload per bin (the two runs differ after the
-first trials); ``--histogram`` spreads a started loop's iterations (float64 golden model).
+first trials), and prints each file's whole run; ``--histogram`` spreads a started loop's
+iterations (float64 golden model); ``--runs`` gives the gain over whole learning runs, each
+chip run to the manifest's success (a trial of ``max_steps``) or its trial cap.
 Their outputs are in ``bench/results/adhdp/``, read in the README's "Fig. 11-13".
 
 Every row runs the triple link (actor 8-20-1, critic 9-20-1) on both chips (``adhdp`` with

@@ -17,7 +17,8 @@ IPS eq. 23-25 give for the accelerator with this run's episodes (kernel iteratio
 transfers and XRT overhead left out). ``--budget-min T`` ends a run after the stage that
 passes T minutes. ``--t-env-us X`` adds the IPS with X microseconds per environment step (every agent's
 environment stepped one after another on the host), e.g. the quiet-machine figure of
-``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve.
+``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve; ``--progress N`` prints a line on stderr every
+N stages (default 10).
 """
 
 from __future__ import annotations
@@ -70,12 +71,17 @@ def modelled_ips(tr: Training, t_env_step: float | None = None) -> dict:
 
 def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: bool,
             overrides: dict, t_env_step: float | None = None,
-            budget_s: float | None = None) -> dict:
+            budget_s: float | None = None, progress: int = 0) -> dict:
     cfg = task_config(task, agents=agents, number=number, seed=seed, stages=stages,
                       **overrides)
     tr = Training(cfg)
-    for _ in range(stages):
+    for i in range(1, stages + 1):
         returns = tr.run_stage()
+        if progress and i % progress == 0:
+            print(f"  {task} agents={agents} {number} seed {seed}: stage {i}, mean return "
+                  f"{np.mean(returns):.1f}, best episode so far "
+                  f"{max(max(r) for r in tr.curve.agent_returns):.1f}, {tr.wall:.0f} s",
+                  file=sys.stderr, flush=True)
         if stop and np.mean(returns) >= cfg.target:
             break
         if budget_s is not None and tr.wall > budget_s:
@@ -111,8 +117,12 @@ def main(argv=None) -> int:
                    help="end a run after the stage that passes this many minutes of wall time")
     p.add_argument("--t-env-us", type=float, default=None,
                    help="also model IPS with this environment step time (us per agent)")
+    p.add_argument("--progress", type=int, default=10, metavar="N",
+                   help="a line on stderr every N stages (0: none; default 10)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
+    if a.progress < 0:
+        p.error(f"--progress {a.progress}: give 0 (no progress lines) or a stage count")
     overrides = {}
     for kv in a.set:
         k, _, v = kv.partition("=")
@@ -128,7 +138,8 @@ def main(argv=None) -> int:
             for seed in a.seeds:
                 r = run_one(a.task, agents, number, seed, stages, a.stop_at_target, overrides,
                             None if a.t_env_us is None else a.t_env_us * 1e-6,
-                            None if a.budget_min is None else 60.0 * a.budget_min)
+                            None if a.budget_min is None else 60.0 * a.budget_min,
+                            a.progress)
                 runs.append(r)
                 print(f"{a.task:<12}{agents:>7}{number:>9}{seed:>5}{r['stages']:>7}"
                       f"{_fmt(r['first_stage_at_target'], '{:d}'):>10}"

@@ -17,8 +17,8 @@ IPS eq. 23-25 give for the accelerator with this run's episodes (kernel iteratio
 transfers and XRT overhead left out). ``--budget-min T`` ends a run after the stage that
 passes T minutes. ``--t-env-us X`` adds the IPS with X microseconds per environment step (every agent's
 environment stepped one after another on the host), e.g. the quiet-machine figure of
-``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve; ``--progress N`` prints a line on stderr every
-N stages (default 10).
+``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve;
+``--progress N`` prints a line on stderr every N stages (default 10).
 """
 
 from __future__ import annotations
@@ -76,13 +76,13 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
                       **overrides)
     tr = Training(cfg)
     for i in range(1, stages + 1):
-        returns = tr.run_stage()
+        mean = float(np.mean(tr.run_stage()))
         if progress and i % progress == 0:
             print(f"  {task} agents={agents} {number} seed {seed}: stage {i}, mean return "
-                  f"{np.mean(returns):.1f}, best episode so far "
+                  f"{mean:.1f}, best episode so far "
                   f"{max(max(r) for r in tr.curve.agent_returns):.1f}, {tr.wall:.0f} s",
                   file=sys.stderr, flush=True)
-        if stop and np.mean(returns) >= cfg.target:
+        if stop and mean >= cfg.target:
             break
         if budget_s is not None and tr.wall > budget_s:
             break

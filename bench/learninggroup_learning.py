@@ -4,6 +4,8 @@ LearningGroup simulator, beside the float reference at the same budget.
     python bench/learninggroup_learning.py --agents 4 --groups 1 2 4 8 --iterations 2000
         --batch 4 [--seed 1] [--reference] [--json out/learninggroup_learning.json]
         [--compact docs/figures/learninggroup_fig9_X.json]
+    python bench/learninggroup_learning.py --compact-only --json A.json --merge B.json ...
+        --compact docs/figures/learninggroup_fig9_X.json     # runs made in parallel
 
 For every (A, G): ``rlaccel run programs/learninggroup/predator_prey.toml`` with
 ``iterations``, ``learning.batch_episodes`` and the groups set (the machine: FP16, the
@@ -128,6 +130,17 @@ def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
 CURVE_COLUMNS = ["iteration", "episodes", "steps", "success_rate", "caught_rate"]
 
 
+def run_key(r: dict) -> tuple:
+    """What makes two runs the same run: a later one of the same key replaces the earlier."""
+    return (r["kind"], r["agents"], r["groups"], r["batch"], r["seed"])
+
+
+def merged(runs: list[dict], more: list[dict]) -> list[dict]:
+    """``runs`` with ``more`` added, each replacing a run of the same key."""
+    keys = {run_key(r) for r in more}
+    return [r for r in runs if run_key(r) not in keys] + more
+
+
 def compact(runs: list[dict], command: str) -> dict:
     """The runs as ``docs/figures/learninggroup_fig9_*.json`` keep them: the curve as rows of
     ``CURVE_COLUMNS``, without the machine's per-stage cycles and energy (in its report)."""
@@ -158,13 +171,24 @@ def main(argv=None) -> int:
                    help="also write the runs compacted (curves as rows) to FILE")
     p.add_argument("--compact-only", action="store_true",
                    help="run nothing: compact --json's runs into --compact's FILE")
+    p.add_argument("--merge", nargs="+", default=[], metavar="FILE",
+                   help="with --compact-only: also these JSON files' runs (runs made in "
+                        "parallel into separate files; a later run of the same kind, A, G, "
+                        "batch and seed replaces an earlier one)")
     a = p.parse_args(argv)
     if a.compact_only and not a.compact:
         p.error("--compact-only needs --compact FILE")
+    if a.merge and not a.compact_only:
+        p.error("--merge goes with --compact-only")
     out = Path(a.json)
     runs = json.loads(out.read_text())["runs"] if out.exists() else []
     if a.compact_only:
-        atomic_write(Path(a.compact), json.dumps(compact(runs, f"{' '.join(sys.argv)}"),
+        for f in a.merge:
+            try:
+                runs = merged(runs, json.loads(Path(f).read_text())["runs"])
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                p.error(f"--merge {f}: not a JSON this bench wrote ({exc})")
+        atomic_write(Path(a.compact), json.dumps(compact(runs, " ".join(sys.argv)),
                                                  separators=(",", ":")))
         return 0
     for A in a.agents:
@@ -175,12 +199,9 @@ def main(argv=None) -> int:
                 print(f"{kind} A={A} G={G}: {a.iterations} iterations x {a.batch} episodes",
                       flush=True)
 
-                def save(r, kind=kind, A=A, G=G):
+                def save(r):
                     nonlocal runs
-                    runs = [x for x in runs if not (x["kind"] == kind and x["agents"] == A
-                                                    and x["groups"] == G
-                                                    and x["batch"] == a.batch
-                                                    and x["seed"] == a.seed)] + [r]
+                    runs = merged(runs, [r])
                     atomic_write(out, json.dumps({"runs": runs}, indent=1))
                     if a.compact:
                         atomic_write(Path(a.compact), json.dumps(

@@ -7,6 +7,7 @@ isolated by one knob, with the gain it gives.
     python bench/adhdp_causes.py --histogram 10,100,300   # a started loop's iterations
     python bench/adhdp_causes.py --costs STAGES.json ... [--histogram-json H.json]
     python bench/adhdp_causes.py --runs 1,2,3 [--trials 1000]   # whole learning runs
+    python bench/adhdp_causes.py --saturations base|vu [--trials 100]   # what saturates
 
 The last five ask whether the seed's own data, or any stage of learning, put the loops'
 iterations per time step (the named mechanism below) where the seed's 1.47x needs them:
@@ -87,14 +88,14 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
 
 
 def chip_run(vu: bool, arch_set: dict, sets: list[str], trials: int | None, seed: int, size,
-             stop_on_success: bool = False):
+             stop_on_success: bool = False, kernels: str = "compiled"):
     """One chip's run of a network size: its setup, the platform's result and the report.
     ``trials=None`` and ``stop_on_success`` run the manifest's learning run as it is."""
     from rlaccel.programs.runner import _Setup
     s = _Setup(size.manifest, [*sets, f"virtual_update={'true' if vu else 'false'}",
                                  f"stop_on_success={'true' if stop_on_success else 'false'}"],
                arch="adhdp-vu" if vu else "adhdp", seed=seed, trace=None, progress=None,
-               datapath=None, kernels="compiled",
+               datapath=None, kernels=kernels,
                options={} if trials is None else {"trials": trials},
                arch_overrides=arch_set or None)
     res = s.platform.run()
@@ -461,6 +462,41 @@ def costs(stage_files: list[str], histogram_file: str | None = None) -> dict:
     return out
 
 
+def saturations(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: int) -> list:
+    """Which values saturate in one chip's run of the triple link, by call site: every
+    ``FixedType._saturate`` call is counted (the reference kernels, which call it; the
+    compiled loop does not) with the first call's largest magnitude and how many elements
+    had saturated by then. Most first."""
+    import collections
+    import traceback
+
+    import numpy as np
+
+    from rlaccel.isa.dtypes import fixed
+    hits: collections.Counter = collections.Counter()
+    first: dict = {}
+    orig = fixed.FixedType._saturate
+
+    def traced(self, y, counter=None):
+        y = np.asarray(y)
+        n = int(np.count_nonzero((y > self.max_raw) | (y < self.min_raw)))
+        if n:
+            stack = traceback.extract_stack(limit=6)[:-1]
+            site = " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(stack[-4:]))
+            hits[site] += n
+            first.setdefault(site, (sum(hits.values()),
+                                    float(np.max(np.abs(y))) * 2.0 ** -self.frac_bits))
+        return orig(self, y, counter)
+
+    fixed.FixedType._saturate = traced
+    try:
+        chip_run(vu, arch_set, sets, trials, seed, TRIPLE, kernels="reference")
+    finally:
+        fixed.FixedType._saturate = orig
+    return [{"elements": n, "site": site, "saturated_by_first_call": first[site][0],
+             "first_call_max_abs": first[site][1]} for site, n in hits.most_common()]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=None,
@@ -499,7 +535,24 @@ def main(argv=None) -> int:
                    help="instead: the gain over whole learning runs of these seeds, e.g. "
                         "1,2,3 (each chip runs the manifest to its success or trial cap; "
                         "--trials caps it lower)")
+    p.add_argument("--saturations", choices=("base", "vu"),
+                   help="instead: which values saturate in that chip's run of --trials trials "
+                        "from --seed, by call site (the reference kernels: slow, about 130 s "
+                        "per 100 trials)")
     a = p.parse_args(argv)
+    if a.saturations:
+        trials = 10 if a.trials is None else a.trials
+        rows = saturations(a.saturations == "vu", dict(_knob(x) for x in a.arch_set), a.sets,
+                           trials, a.seed)
+        print(f"triple link, {a.saturations} chip, seed {a.seed}, {trials} trials: "
+              f"{sum(r['elements'] for r in rows):,} saturated elements")
+        for r in rows:
+            print(f"{r['elements']:>9,}  (first call: {r['saturated_by_first_call']:,} so far, "
+                  f"max |y| {r['first_call_max_abs']:.1f})  {r['site']}")
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps({"chip": a.saturations, "seed": a.seed,
+                                            "trials": trials, "sites": rows}, indent=1))
+        return 0
     if a.runs:
         r = learning_runs([int(x) for x in a.runs.split(",") if x],
                           dict(_knob(x) for x in a.arch_set), a.sets,

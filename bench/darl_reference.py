@@ -19,6 +19,13 @@ passes T minutes. ``--t-env-us X`` adds the IPS with X microseconds per environm
 environment stepped one after another on the host), e.g. the quiet-machine figure of
 ``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve;
 ``--progress N`` prints a line on stderr every N stages (default 10).
+
+``--window K`` judges the target on the mean of the last K stage means (a full window of K
+stages), so runs with different agent counts can be compared over the same number of
+episodes: one agent with ``--window 8`` is held to eight episodes averaging the target, as
+eight agents with the default ``--window 1`` are held to one stage (eight episodes) doing
+so. The column "to target" and ``--stop-at-target`` then use that window; the JSON has both
+``first_stage_at_target`` (one stage) and ``first_stage_window_at_target``.
 """
 
 from __future__ import annotations
@@ -69,17 +76,29 @@ def modelled_ips(tr: Training, t_env_step: float | None = None) -> dict:
             "T_env_us": 1e6 * t_env, "t_inf_s": t["t_inf"], "t_train_s": t["t_train"]}
 
 
+def first_window_stage(returns, window: int, target: float) -> int | None:
+    """1-based index of the first stage at which the mean of the last ``window`` stage
+    returns (a full window) reaches ``target``, or None."""
+    r = np.asarray(returns, dtype=np.float64)
+    c = np.concatenate([[0.0], np.cumsum(r)])
+    for i in range(window, len(r) + 1):
+        if (c[i] - c[i - window]) / window >= target:
+            return i
+    return None
+
+
 def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: bool,
             overrides: dict, t_env_step: float | None = None,
-            budget_s: float | None = None, progress: int = 0) -> dict:
+            budget_s: float | None = None, progress: int = 0, window: int = 1) -> dict:
     cfg = task_config(task, agents=agents, number=number, seed=seed, stages=stages,
                       **overrides)
     tr = Training(cfg)
     for i in range(1, stages + 1):
-        mean = float(np.mean(tr.run_stage()))
+        tr.run_stage()
+        mean = float(np.mean(tr.curve.returns[-window:])) if i >= window else -np.inf
         if progress and i % progress == 0:
             print(f"  {task} agents={agents} {number} seed {seed}: stage {i}, mean return "
-                  f"{mean:.1f}, best episode so far "
+                  f"{tr.curve.returns[-1]:.1f}, best episode so far "
                   f"{max(max(r) for r in tr.curve.agent_returns):.1f}, {tr.wall:.0f} s",
                   file=sys.stderr, flush=True)
         if stop and mean >= cfg.target:
@@ -87,6 +106,11 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
         if budget_s is not None and tr.wall > budget_s:
             break
     s = tr.summary()
+    s["window"] = window
+    s["first_stage_window_at_target"] = first_window_stage(tr.curve.returns, window,
+                                                           cfg.target)
+    k = s["first_stage_window_at_target"]
+    s["wall_to_window_target_s"] = None if k is None else tr.curve.wall[k - 1]
     counter = getattr(tr.learner, "counter", None)
     s["saturations"] = None if counter is None else counter.saturations
     if t_env_step is not None:
@@ -96,6 +120,12 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
              agent_returns=tr.curve.agent_returns, stage_wall_s=tr.curve.wall,
              greedy=tr.curve.greedy, batches=tr.curve.batches)
     return s
+
+
+def _episodes(r: dict) -> int | None:
+    """Episodes (every agent's) up to the stage the window reaches the target."""
+    k = r["first_stage_window_at_target"]
+    return None if k is None else k * r["agents"]
 
 
 def _fmt(x, spec="{:.1f}"):
@@ -119,8 +149,12 @@ def main(argv=None) -> int:
                    help="also model IPS with this environment step time (us per agent)")
     p.add_argument("--progress", type=int, default=10, metavar="N",
                    help="a line on stderr every N stages (0: none; default 10)")
+    p.add_argument("--window", type=int, default=1, metavar="K",
+                   help="judge the target on the mean of the last K stages (default 1)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
+    if a.window < 1:
+        p.error(f"--window {a.window}: give a number of stages, 1 or more")
     if a.progress < 0:
         p.error(f"--progress {a.progress}: give 0 (no progress lines) or a stage count")
     overrides = {}
@@ -139,12 +173,12 @@ def main(argv=None) -> int:
                 r = run_one(a.task, agents, number, seed, stages, a.stop_at_target, overrides,
                             None if a.t_env_us is None else a.t_env_us * 1e-6,
                             None if a.budget_min is None else 60.0 * a.budget_min,
-                            a.progress)
+                            a.progress, a.window)
                 runs.append(r)
                 print(f"{a.task:<12}{agents:>7}{number:>9}{seed:>5}{r['stages']:>7}"
-                      f"{_fmt(r['first_stage_at_target'], '{:d}'):>10}"
-                      f"{_fmt(r['episodes_to_target'], '{:d}'):>9}"
-                      f"{_fmt(r['wall_to_target_s']):>9}{r['best_return']:>7.0f}"
+                      f"{_fmt(r['first_stage_window_at_target'], '{:d}'):>10}"
+                      f"{_fmt(_episodes(r), '{:d}'):>9}"
+                      f"{_fmt(r['wall_to_window_target_s']):>9}{r['best_return']:>7.0f}"
                       f"{r['best_mean100']:>8.1f}{r['wall_per_env_step_us']:>9.0f}"
                       f"{r['model_ips']['ips']:>11.0f}"
                       + (f"{r['model_ips_given_t_env']['ips']:>11.0f}"
@@ -157,11 +191,12 @@ def main(argv=None) -> int:
         groups.setdefault((r["agents"], r["number"]), []).append(r)
     print()
     for (agents, number), rs in groups.items():
-        hit = [r for r in rs if r["first_stage_at_target"] is not None]
+        hit = [r for r in rs if r["first_stage_window_at_target"] is not None]
         med = (lambda k: statistics.median(r[k] for r in hit)) if hit else (lambda k: None)
         print(f"{a.task} agents={agents} {number}: {len(hit)}/{len(rs)} seeds reach "
-              f"{task_config(a.task).target:.0f}; median stages {_fmt(med('first_stage_at_target'))}, "
-              f"median wall to target {_fmt(med('wall_to_target_s'), '{:.2f}')} s, "
+              f"{task_config(a.task).target:.0f}; median stages {_fmt(med('first_stage_window_at_target'))}"
+              f"{'' if a.window == 1 else f' (window {a.window})'}, median wall to target "
+              f"{_fmt(med('wall_to_window_target_s'), '{:.2f}')} s, "
               f"median us/step {statistics.median(r['wall_per_env_step_us'] for r in rs):.0f}, "
               f"median model IPS {statistics.median(r['model_ips']['ips'] for r in rs):.0f}")
     print(f"total wall {time.perf_counter() - t0:.0f} s")

@@ -72,6 +72,15 @@ def test_several_agents_iteration_ends_with_the_butterfly_all_reduce(agents):
     assert r["allreduce"]["iteration_cycles"] == r["allreduce"]["formula_cycles"]
     assert r["latency_cycles"] == latency_cycles(w) == r["latency_formula"]["train"]
     assert r["latency_cycles"] == {2: 460, 8: 546}[agents]
+    # eq. 24's T_comm: the agents' exchanges overlap in the simulation, so the busiest
+    # agent's transfer time; the serial host's figure is the sum over the agents
+    hc = [a["host_cycles"] for a in r["agents"]]
+    assert len(hc) == agents and min(hc) > 0
+    assert r["ips"]["t_comm_s"] == pytest.approx(max(hc) / 171e6)
+    assert r["ips"]["t_comm_serial_s"] == pytest.approx(sum(hc) / 171e6)
+    ips = r["ips"]
+    assert ips["quiet_host_parallel_envs"] > ips["quiet_host_parallel_envs_serial_link"]
+    assert ips["quiet_host_parallel_envs"] > ips["quiet_host"]
 
 
 @pytest.mark.parametrize("off", ["codebook", "chunking", "delayed_update"])

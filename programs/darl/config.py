@@ -76,6 +76,8 @@ class HdqlConfig:
                                     f"{getattr(self, name)!r}")
         if self.imag_sign not in (1, -1):
             raise ManifestError(f"HDQL: imag_sign must be 1 or -1, not {self.imag_sign!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ManifestError(f"HDQL: seed must be a non-negative integer, not {self.seed!r}")
 
     @property
     def sync_each_step(self) -> bool:
@@ -88,8 +90,6 @@ class HdqlConfig:
         agents averaging every round: Table 1's DARL8 L); the shards then hold the running
         average, and a round's end adds it to Q'."""
         return self.sync_each_step and self.agents > 1 and self.sync == "average"
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ManifestError(f"HDQL: seed must be a non-negative integer, not {self.seed!r}")
 
 
 #: task name -> the settings that differ from the defaults

@@ -25,6 +25,8 @@ def test_presets():
     (dict(number="fp16"), "number must be one of float64, fixed32, not 'fp16'"),
     (dict(imag_sign=0), "imag_sign must be 1 or -1"),
     (dict(sync="max"), "sync must be one of average, sum"),
+    (dict(seed=-1), "seed must be a non-negative integer, not -1"),
+    (dict(seed=True), "seed must be a non-negative integer, not True"),
 ])
 def test_bad_knobs_are_refused(kw, msg):
     with pytest.raises(ManifestError, match=msg):

@@ -20,6 +20,7 @@ __all__ = ["HdqlConfig", "TASKS", "task_config"]
 
 _CHOICES = {"act_with": ("target", "online"), "number": ("float64", "fixed32"),
             "norm": ("dimension", "chunk"), "sync": ("average", "sum"),
+            "beta_scale": ("agents", "none"),
             "sync_every": ("auto", "episode", "step")}
 
 
@@ -48,6 +49,11 @@ class HdqlConfig:
     norm: str = "dimension"            # value scale: 1/D (QHD) or eq. 9's per-chunk cosine
     imag_sign: int = 1                 # -1: eq. 9's printed minus sign
     sync: str = "average"              # Q' += the agents' average update (eq. 19) or "sum"
+    beta_scale: str = "agents"         # "agents": several agents averaging every round learn
+                                       # at beta x agents (the host loads it; the linear
+                                       # scaling rule of data-parallel training: the average
+                                       # of N agents' updates then moves the common model as
+                                       # far as their sum at beta); "none": beta as given
     sync_every: str = "auto"           # when the agents synchronise (all-reduce, Q' += U,
                                        # Q <- Q'): "step", after every round of environment
                                        # steps (each agent's batch; section 4.1: the models are
@@ -83,6 +89,14 @@ class HdqlConfig:
     def sync_each_step(self) -> bool:
         """Whether the agents synchronise after every round of steps (``sync_every``)."""
         return self.sync_every == "step" or (self.sync_every == "auto" and self.agents > 1)
+
+    @property
+    def learning_rate(self) -> float:
+        """Eq. 14's beta as the learner uses it: ``beta x agents`` for several agents
+        averaging every round with ``beta_scale = "agents"``, else ``beta``."""
+        if self.beta_scale == "agents" and self.allreduce_each_iteration:
+            return self.beta * self.agents
+        return self.beta
 
     @property
     def allreduce_each_iteration(self) -> bool:

@@ -53,11 +53,11 @@ class FunctionalHdql:
         self.counter = SaturationCounter()
         if self.fixed:
             self.encoder = Encoder(self.P, self.fmt)
-            self.beta = self.fmt.quantize(cfg.beta)
+            self.beta = self.fmt.quantize(cfg.learning_rate)
             self.gamma = self.fmt.quantize(cfg.gamma)
             zeros = np.zeros((n_actions, cfg.d), dtype=np.int64)
         else:
-            self.beta, self.gamma = cfg.beta, cfg.gamma
+            self.beta, self.gamma = cfg.learning_rate, cfg.gamma
             zeros = np.zeros((n_actions, cfg.d))
         self.tr, self.ti = zeros.copy(), zeros.copy()
         self.qr = [zeros.copy() for _ in range(cfg.agents)]

@@ -82,7 +82,7 @@ class DarlHost:
     def init_words(self) -> np.ndarray:
         """beta, gamma and P in turns (row-major), raw: the first exchange's reply."""
         t = self.fmt
-        return np.concatenate([t.quantize([self.cfg.beta, self.cfg.gamma]),
+        return np.concatenate([t.quantize([self.cfg.learning_rate, self.cfg.gamma]),
                                t.quantize(self.P / (2.0 * math.pi)).reshape(-1)])
 
     def round_ends_stage(self, stage: int, rnd: int) -> bool:

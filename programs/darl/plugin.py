@@ -36,13 +36,12 @@ def config(m: dict):
     from .config import HdqlConfig, task_config
     where = m["__path__"]
     lr = dict(m["learning"])
-    names = {f.name for f in fields(HdqlConfig)}
+    keys = [f.name for f in fields(HdqlConfig)
+            if f.name not in ("agents", "seed", "stages", "env", "target")]
     for key in lr:
-        if key not in names or key in ("agents", "seed", "stages", "env", "target"):
+        if key not in keys:
             raise ManifestError(f"{where}: 'learning.{key}' is not a setting of the run "
-                                f"(learning keys: d, beta, gamma, epsilon, epsilon_decay, "
-                                f"epsilon_min, batch, train_every, buffer, terminal_reward, "
-                                f"chunk, number, act_with, norm, imag_sign, sync, sync_every)")
+                                f"(learning keys: {', '.join(keys)})")
     for key, only in _FIXED.items():
         if key in lr and lr[key] != only:
             raise ManifestError(f"{where}: 'learning.{key}' = {lr[key]!r}: the DARL kernel "

@@ -94,7 +94,7 @@ class HdqlReference:
         for j in range(len(batch)):
             a = int(batch.act[j])
             q_pred = self._value(re[j], im[j], qr, qi, a)
-            v = c.beta * ((float(batch.rew[j]) + c.gamma * float(q_true[j])) - float(q_pred))
+            v = c.learning_rate * ((float(batch.rew[j]) + c.gamma * float(q_true[j])) - float(q_pred))
             ur, ui = v * re[j], v * im[j]
             qr[a] += ur
             qi[a] += ui

@@ -25,6 +25,7 @@ def test_presets():
     (dict(number="fp16"), "number must be one of float64, fixed32, not 'fp16'"),
     (dict(imag_sign=0), "imag_sign must be 1 or -1"),
     (dict(sync="max"), "sync must be one of average, sum"),
+    (dict(beta_scale="sqrt"), "beta_scale must be one of agents, none"),
     (dict(seed=-1), "seed must be a non-negative integer, not -1"),
     (dict(seed=True), "seed must be a non-negative integer, not True"),
 ])
@@ -39,3 +40,14 @@ def test_unknown_task_or_setting():
         task_config("pong")
     with pytest.raises(ManifestError, match="unknown setting"):
         task_config("cartpole", lr=0.1)
+
+
+def test_several_agents_averaging_every_round_learn_at_beta_times_agents():
+    """The linear scaling rule: eq. 19's average of N agents' updates at N beta moves the
+    common model as their sum at beta; one agent, the sum, once-per-episode synchronisation
+    and beta_scale = "none" keep beta."""
+    assert task_config("cartpole").learning_rate == 0.05
+    assert task_config("cartpole", agents=8).learning_rate == 0.4
+    assert task_config("lunarlander", agents=4, beta=0.1).learning_rate == 0.4
+    for kw in (dict(sync="sum"), dict(sync_every="episode"), dict(beta_scale="none")):
+        assert task_config("cartpole", agents=8, **kw).learning_rate == 0.05

@@ -153,6 +153,9 @@ def summary(r: dict) -> str:
     if "ips" in r:
         lines.append(f"  IPS (eq. 23): {r['ips']['system']:,.0f} with this host's T_env"
                      + (f", {r['ips']['quiet_host']:,.0f} with a quiet host's"
+                        + (f" ({r['ips']['quiet_host_parallel_envs']:,.0f} stepping the "
+                           f"environments at once)" if r["learning"]["agents"] > 1
+                           else "")
                         if "quiet_host" in r["ips"] else "")
                      + f"; {r['power']['watts']:.2f} W -> {r['power']['ips_per_watt']:,.0f} "
                        f"IPS/W")

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from rlaccel.programs.darl.config import task_config
-from rlaccel.programs.darl.training import Training
+from rlaccel.programs.darl.training import Curve, Training
 from rlaccel.tlm.families.darl import Workload, ips_terms, iteration_seconds, latency_cycles
 from rlaccel.util.files import atomic_write
 
@@ -79,12 +79,8 @@ def modelled_ips(tr: Training, t_env_step: float | None = None) -> dict:
 def first_window_stage(returns, window: int, target: float) -> int | None:
     """1-based index of the first stage at which the mean of the last ``window`` stage
     returns (a full window) reaches ``target``, or None."""
-    r = np.asarray(returns, dtype=np.float64)
-    c = np.concatenate([[0.0], np.cumsum(r)])
-    for i in range(window, len(r) + 1):
-        if (c[i] - c[i - window]) / window >= target:
-            return i
-    return None
+    means = Curve(agent_returns=[[r] for r in returns]).moving_mean(window)
+    return next((i + 1 for i in range(window - 1, len(means)) if means[i] >= target), None)
 
 
 def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: bool,
@@ -95,7 +91,7 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
     tr = Training(cfg)
     for i in range(1, stages + 1):
         tr.run_stage()
-        mean = float(np.mean(tr.curve.returns[-window:])) if i >= window else -np.inf
+        mean = tr.curve.moving_mean(window)[-1] if i >= window else -np.inf
         if progress and i % progress == 0:
             print(f"  {task} agents={agents} {number} seed {seed}: stage {i}, mean return "
                   f"{tr.curve.returns[-1]:.1f}, best episode so far "
@@ -111,6 +107,7 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
                                                            cfg.target)
     k = s["first_stage_window_at_target"]
     s["wall_to_window_target_s"] = None if k is None else tr.curve.wall[k - 1]
+    s["episodes_to_window_target"] = None if k is None else k * agents
     counter = getattr(tr.learner, "counter", None)
     s["saturations"] = None if counter is None else counter.saturations
     if t_env_step is not None:
@@ -120,12 +117,6 @@ def run_one(task: str, agents: int, number: str, seed: int, stages: int, stop: b
              agent_returns=tr.curve.agent_returns, stage_wall_s=tr.curve.wall,
              greedy=tr.curve.greedy, batches=tr.curve.batches)
     return s
-
-
-def _episodes(r: dict) -> int | None:
-    """Episodes (every agent's) up to the stage the window reaches the target."""
-    k = r["first_stage_window_at_target"]
-    return None if k is None else k * r["agents"]
 
 
 def _fmt(x, spec="{:.1f}"):
@@ -177,7 +168,7 @@ def main(argv=None) -> int:
                 runs.append(r)
                 print(f"{a.task:<12}{agents:>7}{number:>9}{seed:>5}{r['stages']:>7}"
                       f"{_fmt(r['first_stage_window_at_target'], '{:d}'):>10}"
-                      f"{_fmt(_episodes(r), '{:d}'):>9}"
+                      f"{_fmt(r['episodes_to_window_target'], '{:d}'):>9}"
                       f"{_fmt(r['wall_to_window_target_s']):>9}{r['best_return']:>7.0f}"
                       f"{r['best_mean100']:>8.1f}{r['wall_per_env_step_us']:>9.0f}"
                       f"{r['model_ips']['ips']:>11.0f}"

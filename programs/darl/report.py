@@ -113,7 +113,7 @@ def fig11(stages: int, seed: int) -> dict:
                 "ips_quiet_parallel_envs_serial_link":
                     r["ips"]["quiet_host_parallel_envs_serial_link"],
                 "ips_per_w_quiet_parallel_envs":
-                    r["ips"]["quiet_host_parallel_envs"] / r["power"]["watts"],
+                    r["power"]["ips_per_watt_quiet_host_parallel_envs"],
                 "t_env_measured_s": r["ips"]["t_env_measured_s"],
                 "watts": r["power"]["watts"],
                 "ips_per_w": r["power"]["ips_per_watt"],

@@ -109,7 +109,9 @@ def results(m: dict, run, res, platform) -> dict:
         out["ips"] = ips
         out["power"] = {"watts": watts, "model": "P(n) = 5.53 W + 1.434 W n (Table 2)",
                         "ips_per_watt": ips["system"] / watts,
-                        "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts}
+                        "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts,
+                        "ips_per_watt_quiet_host_parallel_envs":
+                            ips.get("quiet_host_parallel_envs", 0.0) / watts}
     first = c.first_stage(cfg.target)
     out["learning"] = {
         "task": m["task"], "env": cfg.env, "agents": n, "target": cfg.target,

@@ -1,0 +1,80 @@
+"""Golden results: short runs of every machine's manifests give the reports recorded in
+``tests/golden/`` (cycles, instructions, energy, learning curves: everything but wall-clock
+and host-measured figures and the paths of the files), so a reorganisation of the code
+cannot change what the machines compute.
+
+``python tests/test_golden_results.py NAME...`` rewrites the named cases' records (only when
+their results are meant to change)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).parent / "golden"
+CASES = tomllib.loads((GOLDEN / "cases.toml").read_text())
+
+#: report keys that measure the host computer, not the simulated machine, or name files
+VOLATILE = re.compile(
+    r"^(manifest|program|binary_sha256)$|(^|\.)(sim|timing)\.|wall_s|cpu_s|measured_s"
+    r"|^ips\.(system|system_cpu_time|t_env_measured_s|t_mu_s|t_sample_s|t_sg_s|terms\.)"
+    r"|^power\.ips_per_watt$|^breakdown_s\.(environment|host_other)$"
+    r"|^latency\.host_s_per_iteration$")
+
+
+def manifest_path(relative: str) -> Path:
+    """A manifest named by its machine and file name, wherever the machine keeps it."""
+    machine, name = relative.split("/")
+    found = sorted((ROOT / "machines" / machine).rglob(name)) or \
+        sorted((ROOT / "programs" / machine).glob(name))
+    assert found, f"no manifest {relative}"
+    return found[0]
+
+
+def flat(d, prefix: str = "") -> dict:
+    out = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(flat(v, f"{prefix}.{k}" if prefix else k))
+    elif isinstance(d, list):
+        for i, v in enumerate(d):
+            out.update(flat(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = d
+    return out
+
+
+def stable(report: dict) -> dict:
+    return {k: v for k, v in flat(report).items()
+            if not VOLATILE.search(re.sub(r"\[\d+\]", "", k))}
+
+
+def run_case(name: str, out: Path) -> dict:
+    case = CASES[name]
+    cmd = [sys.executable, "-m", "rlaccel", "run", str(manifest_path(case["manifest"])),
+           *case["options"], "-q", "--json", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_results(name, tmp_path):
+    got = stable(run_case(name, tmp_path / "report.json"))
+    want = stable(json.loads((GOLDEN / f"{name}.json").read_text()))
+    assert got.keys() == want.keys()
+    changed = {k: (want[k], got[k]) for k in want if got[k] != want[k]}
+    assert not changed, f"{len(changed)} figures changed, first: {list(changed.items())[:5]}"
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        report = run_case(name, GOLDEN / f"{name}.json")
+        print(name, report["cycles"], "cycles")

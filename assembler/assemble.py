@@ -24,12 +24,12 @@ from rlaccel.isa.immediate import imm_from_value
 from rlaccel.isa.table import ENUMS, TABLE
 from rlaccel.util.files import read_text
 
-from . import __version__
-from .ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, err, fold
-from .evaluate import (CONST_MAX, CONST_MIN, SECTION_SPACE, Evaluator, Sym, check_constant,
+from rlaccel.assembler import __version__
+from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, err, fold
+from rlaccel.assembler.evaluate import (CONST_MAX, CONST_MIN, SECTION_SPACE, Evaluator, Sym, check_constant,
                        space_of_kind)
-from .expand import expand_with_texts
-from .rlb import Binary, Symbol
+from rlaccel.assembler.expand import expand_with_texts
+from rlaccel.assembler.rlb import Binary, Symbol
 
 __all__ = ["assemble", "assemble_file", "Assembly", "DIRECTIVES"]
 

@@ -28,8 +28,8 @@ from rlaccel.isa.errors import ArchError, BinaryFormatError, DecodeError
 from rlaccel.isa.immediate import value_from_imm
 from rlaccel.isa.table import FAMILIES, TABLE
 
-from .evaluate import space_of_kind
-from .rlb import Binary, check_arch
+from rlaccel.assembler.evaluate import space_of_kind
+from rlaccel.assembler.rlb import Binary, check_arch
 
 __all__ = ["arch_of", "check_binary"]
 

@@ -25,11 +25,11 @@ from rlaccel.isa.encoding import Instruction, encoding_for
 from rlaccel.isa.immediate import value_from_imm
 from rlaccel.isa.table import ENUMS, TABLE
 
-from . import __version__
-from .check import arch_of, check_binary
-from .evaluate import SECTION_SPACE, space_of_kind
-from .parser import is_plain_name
-from .rlb import Binary, read
+from rlaccel.assembler import __version__
+from rlaccel.assembler.check import arch_of, check_binary
+from rlaccel.assembler.evaluate import SECTION_SPACE, space_of_kind
+from rlaccel.assembler.parser import is_plain_name
+from rlaccel.assembler.rlb import Binary, read
 
 __all__ = ["disassemble", "disassemble_file", "decode_program", "format_instruction",
            "symbol_text"]

@@ -24,7 +24,7 @@ from difflib import get_close_matches
 from rlaccel.isa.encoding import kind_words
 from rlaccel.isa.table import SPACES
 
-from .ast import BinOp, Expr, Loc, Name, Num, Unary, err, fold
+from rlaccel.assembler.ast import BinOp, Expr, Loc, Name, Num, Unary, err, fold
 
 __all__ = ["Sym", "Evaluator", "MAX_INT_BITS", "CONST_MIN", "CONST_MAX", "SECTION_SPACE",
            "space_of_kind", "check_constant", "check_float"]

@@ -17,9 +17,9 @@ from typing import Callable
 from rlaccel.isa.errors import AsmError
 from rlaccel.util.files import read_text
 
-from .ast import (Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err,
+from rlaccel.assembler.ast import (Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err,
                   fold)
-from .parser import parse
+from rlaccel.assembler.parser import parse
 
 __all__ = ["expand", "Macro", "MAX_DEPTH", "MAX_STATEMENTS", "err"]
 

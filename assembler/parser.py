@@ -16,8 +16,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from rlaccel.isa.errors import AsmError
 
-from .ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err
-from .evaluate import MAX_INT_BITS, check_float
+from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err
+from rlaccel.assembler.evaluate import MAX_INT_BITS, check_float
 
 __all__ = ["parse", "is_plain_name"]
 

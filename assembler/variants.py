@@ -30,9 +30,9 @@ from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.errors import AsmError
 from rlaccel.util.files import read_text
 
-from .assemble import (Assembly, _assemble, _no_cycle_collection, assemble_file, binary_symbol,
+from rlaccel.assembler.assemble import (Assembly, _assemble, _no_cycle_collection, assemble_file, binary_symbol,
                        check_define, symbol_table)
-from .evaluate import Evaluator, Sym, check_constant
+from rlaccel.assembler.evaluate import Evaluator, Sym, check_constant
 
 __all__ = ["Variants"]
 

@@ -18,8 +18,8 @@ from typing import Any, Mapping
 
 from rlaccel.util.files import read_toml
 
-from .errors import ArchError
-from .table import FAMILIES
+from rlaccel.isa.errors import ArchError
+from rlaccel.isa.table import FAMILIES
 
 __all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names",
            "ARCH_DIR"]
@@ -179,7 +179,7 @@ def derive(k: Knobs) -> Geometry:
         immediate is a float32, :mod:`isa.immediate`); ``vlen`` (region lengths of Adam and soft
         update) ranges over 1..synapse_words, biased.
     """
-    from .dtypes import get_dtype  # numpy-only sibling; imported lazily to keep arch light
+    from rlaccel.isa.dtypes import get_dtype  # numpy-only sibling; imported lazily to keep arch light
 
     try:
         dt = get_dtype(k.dtype)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .arch import Arch
-from .encoding import encoding_for
-from .table import ENUMS, FAMILIES, FIXED_WIDTHS, KIND_DOC, TABLE
+from rlaccel.isa.arch import Arch
+from rlaccel.isa.encoding import encoding_for
+from rlaccel.isa.table import ENUMS, FAMILIES, FIXED_WIDTHS, KIND_DOC, TABLE
 
 __all__ = ["markdown", "summary"]
 

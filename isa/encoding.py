@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from .arch import Arch, load_arch
-from .errors import DecodeError, EncodeError
-from .expr import compile_expr
-from .table import ENUMS, EXTENT_KNOBS, FIXED_WIDTHS, FORMATS, OPCODES, SPACES, TABLE, OpDef
+from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.errors import DecodeError, EncodeError
+from rlaccel.isa.expr import compile_expr
+from rlaccel.isa.table import ENUMS, EXTENT_KNOBS, FIXED_WIDTHS, FORMATS, OPCODES, SPACES, TABLE, OpDef
 
 __all__ = ["Instruction", "Field", "Encoding", "encoding_for", "kind_words"]
 

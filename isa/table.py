@@ -28,11 +28,11 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Mapping
 
-from .dtypes.activations import ACTIVATIONS
-from .errors import IsaError
-from .expr import compile_expr, names_in
-from .families import base, ddpg, hdc, marl, sparse
-from .families._rows import VU_BLOCK, OpDef, op
+from rlaccel.isa.dtypes.activations import ACTIVATIONS
+from rlaccel.isa.errors import IsaError
+from rlaccel.isa.expr import compile_expr, names_in
+from rlaccel.isa.families import base, ddpg, hdc, marl, sparse
+from rlaccel.isa.families._rows import VU_BLOCK, OpDef, op
 
 __all__ = ["OPCODES", "OPCODE_FAMILY", "FORMATS", "FIXED_WIDTHS", "KIND_DOC", "ENUMS", "SPACES",
            "EXTENT_KNOBS",

@@ -40,7 +40,7 @@ _KNOBS = tuple(f.name for f in fields(Knobs))
 def parse_arch_sets(items: list[str] | None) -> dict[str, Any]:
     """``TABLE.KEY=VALUE`` strings (``--arch-set``) as a mapping; values are TOML literals
     (``8``, ``"q6.12"`` or the bare string ``q6.12``, ``true``, ``[1, 2]``)."""
-    from .manifest import parse_value
+    from rlaccel.programs.manifest import parse_value
     out: dict[str, Any] = {}
     for item in items or ():
         key, sep, text = item.partition("=")

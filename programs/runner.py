@@ -31,9 +31,9 @@ from rlaccel.tlm.results import region_from_labels
 from rlaccel.tlm.trace import ChromeTrace
 from rlaccel.util.files import atomic_write, check_outputs, read_toml, save_or_rescue
 
-from .arch_variant import arch_variant
-from .manifest import ManifestError, apply_overrides, load_manifest
-from .plugin import Plugin, load_plugin
+from rlaccel.programs.arch_variant import arch_variant
+from rlaccel.programs.manifest import ManifestError, apply_overrides, load_manifest
+from rlaccel.programs.plugin import Plugin, load_plugin
 
 __all__ = ["run", "run_batch", "configure", "family_of", "write_json", "json_text"]
 
@@ -198,7 +198,7 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
         if trace is not None or datapath is not None or kernels != "compiled":
             raise ManifestError("--checkpoint runs the compiled loop: it does not take "
                                 "--trace, --rtl or --reference-kernels")
-        from .checkpoint import run_checkpointed
+        from rlaccel.programs.checkpoint import run_checkpointed
         fingerprint = {"manifest": str(Path(manifest).resolve()), "overrides": list(overrides
                        or []), "arch": s.arch.name, "seed": s.m["seed"],
                        "options": {k: v for k, v in options.items() if v is not None},

@@ -21,8 +21,8 @@ from rlaccel.isa.dtypes import ACTIVATIONS
 from rlaccel.isa.dtypes.activations import PWL_FUNCTIONS
 from rlaccel.isa.table import ENUMS
 
-from .errors import RtlError
-from .params import Params, bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.params import Params, bits_for, sig_signed, sig_unsigned
 
 __all__ = ["activation", "activation_signals", "ACT", "ACT_BITS"]
 

@@ -26,13 +26,13 @@ from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.isa.encoding import Instruction
 from rlaccel.isa.errors import DecodeError
 
-from .activation import ACT, activation, activation_signals
-from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
-from .decoder import DecodedFields, decoder, mnemonics
-from .lane import LANE_OPS, lane, lane_signals
-from .memory import memories
-from .params import Params, params, sig_unsigned
-from .scoreboard import Txn
+from rlaccel.rtl.activation import ACT, activation, activation_signals
+from rlaccel.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
+from rlaccel.rtl.decoder import DecodedFields, decoder, mnemonics
+from rlaccel.rtl.lane import LANE_OPS, lane, lane_signals
+from rlaccel.rtl.memory import memories
+from rlaccel.rtl.params import Params, params, sig_unsigned
+from rlaccel.rtl.scoreboard import Txn
 
 __all__ = ["Bench", "BENCHES", "LaneBench", "ActivationBench", "DecoderBench", "DatapathBench",
            "datapath_txn", "edge_words", "random_words", "random_instruction",

@@ -16,7 +16,7 @@ from rlaccel.util.args import file_name, int_in, seed
 
 __all__ = ["BLOCKS", "add_parsers", "add_run_option", "run_datapath", "after_run"]
 
-from .machines import MACHINE_BLOCKS
+from rlaccel.rtl.machines import MACHINE_BLOCKS
 
 #: the blocks: the ADHDP datapath's in dependency order, then the new machines' (rtl/machines.py)
 BLOCKS = ("lane", "activation", "decoder", "datapath") + MACHINE_BLOCKS
@@ -131,7 +131,7 @@ def cmd_cosim(args) -> int:
 
     from rlaccel.tlm.arch_check import check_arch
 
-    from .cosim import run
+    from rlaccel.rtl.cosim import run
     n = args.n if args.n is not None else DEFAULT_N.get(args.block, 10_000)
     check_outputs({"--vcd": args.vcd})                       # before any work
     check_arch(args.arch)
@@ -165,7 +165,7 @@ def cmd_rtl(args) -> int:
 
     from rlaccel.tlm.arch_check import check_arch
 
-    from . import hdl
+    from rlaccel.rtl import hdl
     check_arch(getattr(args, "arch", None))
     if args.rtl_command == "verilog":
         outdir = Path(args.output)
@@ -207,7 +207,7 @@ def cmd_rtl(args) -> int:
     if args.rtl_command == "speed":
         import json
 
-        from .speed import measure, report
+        from rlaccel.rtl.speed import measure, report
         check_outputs({"--json": args.json}, {"the manifest": args.manifest})
         res = measure(args.run_manifest(), args.manifest, args.instructions)
         print(report(res))
@@ -218,7 +218,7 @@ def cmd_rtl(args) -> int:
 
 
 def _convert(block: str, outdir: Path, arch: str | None) -> Path:
-    from .hdl import convert_block
+    from rlaccel.rtl.hdl import convert_block
     return convert_block(block, outdir, arch)
 
 

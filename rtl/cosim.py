@@ -16,11 +16,11 @@ import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
 from myhdl._Signal import _Signal
 
-from . import hdl
-from .benches import Stats, clock_reset
-from .registry import BENCHES
-from .errors import RtlError
-from .scoreboard import Mismatch, Scoreboard
+from rlaccel.rtl import hdl
+from rlaccel.rtl.benches import Stats, clock_reset
+from rlaccel.rtl.registry import BENCHES
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.scoreboard import Mismatch, Scoreboard
 
 __all__ = ["CosimResult", "run", "BACKENDS"]
 

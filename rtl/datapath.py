@@ -48,10 +48,10 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, enum, intbv
 
-from .activation import ACT_BITS, activation
-from .decoder import DecodedFields, decoder, mnemonic_code
-from .lane import LANE_OPS, LANE_OP_BITS, lane
-from .params import Params, bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.activation import ACT_BITS, activation
+from rlaccel.rtl.decoder import DecodedFields, decoder, mnemonic_code
+from rlaccel.rtl.lane import LANE_OPS, LANE_OP_BITS, lane
+from rlaccel.rtl.params import Params, bits_for, sig_signed, sig_unsigned
 
 __all__ = ["datapath", "datapath_signals", "DATAPATH_MNEMONICS", "rtl_cycles"]
 

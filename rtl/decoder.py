@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from myhdl import Signal, always_comb, block, intbv
 
-from .params import Params, bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.params import Params, bits_for, sig_signed, sig_unsigned
 
 __all__ = ["decoder", "DecodedFields", "mnemonics", "mnemonic_code"]
 

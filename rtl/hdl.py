@@ -14,7 +14,7 @@ from pathlib import Path
 
 from myhdl import Cosimulation
 
-from .errors import RtlError, ToolMissing
+from rlaccel.rtl.errors import RtlError, ToolMissing
 
 __all__ = ["ROOT", "SETUP", "tool", "vpi_module", "convert", "icarus_compile",
            "icarus_cosimulation", "lint", "LINT_WAIVERS", "synth", "TARGETS"]
@@ -178,7 +178,7 @@ def convert_block(block: str, outdir: Path, arch: str | None = None, *,
     """Convert one of the blocks (rtl.registry.BENCHES) to ``outdir/<block>.v``."""
     from myhdl import ResetSignal, Signal
 
-    from .registry import BENCHES
+    from rlaccel.rtl.registry import BENCHES
     if block not in BENCHES:
         raise RtlError(f"unknown block '{block}': blocks are {', '.join(BENCHES)}")
     bench = BENCHES[block]

@@ -19,8 +19,8 @@ from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
 from rlaccel.isa.errors import SimError
 
-from .benches import counted_clock
-from .errors import RtlError
+from rlaccel.rtl.benches import counted_clock
+from rlaccel.rtl.errors import RtlError
 
 __all__ = ["JobSim", "JobTransactor", "require_family"]
 

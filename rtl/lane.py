@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from myhdl import always_seq, block, intbv
 
-from .params import Params, sig_signed, sig_unsigned
+from rlaccel.rtl.params import Params, sig_signed, sig_unsigned
 
 __all__ = ["LANE_OPS", "LANE_OP_BITS", "lane", "lane_signals"]
 

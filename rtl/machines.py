@@ -16,10 +16,10 @@ MACHINE_BLOCKS = ("lg_vpu", "lg_osel", "darl_butterfly", "darl_encoder",
 
 def machine_benches() -> list:
     """Every new machine's bench, in :data:`MACHINE_BLOCKS` order."""
-    from .darl.benches import BENCHES as DARL
-    from .learninggroup.benches import BENCHES as LG
-    from .fixar.benches import BENCHES as FIXAR
-    from .maddpg.benches import BENCHES as MADDPG
+    from rlaccel.rtl.darl.benches import BENCHES as DARL
+    from rlaccel.rtl.learninggroup.benches import BENCHES as LG
+    from rlaccel.rtl.fixar.benches import BENCHES as FIXAR
+    from rlaccel.rtl.maddpg.benches import BENCHES as MADDPG
     benches = [*LG, *DARL, *MADDPG, *FIXAR]
     assert tuple(b.name for b in benches) == MACHINE_BLOCKS
     return benches

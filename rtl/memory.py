@@ -14,7 +14,7 @@ from myhdl import always, block
 
 from rlaccel.isa.errors import SimError
 
-from .params import Params
+from rlaccel.rtl.params import Params
 
 __all__ = ["memories"]
 

@@ -18,7 +18,7 @@ from rlaccel.isa.dtypes import FixedType, get_dtype
 from rlaccel.isa.encoding import Encoding, encoding_for
 from rlaccel.isa.errors import ArchError
 
-from . import _speed
+from rlaccel.rtl import _speed
 
 _speed.install()             # MyHDL's intbv width helper, 2x faster (see rtl/_speed.py)
 

@@ -3,8 +3,8 @@ machines' (:mod:`rtl.machines`). ``rlaccel cosim`` and ``rlaccel rtl`` look bloc
 
 from __future__ import annotations
 
-from .benches import BENCHES as ADHDP_BENCHES
-from .machines import machine_benches
+from rlaccel.rtl.benches import BENCHES as ADHDP_BENCHES
+from rlaccel.rtl.machines import machine_benches
 
 __all__ = ["BENCHES"]
 

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, StopSimulation, block, instance
 
-from . import hdl
-from .benches import counted_clock
-from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals
-from .errors import RtlError
-from .memory import memories
-from .params import Params, params
+from rlaccel.rtl import hdl
+from rlaccel.rtl.benches import counted_clock
+from rlaccel.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.memory import memories
+from rlaccel.rtl.params import Params, params
 
 __all__ = ["measure", "report", "record_stream"]
 
@@ -206,7 +206,7 @@ def _unhex(path: Path, bits: int) -> np.ndarray:
 
 
 def _replay_icarus(prm: Params, words, U, S, workdir: Path) -> dict:
-    from .datapath import _sat_bits
+    from rlaccel.rtl.datapath import _sat_bits
     ports = datapath_signals(prm)
     clk, rst = Signal(bool(0)), ResetSignal(1, active=1, isasync=False)
     vfile = hdl.convert(datapath(clk, rst, **ports, prm=prm), "datapath", workdir)

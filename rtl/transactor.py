@@ -25,11 +25,11 @@ from myhdl import ResetSignal, Signal, Simulation, block, instance
 from rlaccel.isa.encoding import Instruction
 from rlaccel.isa.errors import SimError
 
-from .benches import counted_clock
-from .datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
-from .errors import RtlError
-from .memory import memories
-from .params import params
+from rlaccel.rtl.benches import counted_clock
+from rlaccel.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.memory import memories
+from rlaccel.rtl.params import params
 
 __all__ = ["RtlDatapath"]
 

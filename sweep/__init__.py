@@ -7,8 +7,8 @@ metric over the seeds with confidence intervals and plots it. ``rlaccel sweep`` 
 command line (:mod:`.cli`).
 """
 
-from .driver import SweepSummary, run_sweep
-from .errors import SweepError
-from .spec import Spec, load_spec
+from rlaccel.sweep.driver import SweepSummary, run_sweep
+from rlaccel.sweep.errors import SweepError
+from rlaccel.sweep.spec import Spec, load_spec
 
 __all__ = ["run_sweep", "SweepSummary", "SweepError", "Spec", "load_spec"]

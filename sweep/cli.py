@@ -93,9 +93,9 @@ def cmd_sweep(args) -> int:
     for flag, v in (("--csv", args.csv), ("--plot", args.plot)):
         if v is not None:
             p.error(f"{flag} goes with `rlaccel sweep show DB`")
-    from .driver import default_db, run_sweep
-    from .spec import load_spec
-    from .store import open_existing
+    from rlaccel.sweep.driver import default_db, run_sweep
+    from rlaccel.sweep.spec import load_spec
+    from rlaccel.sweep.store import open_existing
 
     spec = load_spec(args.target)
     db = Path(args.db) if args.db else default_db(args.target)
@@ -110,7 +110,7 @@ def cmd_sweep(args) -> int:
     if spec.plot is not None and summary.unfinished == 0:
         from rlaccel.util.files import rescuing
 
-        from .figure import write_figure
+        from rlaccel.sweep.figure import write_figure
         with open_existing(db) as store, rescuing():     # saved beside if it cannot be written
             md, paths = write_figure(spec, store.rows(), db.with_suffix(""))
         print(md)
@@ -134,15 +134,15 @@ def _cell(v) -> str:
 
 
 def _show(args) -> int:
-    from .spec import parse_spec
-    from .store import open_existing
+    from rlaccel.sweep.spec import parse_spec
+    from rlaccel.sweep.store import open_existing
 
     with open_existing(args.db_arg) as store:
         meta, rows, counts = store.meta(), store.rows(), store.counts()
     axes = json.loads(meta.get("axes", "[]"))
     metrics = list(json.loads(meta.get("metrics", "{}")))
     if args.plot:
-        from .figure import write_figure
+        from rlaccel.sweep.figure import write_figure
         spec = parse_spec(meta.get("spec_text", ""), Path(meta.get("spec_path", "spec.toml")))
         md, paths = write_figure(spec, rows, args.plot)
         print(md)
@@ -162,7 +162,7 @@ def _show(args) -> int:
           f"{counts['pending'] + counts['running']} unfinished")
     finished = [r for r in rows if r["finished_at"]]
     if finished:
-        from .progress import duration
+        from rlaccel.sweep.progress import duration
         print(f"points' wall time {duration(sum(r['wall_s'] or 0 for r in finished))} in "
               f"all; finished from {min(r['finished_at'] for r in finished)} to "
               f"{max(r['finished_at'] for r in finished)}")

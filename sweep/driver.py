@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import SweepError
-from .executors import LocalPool, RayExecutor
-from .progress import Progress, duration
-from .spec import Spec, load_spec
-from .store import Store
-from .task import DONE, FAILED, SPEC_ERROR, make_tasks
+from rlaccel.sweep.errors import SweepError
+from rlaccel.sweep.executors import LocalPool, RayExecutor
+from rlaccel.sweep.progress import Progress, duration
+from rlaccel.sweep.spec import Spec, load_spec
+from rlaccel.sweep.store import Store
+from rlaccel.sweep.task import DONE, FAILED, SPEC_ERROR, make_tasks
 
 __all__ = ["run_sweep", "SweepSummary", "default_db"]
 

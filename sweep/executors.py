@@ -22,8 +22,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
 
-from .errors import SweepError
-from .task import run_task
+from rlaccel.sweep.errors import SweepError
+from rlaccel.sweep.task import run_task
 
 __all__ = ["LocalPool", "RayExecutor", "default_workers"]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SweepError
+from rlaccel.sweep.errors import SweepError
 
 __all__ = ["PlotSpec", "aggregate", "knees", "markdown", "draw", "write_figure"]
 

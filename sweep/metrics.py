@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Any
 
-from .errors import SweepError
+from rlaccel.sweep.errors import SweepError
 
 __all__ = ["Metric", "MetricError", "REDUCTIONS"]
 

@@ -52,8 +52,8 @@ from typing import Any
 from rlaccel.util.files import read_toml
 from rlaccel.util.toml_literal import toml_literal as _literal
 
-from .errors import SweepError
-from .metrics import Metric
+from rlaccel.sweep.errors import SweepError
+from rlaccel.sweep.metrics import Metric
 
 __all__ = ["Spec", "Axis", "Point", "load_spec", "parse_spec", "toml_literal", "TOP_KEYS"]
 
@@ -411,7 +411,7 @@ def parse_spec(text: str, path: str | Path) -> Spec:
     spec = Spec(path=p, text=text, description=description, fixed=fixed, axes=axes,
                 metrics=metrics, batch=batch)
     if "plot" in table:
-        from .figure import PlotSpec
+        from rlaccel.sweep.figure import PlotSpec
         spec.plot = PlotSpec.from_table(table["plot"], spec)
     spec.points()                                         # repeated points are an error
     return spec

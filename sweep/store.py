@@ -22,7 +22,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .errors import SweepError
+from rlaccel.sweep.errors import SweepError
 
 __all__ = ["Store", "STATUSES", "open_existing"]
 

@@ -15,7 +15,7 @@ import socket
 import time
 import traceback
 
-from .metrics import Metric, MetricError
+from rlaccel.sweep.metrics import Metric, MetricError
 
 __all__ = ["make_tasks", "run_task", "DONE", "FAILED", "SPEC_ERROR"]
 

@@ -15,11 +15,11 @@ import numpy as np
 from rlaccel.assembler.rlb import Binary
 from rlaccel.isa.dtypes import SaturationCounter
 
-from .controller import Controller
-from .core import Command, GenericPayload, InitiatorSocket, Memory, Router
-from .hostlink import HostLink
-from .loader import check_fits, predecode
-from .units import Unit
+from rlaccel.tlm.controller import Controller
+from rlaccel.tlm.core import Command, GenericPayload, InitiatorSocket, Memory, Router
+from rlaccel.tlm.hostlink import HostLink
+from rlaccel.tlm.loader import check_fits, predecode
+from rlaccel.tlm.units import Unit
 
 __all__ = ["Agent"]
 

@@ -35,6 +35,6 @@ def check_arch(arch: Arch | str | Path | None) -> Arch | None:
         return None
     a = arch if isinstance(arch, Arch) else load_arch(arch)
     if not installed(a):
-        from .platform import Platform
+        from rlaccel.tlm.platform import Platform
         Platform.check(a)
     return a

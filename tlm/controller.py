@@ -37,11 +37,11 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from .core.payload import GenericPayload
-from .core.quantum import QuantumKeeper
-from .fast.hazards import WHOLE, earliest, last_time, ranges
-from .loader import BRANCH, ENDMARK, EXEC, FAULT, HALT, HOST, JMP, LOOP, LSET, MARK, SYNC
-from .model import Cost
+from rlaccel.tlm.core.payload import GenericPayload
+from rlaccel.tlm.core.quantum import QuantumKeeper
+from rlaccel.tlm.fast.hazards import WHOLE, earliest, last_time, ranges
+from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, FAULT, HALT, HOST, JMP, LOOP, LSET, MARK, SYNC
+from rlaccel.tlm.model import Cost
 
 __all__ = ["Controller", "KERNELS"]
 
@@ -93,7 +93,7 @@ class Controller:
         """The agent's SimPy process: the compiled loop when the program has kernels and
         ``kernels`` is "compiled", else the Python loop."""
         if self.kernels == "compiled":
-            from .fast.engine import prepare, process
+            from rlaccel.tlm.fast.engine import prepare, process
             prog = prepare(self)
             if prog is not None and prog.kernels and 2 * prog.kernels >= prog.work:
                 return (yield from process(self, prog))

@@ -30,7 +30,7 @@ import numpy as np
 
 from rlaccel.isa.errors import ArchError, SimError
 
-from .core import AccessTiming
+from rlaccel.tlm.core import AccessTiming
 
 __all__ = ["Host", "HostLink", "HostTimeline", "link_timing", "HOSTLINK_KEYS"]
 

@@ -19,7 +19,7 @@ from rlaccel.isa.arch import Arch
 from rlaccel.isa.encoding import Encoding
 from rlaccel.isa.errors import ArchError, DecodeError
 
-from .model import DYNAMIC, Binding, Cost
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost
 
 __all__ = ["Op", "predecode", "check_fits", "KIND"]
 

@@ -38,12 +38,12 @@ from rlaccel.isa.encoding import encoding_for
 from rlaccel.isa.errors import ArchError, SimError
 from rlaccel.isa.table import SPACES
 
-from .agent import Agent
-from .core import Butterfly, Ring
-from .energy import EnergyTable
-from .families import TABLES, check_tables, models_for
-from .hostlink import HostLink, link_timing
-from .results import Results
+from rlaccel.tlm.agent import Agent
+from rlaccel.tlm.core import Butterfly, Ring
+from rlaccel.tlm.energy import EnergyTable
+from rlaccel.tlm.families import TABLES, check_tables, models_for
+from rlaccel.tlm.hostlink import HostLink, link_timing
+from rlaccel.tlm.results import Results
 
 __all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
 

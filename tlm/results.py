@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rlaccel.isa.errors import RlaccelError
 
-from .energy import CLOCK_UNIT
+from rlaccel.tlm.energy import CLOCK_UNIT
 
 __all__ = ["Results", "Region", "region_from_labels"]
 

@@ -29,8 +29,8 @@ import numpy as np
 
 from rlaccel.util.files import atomic_output, atomic_write
 
-from .fast.jit import njit
-from .fast.native import memcpy
+from rlaccel.tlm.fast.jit import njit
+from rlaccel.tlm.fast.native import memcpy
 
 __all__ = ["ChromeTrace"]
 

@@ -9,7 +9,7 @@ assembles the families into the one table everything derives from.
 
 from __future__ import annotations
 
-from ._rows import VU_BLOCK, op
+from rlaccel.isa.families._rows import VU_BLOCK, op
 
 MAJORS = ('FF', 'BP', 'WU', 'BP_WU', 'VU', 'SCA', 'CC')
 

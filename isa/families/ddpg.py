@@ -24,7 +24,7 @@ Conventions:
 
 from __future__ import annotations
 
-from ._rows import op
+from rlaccel.isa.families._rows import op
 
 #: six majors, as before phase B (so the later families' opcodes keep their numbers); every
 #: format starts with ``funct``, which selects the mnemonic inside its major

@@ -19,7 +19,7 @@ updating unit, not memory.
 
 from __future__ import annotations
 
-from ._rows import op
+from rlaccel.isa.families._rows import op
 
 MAJORS = ('HENC', 'HREG', 'HSEL', 'HUPD', 'HRED')
 

@@ -25,7 +25,7 @@ CU of the learner; its unroll factor ``F`` is set once by ``cucfg``.
 
 from __future__ import annotations
 
-from ._rows import op
+from rlaccel.isa.families._rows import op
 
 #: one major opcode: the family's rows are told apart by a 6-bit ``funct`` (the first field of
 #: every format), so adding rows never renumbers the later families' opcodes

@@ -34,7 +34,7 @@ Three majors, one per stage of the seed's instruction scheduler:
 
 from __future__ import annotations
 
-from ._rows import op
+from rlaccel.isa.families._rows import op
 
 MAJORS = ('SGRP', 'SMM', 'SVEC')
 

@@ -30,7 +30,7 @@ from rlaccel.tlm.fast.batch import retire_hosts
 from rlaccel.tlm.fast.jit import njit
 from rlaccel.tlm.fast.native import call_clock, clock_address
 
-from .host import REPLY_FIELDS
+from rlaccel.programs.adhdp.host import REPLY_FIELDS
 
 __all__ = ["AdhdpBatchHosts", "batch_hosts", "cartpole_steps", "cartpole_exchange",
            "cartpole_rounds", "cartpole_params"]

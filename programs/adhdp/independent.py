@@ -43,7 +43,7 @@ import numpy as np
 
 from rlaccel.isa.errors import RlaccelError
 
-from .host import Trials
+from rlaccel.programs.adhdp.host import Trials
 
 __all__ = ["Settings", "Network", "IndependentAdhdp", "FORMS"]
 

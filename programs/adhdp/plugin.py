@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from ..manifest import FromProgram, ManifestError
-from ..plugin import Plugin, Run
+from rlaccel.programs.manifest import FromProgram, ManifestError
+from rlaccel.programs.plugin import Plugin, Run
 
 __all__ = ["PLUGIN", "AdhdpPlugin", "program_path", "learning_config", "defines"]
 
@@ -23,7 +23,7 @@ _CHIP = {"gamma": ("GAMMA", float), "Ic": ("IC", int), "Ia": ("IA", int),
 
 
 def _host_defaults() -> dict:
-    from .host import LearningConfig
+    from rlaccel.programs.adhdp.host import LearningConfig
     return {f.name: f.default for f in fields(LearningConfig) if f.name.startswith("lr_")}
 
 
@@ -48,7 +48,7 @@ def defines(m: dict) -> dict:
 
 def learning_config(m: dict):
     """The host-side knobs of a manifest."""
-    from .host import LearningConfig
+    from rlaccel.programs.adhdp.host import LearningConfig
     lr = m["learning"]
     return LearningConfig(env_id=m["environment"], env_kwargs=m["environment_kwargs"],
                           trials=m["trials"], max_steps=m["max_steps"],
@@ -94,13 +94,13 @@ class AdhdpPlugin(Plugin):
                 raise ManifestError(f"{where}: 'learning.{key}' must be {span}, not {v}")
 
     def prepare(self, m: dict, arch) -> Run:
-        from .host import Trials
+        from rlaccel.programs.adhdp.host import Trials
         return Run(program_path(m), defines(m), state=Trials(learning_config(m)))
 
     def bind(self, m: dict, run: Run, binary, arch) -> None:
         from rlaccel.isa.dtypes import get_dtype
 
-        from .host import AdhdpHost
+        from rlaccel.programs.adhdp.host import AdhdpHost
         sym = {s.name: s for s in binary.symbols}
         missing = [s for s in ("X", "HA", "HC") if s not in sym]
         if missing:
@@ -150,7 +150,7 @@ class AdhdpPlugin(Plugin):
         """The hosts of a batch of runs, answered together (None: each member's own)."""
         from rlaccel.isa.dtypes import get_dtype
 
-        from .batch import batch_hosts
+        from rlaccel.programs.adhdp.batch import batch_hosts
         return batch_hosts(runs, get_dtype(arch.knobs.dtype))
 
     def summary(self, r: dict) -> str:
@@ -182,11 +182,11 @@ class AdhdpPlugin(Plugin):
     has_report = True
 
     def add_report_arguments(self, parser) -> None:
-        from .report import add_arguments
+        from rlaccel.programs.adhdp.report import add_arguments
         add_arguments(parser)
 
     def report(self, args) -> int:
-        from .report import cmd_report
+        from rlaccel.programs.adhdp.report import cmd_report
         return cmd_report(args)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .host import Trials
+from rlaccel.programs.adhdp.host import Trials
 
 __all__ = ["Layout", "AdhdpReference", "bsig", "dbsig"]
 

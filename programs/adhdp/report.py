@@ -150,7 +150,7 @@ def sensitivity(base: dict, vu: dict, view: str = "region") -> dict:
     """The energy gains (baseline / VU per iteration: critic, actor, combined) with the
     calibrated per-cycle ``clock`` scaled by each of :data:`CLOCK_SCALES` (energy is linear
     in it, :func:`~.calibration.energy_at`), and the baseline's whole-run power then."""
-    from .calibration import energy_at
+    from rlaccel.programs.adhdp.calibration import energy_at
     out = {}
     c0 = base["clock_pj"]
     for k in CLOCK_SCALES:
@@ -204,7 +204,7 @@ def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
             say(f"report: {tag}: {r['cycles']:,} cycles, {r['plant_steps']} plant steps, "
                 f"{r['wall_s']:.1f} s")
             runs.append(r)
-    from .calibration import SEED_POWER_MW, calibrate_clock
+    from rlaccel.programs.adhdp.calibration import SEED_POWER_MW, calibrate_clock
     base_runs = [r for r in runs if not r["virtual_update"]]
     rep = {"archs": {"baseline": ARCHS[False], "vu": ARCHS[True]},
            "arch_overrides": dict(arch_overrides or {}), "overrides": list(overrides or []),

@@ -29,8 +29,8 @@ from rlaccel.tlm.families.darl import (Encoder, UpdateCache, butterfly_allreduce
 from rlaccel.tlm.families.darl import kernels as _k
 from rlaccel.tlm.families.darl.regression import regress_rows
 
-from .config import HdqlConfig
-from .replay import Batch
+from rlaccel.programs.darl.config import HdqlConfig
+from rlaccel.programs.darl.replay import Batch
 
 __all__ = ["FunctionalHdql", "CompiledHdql", "compiled_available"]
 

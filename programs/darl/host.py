@@ -37,10 +37,10 @@ from rlaccel.isa.errors import RlaccelError, SimError
 from rlaccel.tlm.families.darl import position_matrix
 from rlaccel.tlm.hostlink import HostTimeline
 
-from .config import HdqlConfig
-from .replay import ReplayBuffer
-from .task import AgentEnv, env_shape
-from .training import Curve, streams
+from rlaccel.programs.darl.config import HdqlConfig
+from rlaccel.programs.darl.replay import ReplayBuffer
+from rlaccel.programs.darl.task import AgentEnv, env_shape
+from rlaccel.programs.darl.training import Curve, streams
 
 __all__ = ["DarlHost", "AgentHost", "MAXB"]
 

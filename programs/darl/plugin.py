@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from ..manifest import ManifestError
-from ..plugin import PackagePlugin, Run
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
 
@@ -33,7 +33,7 @@ _FIXED = {"number": "fixed32", "act_with": "target", "norm": "dimension", "imag_
 
 def config(m: dict):
     """The run's HdqlConfig: the task's preset, the manifest's [learning], agents, seed."""
-    from .config import HdqlConfig, task_config
+    from rlaccel.programs.darl.config import HdqlConfig, task_config
     where = m["__path__"]
     lr = dict(m["learning"])
     keys = [f.name for f in fields(HdqlConfig)
@@ -70,7 +70,7 @@ class DarlPlugin(PackagePlugin):
         from rlaccel.tlm.families.darl import stages
         from rlaccel.isa.errors import ArchError
 
-        from ..arch_variant import arch_variant
+        from rlaccel.programs.arch_variant import arch_variant
         where = m["__path__"]
         if m["steps"] < 0:
             raise ManifestError(f"{where}: 'steps' must be 0 (no limit) or more, not "
@@ -84,7 +84,7 @@ class DarlPlugin(PackagePlugin):
             raise ManifestError(f"{where}: agents = {m['agents']}: the U280 holds at most "
                                 f"eight agents (seed 004, section 6.2)")
         cfg = config(m)
-        from .host import MAXB
+        from rlaccel.programs.darl.host import MAXB
         if cfg.batch > MAXB:
             raise ManifestError(f"{where}: 'learning.batch' = {cfg.batch} exceeds the {MAXB} "
                                 f"samples one exchange of hdql.s carries")
@@ -100,7 +100,7 @@ class DarlPlugin(PackagePlugin):
                                 f"{arch.knobs.hv_dim} of '{arch.name}'")
 
     def prepare(self, m: dict, arch) -> Run:
-        from .host import DarlHost
+        from rlaccel.programs.darl.host import DarlHost
         cfg = config(m)
         host = DarlHost(cfg, m["steps"], m["stop_at_target"])
         defines = {"NF": host.n_obs, "NA": host.n_actions, "D": cfg.d,

@@ -31,8 +31,8 @@ import numpy as np
 
 from rlaccel.tlm.families.darl import butterfly_allreduce, position_matrix, regress
 
-from .config import HdqlConfig
-from .replay import Batch
+from rlaccel.programs.darl.config import HdqlConfig
+from rlaccel.programs.darl.replay import Batch
 
 __all__ = ["HdqlReference"]
 

@@ -143,8 +143,8 @@ def learning(files) -> dict:
 
 def cpu_baseline(seeds) -> dict:
     """The float64 reference (the CPU baseline) on CartPole to 500, one agent."""
-    from .config import task_config
-    from .training import Training
+    from rlaccel.programs.darl.config import task_config
+    from rlaccel.programs.darl.training import Training
     runs = []
     for s in seeds:
         tr = Training(task_config("cartpole", seed=s, stages=150))

@@ -27,7 +27,7 @@ def results(m: dict, run, res, platform) -> dict:
     from rlaccel.tlm.families.darl.timing import Workload, latency_cycles
     from rlaccel.tlm.families.darl.models import constants, optimisations
 
-    from .plugin import T_ENV_QUIET
+    from rlaccel.programs.darl.plugin import T_ENV_QUIET
     host = run.state
     cfg, c = host.cfg, host.curve
     n = cfg.agents

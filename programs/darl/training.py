@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import HdqlConfig
-from .replay import ReplayBuffer
-from .task import AgentEnv, env_shape
+from rlaccel.programs.darl.config import HdqlConfig
+from rlaccel.programs.darl.replay import ReplayBuffer
+from rlaccel.programs.darl.task import AgentEnv, env_shape
 
 __all__ = ["streams", "make_learner", "Curve", "Training"]
 
@@ -57,9 +57,9 @@ def make_learner(cfg: HdqlConfig, n_obs: int, n_actions: int, rng: np.random.Gen
     """The float64 reference, or the unit models in fixed32 (``cfg.number``): their compiled
     kernels (:class:`~.functional.CompiledHdql`, the same bits) where numba is there."""
     if cfg.number == "float64":
-        from .reference import HdqlReference
+        from rlaccel.programs.darl.reference import HdqlReference
         return HdqlReference(cfg, n_obs, n_actions, rng)
-    from .functional import CompiledHdql, FunctionalHdql, compiled_available
+    from rlaccel.programs.darl.functional import CompiledHdql, FunctionalHdql, compiled_available
     if compiled_available(cfg):
         return CompiledHdql(cfg, n_obs, n_actions, rng)
     return FunctionalHdql(cfg, n_obs, n_actions, rng)

@@ -34,9 +34,9 @@ from rlaccel.tlm.families.fixar.adam import AdamHyper, constants
 from rlaccel.tlm.families.fixar.soft_update import tau_raw
 from rlaccel.tlm.hostlink import HostTimeline
 
-from .config import DdpgConfig
-from .host import EVAL_SEED_OFFSET, DdpgHost
-from .network import actor_net, critic_net, init_params
+from rlaccel.programs.fixar.config import DdpgConfig
+from rlaccel.programs.fixar.host import EVAL_SEED_OFFSET, DdpgHost
+from rlaccel.programs.fixar.network import actor_net, critic_net, init_params
 
 __all__ = ["FixarDriver", "NEEDS"]
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from rlaccel.isa.errors import RlaccelError
 
-from .config import DdpgConfig
-from .replay import ReplayBuffer
+from rlaccel.programs.fixar.config import DdpgConfig
+from rlaccel.programs.fixar.replay import ReplayBuffer
 
 __all__ = ["make_env", "env_dims", "env_state", "set_env_state", "DdpgHost", "train",
            "EVAL_SEED_OFFSET"]

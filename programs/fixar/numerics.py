@@ -38,8 +38,8 @@ from rlaccel.tlm.families.fixar.prng import GAUSS_FRAC
 from rlaccel.tlm.families.fixar.qat import RangeMonitor, operand, qat_params, quantize_raw
 from rlaccel.tlm.families.fixar.soft_update import soft_update_fixed, soft_update_float
 
-from .config import ConfigError, DdpgConfig
-from .network import Net
+from rlaccel.programs.fixar.config import ConfigError, DdpgConfig
+from rlaccel.programs.fixar.network import Net
 
 __all__ = ["FloatEngine", "FixedEngine", "make_engine", "AdamState"]
 

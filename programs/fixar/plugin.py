@@ -12,8 +12,8 @@ the seed's own figures, ``tlm/families/fixar/pcie.py``).
 
 from __future__ import annotations
 
-from ..manifest import ManifestError
-from ..plugin import PackagePlugin, Run
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "FixarPlugin", "config", "LEARNING"]
 
@@ -27,7 +27,7 @@ LEARNING = {"batch": 64, "start_steps": 10000, "buffer": 1000000, "hidden": [400
 def config(m: dict, arch=None):
     """The run's DdpgConfig (fixed-point numerics; the activation storage format from the
     architecture's ``[fixar] store``)."""
-    from .config import DdpgConfig
+    from rlaccel.programs.fixar.config import DdpgConfig
     lr = dict(m["learning"])
     lr["hidden"] = tuple(lr["hidden"])
     lr["qat_delay"] = None if lr["qat_delay"] < 0 else lr["qat_delay"]
@@ -74,7 +74,7 @@ class FixarPlugin(PackagePlugin):
             raise ManifestError(f"{where}: {exc}") from None
 
     def prepare(self, m: dict, arch) -> Run:
-        from .driver import FixarDriver
+        from rlaccel.programs.fixar.driver import FixarDriver
         cfg = config(m, arch)
         if cfg.batch > arch.knobs.max_batch:
             raise ManifestError(f"{m['__path__']}: 'learning.batch' = {cfg.batch} exceeds the "

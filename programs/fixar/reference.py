@@ -28,10 +28,10 @@ import numpy as np
 from rlaccel.tlm.families.fixar.adam import AdamHyper
 from rlaccel.tlm.families.fixar.prng import NoiseGenerator
 
-from .config import DdpgConfig
-from .host import DdpgHost, train
-from .network import actor_net, critic_net, init_params
-from .numerics import AdamState, make_engine
+from rlaccel.programs.fixar.config import DdpgConfig
+from rlaccel.programs.fixar.host import DdpgHost, train
+from rlaccel.programs.fixar.network import actor_net, critic_net, init_params
+from rlaccel.programs.fixar.numerics import AdamState, make_engine
 
 __all__ = ["DdpgReference", "run", "NOISE_STREAM"]
 

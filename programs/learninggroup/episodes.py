@@ -27,7 +27,7 @@ import numpy as np
 
 from rlaccel.programs.envs import make_parallel
 
-from .config import LearningConfig
+from rlaccel.programs.learninggroup.config import LearningConfig
 
 __all__ = ["Policy", "Episode", "Batch", "Episodes", "sample", "discounted_returns"]
 

@@ -25,8 +25,8 @@ import numpy as np
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.tlm.hostlink import HostTimeline
 
-from .config import LearningConfig
-from .episodes import Batch, Episodes
+from rlaccel.programs.learninggroup.config import LearningConfig
+from rlaccel.programs.learninggroup.episodes import Batch, Episodes
 
 __all__ = ["LgHost", "HostPlan", "STEP", "EPISODE_END", "UPDATE", "HALT", "REPLY_FIELDS"]
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import flgw
-from .config import LAYERS, NetConfig
+from rlaccel.programs.learninggroup import flgw
+from rlaccel.programs.learninggroup.config import LAYERS, NetConfig
 
 __all__ = ["IC3Net", "Step", "layer_shapes", "init_params"]
 

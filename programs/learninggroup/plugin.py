@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..manifest import ManifestError
-from ..plugin import PackagePlugin, Run
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "LearningGroupPlugin", "defines", "learning_config", "obs_dim"]
 
@@ -32,7 +32,7 @@ def obs_dim(env_kwargs: dict) -> int:
 
 
 def learning_config(m: dict):
-    from .config import LearningConfig
+    from rlaccel.programs.learninggroup.config import LearningConfig
     lr = m["learning"]
     return LearningConfig(env_id=m["environment"], env_kwargs=dict(m["environment_kwargs"]),
                           batch_episodes=lr["batch_episodes"], iterations=m["iterations"],
@@ -131,7 +131,7 @@ class LearningGroupPlugin(PackagePlugin):
     def bind(self, m: dict, run: Run, binary, arch) -> None:
         from rlaccel.isa.dtypes import get_dtype
 
-        from .host import HostPlan, LgHost
+        from rlaccel.programs.learninggroup.host import HostPlan, LgHost
         plan = HostPlan(iterations=m["iterations"], steps=m["steps"],
                         grad_scale=m["learning"]["grad_scale"])
         run.hosts = LgHost(learning_config(m), plan, binary, get_dtype(arch.knobs.dtype))
@@ -148,7 +148,7 @@ class LearningGroupPlugin(PackagePlugin):
         return lines
 
     def results(self, m: dict, run: Run, res, platform) -> dict:
-        from .results import family_results
+        from rlaccel.programs.learninggroup.results import family_results
         return family_results(m, run.hosts, res, platform)
 
     # ---- rlaccel report learninggroup ----

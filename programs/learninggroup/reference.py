@@ -27,10 +27,10 @@ from typing import Callable
 
 import numpy as np
 
-from .config import LearningConfig, NetConfig
-from .episodes import Batch, Episodes
-from .ic3net import IC3Net, init_params
-from .rmsprop import RMSprop
+from rlaccel.programs.learninggroup.config import LearningConfig, NetConfig
+from rlaccel.programs.learninggroup.episodes import Batch, Episodes
+from rlaccel.programs.learninggroup.ic3net import IC3Net, init_params
+from rlaccel.programs.learninggroup.rmsprop import RMSprop
 
 __all__ = ["Ic3netReference", "TrainResult", "StepRecorder"]
 

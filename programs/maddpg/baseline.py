@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from .config import MaddpgConfig
-from .reference import MaddpgReference
-from .training import Training
+from rlaccel.programs.maddpg.config import MaddpgConfig
+from rlaccel.programs.maddpg.reference import MaddpgReference
+from rlaccel.programs.maddpg.training import Training
 
 __all__ = ["measure", "blas_threads"]
 

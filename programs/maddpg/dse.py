@@ -34,8 +34,8 @@ def explore_manifest(manifest, overrides=None, arch=None, search=None) -> dict:
     from rlaccel.isa.arch import load_arch
     from rlaccel.programs.runner import configure
 
-    from .plugin import config, design
-    from .task import make_task
+    from rlaccel.programs.maddpg.plugin import config, design
+    from rlaccel.programs.maddpg.task import make_task
     plugin, m = configure(manifest, overrides or [], arch=arch)
     if plugin.family != "maddpg":
         from rlaccel.programs.manifest import ManifestError

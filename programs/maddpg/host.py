@@ -36,8 +36,8 @@ from rlaccel.isa.errors import RlaccelError, SimError
 from rlaccel.tlm.families.maddpg.update import adam_rate
 from rlaccel.tlm.hostlink import HostTimeline
 
-from .reference import MaddpgReference
-from .training import Training
+from rlaccel.programs.maddpg.reference import MaddpgReference
+from rlaccel.programs.maddpg.training import Training
 
 __all__ = ["MaddpgHost", "LearnerHost", "flatten", "unflatten", "layout"]
 

@@ -13,8 +13,8 @@ unroll factors.
 
 from __future__ import annotations
 
-from ..manifest import ManifestError
-from ..plugin import PackagePlugin, Run
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
 
 __all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines",
            "stage_names", "HEADS"]
@@ -33,7 +33,7 @@ _LEARNING = {"batch": 1024, "lr": 0.01, "gamma": 0.95, "tau": 0.01, "buffer": 1_
 
 def config(m: dict):
     """The run's MaddpgConfig (the machine: parallel schedule, one shared batch, Adam)."""
-    from .config import MaddpgConfig
+    from rlaccel.programs.maddpg.config import MaddpgConfig
     lr = m["learning"]
     kw = {k: lr[k] for k in _LEARNING if k != "learning_starts"}
     kw["hidden"] = tuple(lr["hidden"])
@@ -47,7 +47,7 @@ def learners(task, hidden) -> list:
     """The DSE's learners: every agent's policy and critic widths."""
     from rlaccel.tlm.families.maddpg.dse import Learner
 
-    from .host import layout
+    from rlaccel.programs.maddpg.host import layout
     out = []
     for s in task.specs:
         q_in = layout(s, task.specs)["QIN"]
@@ -82,7 +82,7 @@ def design(m: dict, arch, task):
 
 def agent_defines(m: dict, task, res) -> list[dict]:
     """Every learner's widths and unroll factors (learner.s's defines)."""
-    from .host import layout
+    from rlaccel.programs.maddpg.host import layout
     out = []
     for s in task.specs:
         d = layout(s, task.specs)
@@ -140,7 +140,7 @@ class MaddpgPlugin(PackagePlugin):
         config(m)                          # MaddpgConfig's own checks
 
     def prepare(self, m: dict, arch) -> Run:
-        from .host import MaddpgHost
+        from rlaccel.programs.maddpg.host import MaddpgHost
         cfg = config(m)
         host = MaddpgHost(cfg, m["episodes"], m["steps"], m["window"])
         task = host.training.task
@@ -167,7 +167,7 @@ class MaddpgPlugin(PackagePlugin):
             h.bind(b)
 
     def progress(self, run: Run) -> list[str]:
-        from .results import progress_lines
+        from rlaccel.programs.maddpg.results import progress_lines
         return progress_lines(run.state)
 
     # ---- rlaccel report maddpg ----

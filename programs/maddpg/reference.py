@@ -31,9 +31,9 @@ import numpy as np
 
 from rlaccel.isa.errors import RlaccelError
 
-from .mlp import backward, forward, gumbel_softmax, init_mlp, softmax_backward
-from .optim import clip_by_norm, make_optimizer, soft_update
-from .replay import Batch, gumbel_noise
+from rlaccel.programs.maddpg.mlp import backward, forward, gumbel_softmax, init_mlp, softmax_backward
+from rlaccel.programs.maddpg.optim import clip_by_norm, make_optimizer, soft_update
+from rlaccel.programs.maddpg.replay import Batch, gumbel_noise
 
 __all__ = ["AgentLearner", "MaddpgReference", "critic_input"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import describe_pipeline
+from rlaccel.programs.maddpg.results import describe_pipeline
 
 __all__ = ["add_arguments", "cmd_report", "SEED"]
 
@@ -222,9 +222,9 @@ def cmd_report(args) -> int:
     from rlaccel.programs.runner import write_json
     from rlaccel.util.files import atomic_write
 
-    from .baseline import blas_threads, measure
-    from .dse import explore_manifest
-    from .plugin import config
+    from rlaccel.programs.maddpg.baseline import blas_threads, measure
+    from rlaccel.programs.maddpg.dse import explore_manifest
+    from rlaccel.programs.maddpg.plugin import config
     from rlaccel.programs.runner import configure
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)

@@ -214,7 +214,7 @@ def _round_link(ctrl) -> int:
 
 
 def _stage_names(design, name):
-    from .plugin import stage_names
+    from rlaccel.programs.maddpg.plugin import stage_names
     return stage_names(design, name)
 
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .replay import ReplayBuffer
-from .task import make_task
+from rlaccel.programs.maddpg.replay import ReplayBuffer
+from rlaccel.programs.maddpg.task import make_task
 
 __all__ = ["streams", "Curve", "Training", "RandomPolicy"]
 

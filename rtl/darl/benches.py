@@ -14,11 +14,11 @@ from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, butterfly_allr
 from rlaccel.tlm.families.darl.encoder import Encoder, position_matrix
 from rlaccel.tlm.families.darl.timing import Workload, iteration_cycles
 
-from ..benches import Bench, _count, random_words
-from ..scoreboard import Txn
-from .butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
-from .encoder import darl_encoder, encoder_latency, encoder_signals
-from .params import darl_params
+from rlaccel.rtl.benches import Bench, _count, random_words
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.darl.butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
+from rlaccel.rtl.darl.encoder import darl_encoder, encoder_latency, encoder_signals
+from rlaccel.rtl.darl.params import darl_params
 
 __all__ = ["ButterflyBench", "EncoderBench", "BENCHES"]
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from myhdl import Signal, always_seq, block, intbv
 
-from ..params import bits_for, sig_signed, sig_unsigned
-from .params import DarlParams
+from rlaccel.rtl.params import bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.darl.params import DarlParams
 
 __all__ = ["darl_butterfly", "butterfly_signals", "beat_bus", "bus_words", "read_back",
            "HOP_LATENCY"]

@@ -32,9 +32,9 @@ from math import ceil, log2
 
 from myhdl import always, always_comb, always_seq, block, intbv
 
-from ..errors import RtlError
-from ..params import sig_signed, sig_unsigned
-from .params import DarlParams
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.params import sig_signed, sig_unsigned
+from rlaccel.rtl.darl.params import DarlParams
 
 __all__ = ["darl_encoder", "encoder_signals", "encoder_latency"]
 

@@ -26,10 +26,10 @@ import numpy as np
 from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, stages
 
-from ..errors import RtlError
-from ..jobs import JobSim, JobTransactor, require_family
-from .butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
-from .params import darl_params
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.rtl.darl.butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
+from rlaccel.rtl.darl.params import darl_params
 
 __all__ = ["RtlButterfly"]
 

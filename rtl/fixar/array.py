@@ -38,9 +38,9 @@ from rlaccel.isa.arch import Arch
 from rlaccel.isa.errors import ArchError
 from rlaccel.tlm.families.fixar.timing import AapTiming
 
-from ..params import bits_for, sig_signed, sig_unsigned
-from .params import FixarParams, fixar_params
-from .pe import fixar_pe
+from rlaccel.rtl.params import bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.fixar.params import FixarParams, fixar_params
+from rlaccel.rtl.fixar.pe import fixar_pe
 
 __all__ = ["fixar_array", "array_signals", "ArrayParams", "array_params", "ARRAY_LATENCY"]
 

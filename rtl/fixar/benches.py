@@ -15,12 +15,12 @@ from rlaccel.tlm.families.fixar import pe
 from rlaccel.tlm.families.fixar.prng import NoiseGenerator
 from rlaccel.tlm.families.fixar.timing import AapTiming, ff_cycles, unit_cycles
 
-from ..benches import Bench, _count
-from ..scoreboard import Txn
-from .array import ARRAY_LATENCY, array_params, array_signals, fixar_array
-from .params import fixar_params
-from .pe import fixar_pe, pe_signals
-from .prng import fixar_prng, prng_signals
+from rlaccel.rtl.benches import Bench, _count
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.fixar.array import ARRAY_LATENCY, array_params, array_signals, fixar_array
+from rlaccel.rtl.fixar.params import fixar_params
+from rlaccel.rtl.fixar.pe import fixar_pe, pe_signals
+from rlaccel.rtl.fixar.prng import fixar_prng, prng_signals
 
 __all__ = ["PeBench", "PrngBench", "ArrayBench", "BENCHES"]
 

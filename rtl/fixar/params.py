@@ -16,7 +16,7 @@ from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.tlm.families.fixar import pe, prng
 from rlaccel.tlm.families.fixar.timing import AapTiming
 
-from ..params import bits_for
+from rlaccel.rtl.params import bits_for
 
 __all__ = ["FixarParams", "fixar_params"]
 

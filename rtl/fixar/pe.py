@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from myhdl import always_seq, block, intbv
 
-from ..params import sig_signed, sig_unsigned
-from .params import FixarParams
+from rlaccel.rtl.params import sig_signed, sig_unsigned
+from rlaccel.rtl.fixar.params import FixarParams
 
 __all__ = ["fixar_pe", "pe_signals"]
 

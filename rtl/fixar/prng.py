@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from myhdl import Signal, always_seq, block, intbv
 
-from ..params import bits_for, sig_unsigned
-from .params import FixarParams
+from rlaccel.rtl.params import bits_for, sig_unsigned
+from rlaccel.rtl.fixar.params import FixarParams
 
 __all__ = ["fixar_prng", "prng_signals"]
 

@@ -22,10 +22,10 @@ from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.fixar.prng import NoiseGenerator
 from rlaccel.tlm.families.fixar.timing import unit_cycles
 
-from ..benches import counted_clock
-from ..errors import RtlError
-from .params import fixar_params
-from .prng import fixar_prng, prng_signals
+from rlaccel.rtl.benches import counted_clock
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.fixar.params import fixar_params
+from rlaccel.rtl.fixar.prng import fixar_prng, prng_signals
 
 __all__ = ["RtlPrng", "RtlStream"]
 

@@ -15,13 +15,13 @@ from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.tlm.families.learninggroup.osel import encode_osel
 from rlaccel.tlm.families.learninggroup.vpu import VpuArray
 
-from ..benches import Bench, _count
-from ..float_stimulus import canon, float_words
-from ..scoreboard import Txn
-from .params import lg_params
-from .osel import lg_osel, osel_signals
-from .osel_driver import feed_rows
-from .vpu import lg_vpu, vpu_signals
+from rlaccel.rtl.benches import Bench, _count
+from rlaccel.rtl.float_stimulus import canon, float_words
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.learninggroup.params import lg_params
+from rlaccel.rtl.learninggroup.osel import lg_osel, osel_signals
+from rlaccel.rtl.learninggroup.osel_driver import feed_rows
+from rlaccel.rtl.learninggroup.vpu import lg_vpu, vpu_signals
 
 __all__ = ["VpuBench", "OselBench", "BENCHES"]
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from myhdl import Signal, always_comb, always_seq, block, intbv
 
-from ..errors import RtlError
-from ..params import bits_for, sig_unsigned
-from .params import LgParams
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.params import bits_for, sig_unsigned
+from rlaccel.rtl.learninggroup.params import LgParams
 
 __all__ = ["lg_osel", "osel_signals", "osel_sizes"]
 

@@ -14,8 +14,8 @@ from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.tlm.families.learninggroup import timing, vpu
 
-from ..fpu import FloatFormat, float_format
-from ..params import bits_for
+from rlaccel.rtl.fpu import FloatFormat, float_format
+from rlaccel.rtl.params import bits_for
 
 __all__ = ["LgParams", "lg_params"]
 

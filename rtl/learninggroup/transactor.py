@@ -24,11 +24,11 @@ from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.learninggroup.osel import SparseRowMemory, SparseTuple
 from rlaccel.tlm.families.learninggroup.timing import hit_cycles, miss_cycles
 
-from ..errors import RtlError
-from ..jobs import JobSim, JobTransactor, require_family
-from .osel import lg_osel, osel_signals
-from .osel_driver import feed_rows
-from .params import lg_params
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.rtl.learninggroup.osel import lg_osel, osel_signals
+from rlaccel.rtl.learninggroup.osel_driver import feed_rows
+from rlaccel.rtl.learninggroup.params import lg_params
 
 __all__ = ["RtlOsel"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from myhdl import always_comb, always_seq, block, intbv
 
-from ..fpu import fadd, fmul
-from ..params import sig_unsigned
-from .params import LgParams
+from rlaccel.rtl.fpu import fadd, fmul
+from rlaccel.rtl.params import sig_unsigned
+from rlaccel.rtl.learninggroup.params import LgParams
 
 __all__ = ["lg_vpu", "vpu_signals"]
 

@@ -12,12 +12,12 @@ from myhdl import StopSimulation, block, delay, instance
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.tlm.families.maddpg import compute_unit, ring
 
-from ..benches import Bench, _count
-from ..float_stimulus import canon, float_words
-from ..scoreboard import Txn
-from .cu import LOAD_B, LOAD_W, LOAD_X, cu_signals, maddpg_cu
-from .params import maddpg_params
-from .ring import MAX_WORDS, maddpg_ring, ring_signals
+from rlaccel.rtl.benches import Bench, _count
+from rlaccel.rtl.float_stimulus import canon, float_words
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.maddpg.cu import LOAD_B, LOAD_W, LOAD_X, cu_signals, maddpg_cu
+from rlaccel.rtl.maddpg.params import maddpg_params
+from rlaccel.rtl.maddpg.ring import MAX_WORDS, maddpg_ring, ring_signals
 
 __all__ = ["CuBench", "RingBench", "BENCHES"]
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from myhdl import Signal, always_comb, always_seq, block, intbv
 
-from ..fpu import fadd, fmul
-from ..params import bits_for, sig_unsigned
-from .params import MaddpgParams
+from rlaccel.rtl.fpu import fadd, fmul
+from rlaccel.rtl.params import bits_for, sig_unsigned
+from rlaccel.rtl.maddpg.params import MaddpgParams
 
 __all__ = ["maddpg_cu", "cu_signals", "LOAD_W", "LOAD_X", "LOAD_B"]
 

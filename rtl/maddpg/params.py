@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
 
-from ..fpu import FloatFormat, float_format
+from rlaccel.rtl.fpu import FloatFormat, float_format
 
 __all__ = ["MaddpgParams", "maddpg_params", "UNROLL", "MAX_IN", "MAX_OUT"]
 

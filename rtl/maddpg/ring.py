@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
 
-from ..errors import RtlError
-from ..params import bits_for, sig_unsigned
-from .params import MaddpgParams
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.params import bits_for, sig_unsigned
+from rlaccel.rtl.maddpg.params import MaddpgParams
 
 __all__ = ["maddpg_ring", "ring_node", "ring_signals", "MAX_WORDS"]
 

@@ -25,10 +25,10 @@ from myhdl import delay
 from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.maddpg.ring import allgather_cycles
 
-from ..errors import RtlError
-from ..jobs import JobSim, JobTransactor, require_family
-from .params import maddpg_params
-from .ring import MAX_WORDS, maddpg_ring, ring_signals
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.rtl.maddpg.params import maddpg_params
+from rlaccel.rtl.maddpg.ring import MAX_WORDS, maddpg_ring, ring_signals
 
 __all__ = ["RtlRing"]
 

@@ -3,7 +3,7 @@ wrong memory. Each case gives exactly its message (with the line and caret) or s
 
 import pytest
 
-from .conftest import Case
+from tests.adversarial.conftest import Case
 
 A = ".arch adhdp\n"
 DATA = A + ".data\n"

@@ -8,8 +8,8 @@ from rlaccel.isa.arch import arch_names
 
 from rlaccel.assembler.rlb import dumps
 
-from .conftest import Case
-from .test_dis import BASE
+from tests.adversarial.conftest import Case
+from tests.adversarial.test_dis import BASE
 
 SEED_RANGE = "must be an integer from 0 to 9,223,372,036,854,775,807"
 N_RANGE = "must be an integer from 1 to 1,000,000"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ADHDP, Case, adhdp_files
+from tests.adversarial.conftest import ADHDP, Case, adhdp_files
 
 HERE = Path(__file__).parent
 CATEGORIES = ("manifests", "arch_files")

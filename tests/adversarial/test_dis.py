@@ -13,7 +13,7 @@ from rlaccel.assembler.rlb import Symbol, dumps, read
 from rlaccel.isa.arch import arch_names
 from rlaccel.isa.encoding import Instruction, encoding_for
 
-from .conftest import Case
+from tests.adversarial.conftest import Case
 
 PROGRAM = """.arch adhdp
 .data

@@ -10,7 +10,7 @@ import pytest
 
 from rlaccel.util import files
 
-from .conftest import Case
+from tests.adversarial.conftest import Case
 
 SRC = ".arch adhdp\n.data\nX: .zero 2\n.text\ncc.halt\n"
 INC_SRC = '.arch adhdp\n.include "lay.inc"\n.text\ncc.halt\n'

@@ -10,7 +10,7 @@ import pytest
 
 from rlaccel.util import files
 
-from .conftest import Case, adhdp_files
+from tests.adversarial.conftest import Case, adhdp_files
 
 E = "rlaccel run: error: "
 FILES = adhdp_files()

@@ -19,7 +19,7 @@ from rlaccel.isa.encoding import encoding_for
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.tlm.arch_check import check_arch
 
-from ..util.tomlgen import mutated_table, toml_text
+from tests.util.tomlgen import mutated_table, toml_text
 
 TABLES = [tomllib.loads(p.read_text()) for p in sorted(ARCH_DIR.glob("*.toml"))]
 BUDGET_S = 5.0

@@ -17,7 +17,7 @@ from rlaccel.isa.arch import load_arch
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.programs.runner import configure
 
-from ..util.tomlgen import mutated_table, toml_text
+from tests.util.tomlgen import mutated_table, toml_text
 
 ROOT = Path(__file__).parents[2] / "programs"
 TABLES = [t for t in (tomllib.loads(p.read_text()) for p in sorted(ROOT.glob("*/*.toml")))

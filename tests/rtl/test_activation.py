@@ -6,7 +6,7 @@ from rlaccel.rtl.activation import ACT
 from rlaccel.rtl.cosim import run
 from rlaccel.rtl.hdl import lint
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_10000_random_transactions_myhdl():

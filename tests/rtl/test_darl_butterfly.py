@@ -7,7 +7,7 @@ from rlaccel.rtl.darl.butterfly import HOP_LATENCY
 from rlaccel.rtl.hdl import lint
 from rlaccel.tlm.families.darl import allreduce
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_reductions_myhdl():

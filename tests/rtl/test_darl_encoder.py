@@ -8,7 +8,7 @@ from rlaccel.rtl.darl.encoder import encoder_latency
 from rlaccel.rtl.darl.params import darl_params
 from rlaccel.tlm.families.darl.timing import Workload, iteration_cycles
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_elements_myhdl():

@@ -11,7 +11,7 @@ from rlaccel.isa.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.rtl.darl.transactor import RtlButterfly
 
-from .run_reports import differences, rtl_run
+from tests.rtl.run_reports import differences, rtl_run
 
 MANIFEST = Path(__file__).parents[2] / "programs" / "darl" / "cartpole.toml"
 #: two agents, D = 64 (shards of 2 x 2 x 64 = 256 words), one training stage, the agents

@@ -16,7 +16,7 @@ from rlaccel.rtl.hdl import lint
 from rlaccel.rtl.params import params
 from rlaccel.tlm.families.base.timing import matrix_timing
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 EDGES = ("zero", "most negative", "most positive")
 

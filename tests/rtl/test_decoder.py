@@ -7,7 +7,7 @@ from rlaccel.rtl.decoder import mnemonics
 from rlaccel.rtl.hdl import lint
 from rlaccel.rtl.params import params
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_10000_random_words_myhdl():

@@ -12,7 +12,7 @@ from rlaccel.rtl.fixar.array import array_params
 from rlaccel.rtl.hdl import lint
 from rlaccel.tlm.families.fixar import pe
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def _arch(tmp_path, rows, cols):

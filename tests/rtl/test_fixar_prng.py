@@ -6,7 +6,7 @@ from rlaccel.rtl.cosim import run
 from rlaccel.rtl.hdl import lint
 from rlaccel.tlm.families.fixar import prng
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_requests_myhdl():

@@ -12,7 +12,7 @@ from rlaccel.programs.runner import run
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.learninggroup.transactor import RtlOsel
 
-from .run_reports import differences, rtl_run
+from tests.rtl.run_reports import differences, rtl_run
 
 ROOT = Path(__file__).parents[2] / "programs"
 MANIFEST = ROOT / "learninggroup" / "predator_prey.toml"

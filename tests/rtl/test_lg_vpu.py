@@ -8,7 +8,7 @@ from rlaccel.rtl.cosim import run
 from rlaccel.rtl.hdl import lint
 from rlaccel.tlm.families.learninggroup import vpu
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_300_chains_myhdl():

@@ -9,7 +9,7 @@ from rlaccel.rtl.maddpg import benches
 from rlaccel.rtl.maddpg.params import maddpg_params
 from rlaccel.tlm.families.maddpg import compute_unit
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 def test_layers_myhdl():

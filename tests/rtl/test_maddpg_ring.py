@@ -9,7 +9,7 @@ from rlaccel.rtl.cosim import run
 from rlaccel.rtl.hdl import lint
 from rlaccel.tlm.families.maddpg import ring
 
-from .conftest import assert_clean
+from tests.rtl.conftest import assert_clean
 
 
 @pytest.mark.parametrize("arch", ["maddpg", "maddpg-pp"])

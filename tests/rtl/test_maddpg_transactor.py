@@ -11,7 +11,7 @@ from rlaccel.isa.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.rtl.maddpg.transactor import RtlRing
 
-from .run_reports import differences, rtl_run
+from tests.rtl.run_reports import differences, rtl_run
 
 MANIFEST = Path(__file__).parents[2] / "programs" / "maddpg" / "speaker_listener.toml"
 #: 100 steps, batches of 16 from step 32, an update round every 50 steps: two rounds

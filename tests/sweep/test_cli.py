@@ -8,7 +8,7 @@ import pytest
 
 from rlaccel.cli import main
 
-from .conftest import TINY
+from tests.sweep.conftest import TINY
 
 PLOT = TINY + """
 [plot]

@@ -11,7 +11,7 @@ from rlaccel.sweep.driver import run_sweep
 from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.store import open_existing
 
-from .conftest import CARTPOLE, TINY
+from tests.sweep.conftest import CARTPOLE, TINY
 
 
 def _metrics(db):

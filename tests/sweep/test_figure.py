@@ -7,7 +7,7 @@ from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.figure import aggregate, knees, markdown, write_figure
 from rlaccel.sweep.spec import load_spec
 
-from .conftest import CARTPOLE
+from tests.sweep.conftest import CARTPOLE
 
 SPEC = f"""
 manifest = "{CARTPOLE}"

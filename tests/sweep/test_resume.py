@@ -11,7 +11,7 @@ import time
 from rlaccel.sweep.driver import run_sweep
 from rlaccel.sweep.store import open_existing
 
-from .conftest import TINY
+from tests.sweep.conftest import TINY
 
 SPEC = (TINY.replace("max_steps = 30", "max_steps = 150").replace("trials = 1", "trials = 2")
         .replace("range = [1, 3]", "range = [1, 6]"))          # 12 points

@@ -6,7 +6,7 @@ import pytest
 from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.spec import load_spec, toml_literal
 
-from .conftest import CARTPOLE, TINY
+from tests.sweep.conftest import CARTPOLE, TINY
 
 
 def test_points_are_the_product_of_the_axes_first_axis_slowest(write_spec):

@@ -10,7 +10,7 @@ from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.spec import load_spec
 from rlaccel.sweep.store import Store, open_existing
 
-from .conftest import TINY
+from tests.sweep.conftest import TINY
 
 
 def _result(i, status="done", value=1):

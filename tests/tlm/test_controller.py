@@ -11,7 +11,7 @@ from rlaccel.isa.encoding import Instruction, encoding_for
 from rlaccel.isa.errors import ArchError, SimError
 from rlaccel.tlm.platform import Platform
 
-from .conftest import ScriptedHost
+from tests.tlm.conftest import ScriptedHost
 
 DATA = """.data
 X: .values 0.5, -0.25, 0.125, 1.0

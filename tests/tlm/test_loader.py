@@ -9,7 +9,7 @@ from rlaccel.isa.arch import load_arch
 from rlaccel.tlm import loader
 from rlaccel.tlm.platform import Platform
 
-from .conftest import ScriptedHost
+from tests.tlm.conftest import ScriptedHost
 
 SOURCE = """.data
 X: .values 0.5, -0.25, 0.125, 1.0

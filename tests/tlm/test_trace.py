@@ -5,7 +5,7 @@ import json
 
 from rlaccel.tlm.trace import ChromeTrace
 
-from .test_controller import DATA
+from tests.tlm.test_controller import DATA
 
 
 def _ns(us: float) -> int:

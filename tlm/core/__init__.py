@@ -27,15 +27,15 @@ Time is counted in clock cycles of the accelerator (``env.now``, integers). A tr
 a plain Python call that returns its annotated delay; only the quantum keeper touches SimPy.
 """
 
-from .dmi import DmiCache, DmiRegion
-from .memory import Memory, MemoryStats
-from .payload import Command, GenericPayload, Status
-from .quantum import DEFAULT_QUANTUM, QuantumKeeper, global_quantum, set_global_quantum
-from .router import Router
-from .sockets import InitiatorSocket, Target, TargetSocket
-from .ring import Ring
-from .butterfly import Butterfly
-from .timing import AccessTiming
+from rlaccel.tlm.core.dmi import DmiCache, DmiRegion
+from rlaccel.tlm.core.memory import Memory, MemoryStats
+from rlaccel.tlm.core.payload import Command, GenericPayload, Status
+from rlaccel.tlm.core.quantum import DEFAULT_QUANTUM, QuantumKeeper, global_quantum, set_global_quantum
+from rlaccel.tlm.core.router import Router
+from rlaccel.tlm.core.sockets import InitiatorSocket, Target, TargetSocket
+from rlaccel.tlm.core.ring import Ring
+from rlaccel.tlm.core.butterfly import Butterfly
+from rlaccel.tlm.core.timing import AccessTiming
 
 __all__ = [
     "Command", "Status", "GenericPayload", "AccessTiming",

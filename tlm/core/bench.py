@@ -13,11 +13,11 @@ from typing import Callable
 import numpy as np
 import simpy
 
-from .memory import Memory
-from .payload import Command, GenericPayload
-from .quantum import QuantumKeeper
-from .router import Router
-from .sockets import InitiatorSocket
+from rlaccel.tlm.core.memory import Memory
+from rlaccel.tlm.core.payload import Command, GenericPayload
+from rlaccel.tlm.core.quantum import QuantumKeeper
+from rlaccel.tlm.core.router import Router
+from rlaccel.tlm.core.sockets import InitiatorSocket
 
 
 def _system() -> tuple[Memory, InitiatorSocket, InitiatorSocket]:

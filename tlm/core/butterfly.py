@@ -18,7 +18,7 @@ import simpy
 
 from rlaccel.isa.errors import SimError
 
-from .timing import AccessTiming
+from rlaccel.tlm.core.timing import AccessTiming
 
 __all__ = ["Butterfly"]
 

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .payload import Command, GenericPayload
-from .timing import AccessTiming
+from rlaccel.tlm.core.payload import Command, GenericPayload
+from rlaccel.tlm.core.timing import AccessTiming
 
 if TYPE_CHECKING:
-    from .sockets import InitiatorSocket
+    from rlaccel.tlm.core.sockets import InitiatorSocket
 
 __all__ = ["DmiRegion", "DmiCache"]
 

@@ -19,10 +19,10 @@ import numpy.typing as npt
 
 from rlaccel.isa.errors import SimError
 
-from .dmi import DmiRegion
-from .payload import Command, GenericPayload, Status, _words
-from .sockets import Target, TargetSocket
-from .timing import AccessTiming
+from rlaccel.tlm.core.dmi import DmiRegion
+from rlaccel.tlm.core.payload import Command, GenericPayload, Status, _words
+from rlaccel.tlm.core.sockets import Target, TargetSocket
+from rlaccel.tlm.core.timing import AccessTiming
 
 __all__ = ["Memory", "MemoryStats"]
 

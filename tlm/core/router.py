@@ -14,9 +14,9 @@ from bisect import bisect_right, insort
 
 from rlaccel.isa.errors import ArchError
 
-from .dmi import DmiRegion
-from .payload import GenericPayload, Status, _words
-from .sockets import InitiatorSocket, Target, TargetSocket
+from rlaccel.tlm.core.dmi import DmiRegion
+from rlaccel.tlm.core.payload import GenericPayload, Status, _words
+from rlaccel.tlm.core.sockets import InitiatorSocket, Target, TargetSocket
 
 __all__ = ["Router"]
 

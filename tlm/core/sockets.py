@@ -22,8 +22,8 @@ from typing import Callable
 
 from rlaccel.isa.errors import ArchError, SimError
 
-from .dmi import DmiRegion
-from .payload import GenericPayload, Status
+from rlaccel.tlm.core.dmi import DmiRegion
+from rlaccel.tlm.core.payload import GenericPayload, Status
 
 __all__ = ["Target", "TargetSocket", "InitiatorSocket"]
 

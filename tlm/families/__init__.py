@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 from rlaccel.isa.errors import ArchError
 from rlaccel.isa.table import FAMILIES, TABLE
 
-from ..model import Family, InstructionModel
+from rlaccel.tlm.model import Family, InstructionModel
 
 __all__ = ["PACKAGES", "TABLES", "CHECKS", "implemented", "family", "check_complete",
            "models_for", "check_tables"]

@@ -27,8 +27,8 @@ import numpy as np
 
 from rlaccel.tlm.families.base.kernels import branch, run
 
-from . import interp as I
-from .jit import njit
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["Automaton", "run_round", "MAX_PENDING"]
 

@@ -33,11 +33,11 @@ import simpy
 
 from rlaccel.isa.errors import SimError
 
-from ..loader import EXEC, BRANCH, FAULT, HALT, HOST
-from . import interp as I
-from .engine import prepare, _write_back
-from .jit import HAVE_NUMBA, njit
-from .automaton import Automaton, run_round
+from rlaccel.tlm.loader import EXEC, BRANCH, FAULT, HALT, HOST
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.engine import prepare, _write_back
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+from rlaccel.tlm.fast.automaton import Automaton, run_round
 
 __all__ = ["Batch", "MemberHosts", "retire_hosts", "finish_hosts"]
 

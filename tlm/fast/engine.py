@@ -17,10 +17,10 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from ..loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
-from ..model import Cost
-from . import interp as I
-from .program import Program, build
+from rlaccel.tlm.loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
+from rlaccel.tlm.model import Cost
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.program import Program, build
 
 __all__ = ["process", "prepare"]
 

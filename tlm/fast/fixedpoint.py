@@ -19,7 +19,7 @@ import numpy as np
 
 from rlaccel.isa.dtypes import ACTIVATIONS, FixedType
 
-from .jit import njit
+from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["constants", "quantize", "K_N", "K_MIN", "K_MAX", "K_HALF", "K_DIRECT", "K_SPLIT1", "K_SPLIT2",
            "K_PWL", "rnd", "sat", "mul", "dot_rows", "pwl", "activate", "derivative"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
-from .native import COL_MAJOR, NATIVE_FIELDS, ROW_MAJOR, TRANS, call_ddot, call_gemv, \
+from rlaccel.tlm.fast.jit import njit
+from rlaccel.tlm.fast.native import COL_MAJOR, NATIVE_FIELDS, ROW_MAJOR, TRANS, call_ddot, call_gemv, \
     call_loop, float_natives
 
 __all__ = ["constants", "matvec", "rmatvec", "sumsq", "activate", "derivative", "unary",

@@ -22,7 +22,7 @@ the rule exists once.
 
 from __future__ import annotations
 
-from .jit import njit
+from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["WHOLE", "NONE", "AT_END", "SCHED", "RANGE", "word_time", "earliest", "last_time",
            "ranges"]

@@ -20,8 +20,8 @@ import numpy as np
 
 from rlaccel.tlm.families.base.kernels import branch, run
 
-from .hazards import RANGE, WHOLE, earliest, last_time
-from .jit import njit
+from rlaccel.tlm.fast.hazards import RANGE, WHOLE, earliest, last_time
+from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["interpret", "retire", "start_of", "S_PC", "S_T", "S_EXEC", "S_NPEND", "S_SAT",
            "S_START", "S_BOUND", "S_LIMIT", "S_NTR", "S_TRPROD", "S_TRBUDGET", "S_PENALTY",

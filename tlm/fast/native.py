@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from .jit import HAVE_NUMBA
+from rlaccel.tlm.fast.jit import HAVE_NUMBA
 
 __all__ = ["call_gemv", "call_ddot", "call_loop", "memcpy", "float_natives", "NATIVE_FIELDS",
            "ROW_MAJOR", "COL_MAJOR", "TRANS", "clock_address", "call_clock"]

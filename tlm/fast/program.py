@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
-from . import interp as I
-from .floatpoint import F_LOOPBUF
-from .hazards import RANGE, ranges
+from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.floatpoint import F_LOOPBUF
+from rlaccel.tlm.fast.hazards import RANGE, ranges
 
 __all__ = ["Program", "build", "PENDING", "PEND_FIELDS"]
 

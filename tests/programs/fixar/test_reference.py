@@ -11,7 +11,7 @@ from rlaccel.programs.fixar.numerics import FixedEngine, FloatEngine
 from rlaccel.programs.fixar.reference import NOISE_STREAM, DdpgReference
 from rlaccel.tlm.families.fixar.prng import NoiseGenerator
 
-from .conftest import A, S
+from tests.programs.fixar.conftest import A, S
 
 
 def _agent(cfg, **kw):

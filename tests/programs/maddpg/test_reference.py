@@ -11,7 +11,7 @@ from rlaccel.isa.errors import RlaccelError
 from rlaccel.programs.maddpg.mlp import forward, gumbel_softmax
 from rlaccel.programs.maddpg.reference import critic_input
 
-from .conftest import MIXED, PAIR, make_batch
+from tests.programs.maddpg.conftest import MIXED, PAIR, make_batch
 
 
 def to64(ag):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rlaccel.tlm.core import (AccessTiming, Command, DmiCache, DmiRegion, GenericPayload,
                       InitiatorSocket, Memory, Router)
 
-from .conftest import BASE, PATHS, SIZE, build
+from tests.tlm.core.conftest import BASE, PATHS, SIZE, build
 
 words = st.integers(-(2**40), 2**40)
 writes = st.lists(st.tuples(st.integers(0, SIZE - 1), st.lists(words, min_size=1, max_size=8)),

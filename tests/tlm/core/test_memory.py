@@ -10,7 +10,7 @@ import pytest
 from rlaccel.isa.errors import SimError
 from rlaccel.tlm.core import AccessTiming, Command, GenericPayload, InitiatorSocket, Memory, Status
 
-from .conftest import SIZE, build
+from tests.tlm.core.conftest import SIZE, build
 
 
 def bound(memory: Memory) -> InitiatorSocket:

@@ -13,7 +13,7 @@ from rlaccel.isa.errors import ArchError, SimError
 from rlaccel.tlm.core import (AccessTiming, Command, DmiRegion, GenericPayload, InitiatorSocket,
                       Memory, Router, Status, Target, TargetSocket)
 
-from .conftest import BASE, PATHS, READ, SIZE, WRITE, build
+from tests.tlm.core.conftest import BASE, PATHS, READ, SIZE, WRITE, build
 
 
 class Recorder(Target):

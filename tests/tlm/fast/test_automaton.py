@@ -11,7 +11,7 @@ from rlaccel.tlm.fast.automaton import MAX_PENDING, Automaton, _intern, _normali
 from rlaccel.tlm.fast.batch import Batch
 from rlaccel.tlm.fast.program import PEND_FIELDS
 
-from .test_batch import _platform
+from tests.tlm.fast.test_batch import _platform
 
 SPECS = [(1, 5), (2, 30), (3, 1), (4, 17)]
 

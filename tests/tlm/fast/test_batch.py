@@ -10,7 +10,7 @@ from rlaccel.isa.errors import SimError
 from rlaccel.tlm.fast.batch import Batch
 from rlaccel.tlm.platform import Platform
 
-from ..conftest import ScriptedHost
+from tests.tlm.conftest import ScriptedHost
 
 PROGRAM = """.arch adhdp
 .data

@@ -19,7 +19,7 @@ from rlaccel.tlm.fast.engine import prepare
 from rlaccel.tlm.platform import Platform
 from rlaccel.tlm.trace import ChromeTrace
 
-from ..conftest import ScriptedHost
+from tests.tlm.conftest import ScriptedHost
 
 ROOT = Path(__file__).parents[3]
 CARTPOLE = ROOT / "programs" / "adhdp" / "cartpole.toml"

@@ -3,10 +3,10 @@ the L-lane datapath, the scalar unit, the controller.
 
 ``FAMILY`` is what the simulator loads (:mod:`rlaccel.tlm.families`)."""
 
-from ...model import Family
-from .energy import ACTIONS
-from .models import CATEGORIES, MODELS
-from .timing import TIMING_KEYS
+from rlaccel.tlm.model import Family
+from rlaccel.tlm.families.base.energy import ACTIONS
+from rlaccel.tlm.families.base.models import CATEGORIES, MODELS
+from rlaccel.tlm.families.base.timing import TIMING_KEYS
 
 FAMILY = Family(name="base", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
                 timing_keys=TIMING_KEYS,

@@ -19,7 +19,7 @@ from typing import Mapping
 
 from rlaccel.isa.errors import ArchError
 
-from .semantics import vu_words
+from rlaccel.tlm.families.base.semantics import vu_words
 
 __all__ = ["ACTIONS", "UNITS", "actions", "word_actions", "source_problems",
            "check_energy_sources"]

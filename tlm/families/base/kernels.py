@@ -24,11 +24,11 @@ import numpy as np
 from rlaccel.isa.dtypes import FixedType, Float64Type
 from rlaccel.isa.immediate import raw_from_imm
 
-from ...fast import fixedpoint as fx
-from ...fast import floatpoint as fp
-from ...fast.jit import HAVE_NUMBA, njit
-from ...model import Binding, Kernel
-from .semantics import BRANCHES, E_MERGED, MATRIX, SCALAR
+from rlaccel.tlm.fast import fixedpoint as fx
+from rlaccel.tlm.fast import floatpoint as fp
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+from rlaccel.tlm.model import Binding, Kernel
+from rlaccel.tlm.families.base.semantics import BRANCHES, E_MERGED, MATRIX, SCALAR
 
 __all__ = ["kernel", "constants", "run", "branch", "CODES", "N_ARGS"]
 

@@ -11,11 +11,11 @@ from rlaccel.isa.encoding import Instruction
 from rlaccel.isa.errors import ArchError
 from rlaccel.isa.table import TABLE
 
-from ...model import BY_CONTROLLER, Binding, Cost, InstructionModel
-from .energy import actions
-from .kernels import kernel
-from .semantics import BRANCHES, MATRIX, SCALAR, bind, branch_rule
-from .timing import FORWARDING, SYNAPSE_PORTS, control_timing, matrix_schedule, matrix_timing
+from rlaccel.tlm.model import BY_CONTROLLER, Binding, Cost, InstructionModel
+from rlaccel.tlm.families.base.energy import actions
+from rlaccel.tlm.families.base.kernels import kernel
+from rlaccel.tlm.families.base.semantics import BRANCHES, MATRIX, SCALAR, bind, branch_rule
+from rlaccel.tlm.families.base.timing import FORWARDING, SYNAPSE_PORTS, control_timing, matrix_schedule, matrix_timing
 
 __all__ = ["MODELS", "CATEGORIES", "category", "forwarding", "synapse_ports",
            "check_datapath", "DATAPATH_KEYS"]

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from math import ceil
 
-from .semantics import vu_words
+from rlaccel.tlm.families.base.semantics import vu_words
 
 __all__ = ["PIPELINE", "TIMING_KEYS", "FORWARDING", "SYNAPSE_PORTS", "matrix_timing",
            "matrix_schedule", "tiles", "control_timing"]

@@ -29,20 +29,20 @@ per unit).
 ``docs/darl.md`` is the specification these implement.
 """
 
-from .allreduce import allreduce_cycles, butterfly_allreduce, stages
-from .codebook import Codebook
-from .encoder import Encoder, encode_float, position_matrix
-from .power import TABLE2_POWER, PowerModel
-from .regression import chunks, regress
-from .throughput import ips, ips_terms, iteration_seconds
-from .timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteration_cycles,
+from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, butterfly_allreduce, stages
+from rlaccel.tlm.families.darl.codebook import Codebook
+from rlaccel.tlm.families.darl.encoder import Encoder, encode_float, position_matrix
+from rlaccel.tlm.families.darl.power import TABLE2_POWER, PowerModel
+from rlaccel.tlm.families.darl.regression import chunks, regress
+from rlaccel.tlm.families.darl.throughput import ips, ips_terms, iteration_seconds
+from rlaccel.tlm.families.darl.timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteration_cycles,
                      latency_cycles)
-from .update_cache import UpdateCache
-from .updating import greedy, select, update_hypervectors, update_value
-from .timing import instruction_cycles
+from rlaccel.tlm.families.darl.update_cache import UpdateCache
+from rlaccel.tlm.families.darl.updating import greedy, select, update_hypervectors, update_value
+from rlaccel.tlm.families.darl.timing import instruction_cycles
 
-from ...model import Family
-from .models import MODELS as _MODELS, TIMING_KEYS as _TIMING_KEYS
+from rlaccel.tlm.model import Family
+from rlaccel.tlm.families.darl.models import MODELS as _MODELS, TIMING_KEYS as _TIMING_KEYS
 
 #: result categories: encoding, regression, select, update, the all-reduce, the stage end,
 #: loading the position matrix

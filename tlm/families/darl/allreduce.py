@@ -25,7 +25,7 @@ import numpy as np
 from rlaccel.isa.errors import ArchError
 from rlaccel.tlm.core.timing import AccessTiming
 
-from ._fixed import as_dtype
+from rlaccel.tlm.families.darl._fixed import as_dtype
 
 __all__ = ["divide_by_agents", "stages", "butterfly_allreduce", "allreduce_cycles", "partners"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from rlaccel.isa.dtypes import FixedType, get_dtype
 from rlaccel.isa.errors import ArchError
 
-from .codebook import Codebook
+from rlaccel.tlm.families.darl.codebook import Codebook
 
 __all__ = ["position_matrix", "encode_float", "Encoder"]
 

@@ -27,14 +27,14 @@ import numpy as np
 from rlaccel.isa.dtypes import FixedType
 from rlaccel.isa.errors import ArchError, SimError
 
-from ...core import Butterfly
-from ...model import Binding, Cost, InstructionModel
-from .allreduce import divide_by_agents
-from .codebook import Codebook
-from .regression import chunks, regress
-from .timing import LatencyConstants, Optimisations, instruction_cycles
-from .update_cache import UpdateCache
-from .updating import greedy
+from rlaccel.tlm.core import Butterfly
+from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.tlm.families.darl.allreduce import divide_by_agents
+from rlaccel.tlm.families.darl.codebook import Codebook
+from rlaccel.tlm.families.darl.regression import chunks, regress
+from rlaccel.tlm.families.darl.timing import LatencyConstants, Optimisations, instruction_cycles
+from rlaccel.tlm.families.darl.update_cache import UpdateCache
+from rlaccel.tlm.families.darl.updating import greedy
 
 __all__ = ["MODELS", "TIMING_KEYS", "OPTIMISATION_KEYS", "optimisations", "constants"]
 

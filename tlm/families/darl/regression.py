@@ -36,7 +36,7 @@ import numpy as np
 
 from rlaccel.isa.errors import ArchError
 
-from ._fixed import as_dtype, div_round, saturate
+from rlaccel.tlm.families.darl._fixed import as_dtype, div_round, saturate
 
 __all__ = ["chunks", "regress", "regress_rows", "NORMS"]
 

@@ -46,8 +46,8 @@ from math import ceil, log2
 
 from rlaccel.isa.errors import ArchError
 
-from .allreduce import allreduce_cycles, stages
-from .regression import chunks
+from rlaccel.tlm.families.darl.allreduce import allreduce_cycles, stages
+from rlaccel.tlm.families.darl.regression import chunks
 
 __all__ = ["LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
            "instruction_cycles", "latency_cycles", "TABLE1"]

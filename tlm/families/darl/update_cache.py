@@ -26,7 +26,7 @@ import numpy as np
 
 from rlaccel.isa.errors import ArchError, SimError
 
-from ._fixed import as_dtype
+from rlaccel.tlm.families.darl._fixed import as_dtype
 
 __all__ = ["UpdateCache"]
 

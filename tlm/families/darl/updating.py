@@ -25,7 +25,7 @@ import numpy as np
 
 from rlaccel.isa.errors import ArchError
 
-from ._fixed import as_dtype
+from rlaccel.tlm.families.darl._fixed import as_dtype
 
 __all__ = ["select", "greedy", "update_value", "update_hypervectors"]
 

@@ -28,6 +28,6 @@ only :mod:`rlaccel.isa` and numpy.
 
 def __getattr__(name):
     if name == "FAMILY":
-        from .models import FAMILY
+        from rlaccel.tlm.families.fixar.models import FAMILY
         return FAMILY
     raise AttributeError(name)

@@ -34,7 +34,7 @@ import numpy as np
 from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-from .kernels import NO_MIRROR
+from rlaccel.tlm.families.fixar.kernels import NO_MIRROR
 
 __all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", "adam_fixed",
            "round_to", "AdamWords"]

@@ -34,13 +34,13 @@ from numpy.lib.stride_tricks import as_strided
 from rlaccel.isa.errors import SimError
 from rlaccel.isa.table import TABLE
 
-from ...model import DYNAMIC, Binding, Cost, Family, InstructionModel
-from . import activation
-from .adam import AdamWords
-from .kernels import matmul_round, operand_into, saturate
-from .soft_update import soft_update_inplace
-from .state import state_of
-from .timing import AapTiming, bp_cycles, ff_cycles, unit_cycles, wg_cycles
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost, Family, InstructionModel
+from rlaccel.tlm.families.fixar import activation
+from rlaccel.tlm.families.fixar.adam import AdamWords
+from rlaccel.tlm.families.fixar.kernels import matmul_round, operand_into, saturate
+from rlaccel.tlm.families.fixar.soft_update import soft_update_inplace
+from rlaccel.tlm.families.fixar.state import state_of
+from rlaccel.tlm.families.fixar.timing import AapTiming, bp_cycles, ff_cycles, unit_cycles, wg_cycles
 
 __all__ = ["FAMILY", "MODELS", "CATEGORIES", "ACTIONS", "TIMING_KEYS", "aap_timing"]
 

@@ -23,7 +23,7 @@ from rlaccel.isa.errors import DTypeError
 from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-from .kernels import NO_MIRROR, saturate
+from rlaccel.tlm.families.fixar.kernels import NO_MIRROR, saturate
 
 __all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw",
            "soft_update_inplace"]

@@ -15,9 +15,9 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.errors import ArchError, SimError
 
-from .kernels import Operand, operand_into
-from .prng import NoiseGenerator
-from .qat import RangeMonitor, operand, qat_params, quantize_raw
+from rlaccel.tlm.families.fixar.kernels import Operand, operand_into
+from rlaccel.tlm.families.fixar.prng import NoiseGenerator
+from rlaccel.tlm.families.fixar.qat import RangeMonitor, operand, qat_params, quantize_raw
 
 __all__ = ["FixarState", "state_of", "FIXAR_KEYS", "STORES"]
 

@@ -28,8 +28,8 @@ siblings):
 in ``docs/learninggroup.md``.
 """
 
-from ...model import Family
-from .models import ACTIONS, CATEGORIES, MODELS, TIMING_KEYS
+from rlaccel.tlm.model import Family
+from rlaccel.tlm.families.learninggroup.models import ACTIONS, CATEGORIES, MODELS, TIMING_KEYS
 
 FAMILY = Family(name="sparse", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
                 timing_keys=TIMING_KEYS,

@@ -27,8 +27,8 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from .osel import SparseRowMemory
-from .vpu import FP16, half
+from rlaccel.tlm.families.learninggroup.osel import SparseRowMemory
+from rlaccel.tlm.families.learninggroup.vpu import FP16, half
 
 __all__ = ["sparse_forward", "sparse_transposed", "sparse_outer", "kept"]
 

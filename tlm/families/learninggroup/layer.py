@@ -18,9 +18,9 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from . import kernels, timing
-from .load_allocation import row_based
-from .osel import SparseRowMemory
+from rlaccel.tlm.families.learninggroup import kernels, timing
+from rlaccel.tlm.families.learninggroup.load_allocation import row_based
+from rlaccel.tlm.families.learninggroup.osel import SparseRowMemory
 
 __all__ = ["PackedLayer"]
 

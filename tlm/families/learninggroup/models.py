@@ -28,10 +28,10 @@ import numpy as np
 from rlaccel.isa.errors import SimError
 from rlaccel.isa.table import TABLE
 
-from ...model import DYNAMIC, Binding, Cost, InstructionModel
-from . import grouping, kernels, osel, timing, vector, vpu
-from .layer import PackedLayer
-from .state import state_of
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost, InstructionModel
+from rlaccel.tlm.families.learninggroup import grouping, kernels, osel, timing, vector, vpu
+from rlaccel.tlm.families.learninggroup.layer import PackedLayer
+from rlaccel.tlm.families.learninggroup.state import state_of
 
 __all__ = ["MODELS", "CATEGORIES", "ACTIONS", "TIMING_KEYS", "NACTIONS"]
 

@@ -32,8 +32,8 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from . import grouping
-from .timing import (EncoderParams, compression_cycles, hit_cycles, max_index_cycles,
+from rlaccel.tlm.families.learninggroup import grouping
+from rlaccel.tlm.families.learninggroup.timing import (EncoderParams, compression_cycles, hit_cycles, max_index_cycles,
                      miss_cycles)
 
 __all__ = ["SparseTuple", "SparseRowMemory", "EncoderCycles", "Encoding", "encode_osel",

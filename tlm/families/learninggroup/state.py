@@ -16,8 +16,8 @@ import numpy as np
 
 from rlaccel.isa.errors import SimError
 
-from .load_allocation import max_deviation, row_based, threshold_based
-from .osel import SparseRowMemory
+from rlaccel.tlm.families.learninggroup.load_allocation import max_deviation, row_based, threshold_based
+from rlaccel.tlm.families.learninggroup.osel import SparseRowMemory
 
 __all__ = ["SparseState", "state_of", "Counters"]
 

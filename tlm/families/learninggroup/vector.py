@@ -18,7 +18,7 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.errors import SimError
 
-from . import vpu
+from rlaccel.tlm.families.learninggroup import vpu
 
 __all__ = ["F16", "sigmoid", "tanh", "exp", "softmax", "lstm_forward", "lstm_backward",
            "comm_mean", "head_grads", "rmsprop", "grouping_grad", "LSTM_OPS", "RMS_OPS"]
@@ -144,7 +144,7 @@ def grouping_grad(Z: np.ndarray, r: np.ndarray, axis: int) -> np.ndarray:
     ``dZ = P * (onehot * r - r * P_sel)`` with ``P = softmax(Z)`` along the groups."""
     Zg = np.moveaxis(np.asarray(Z, F16), axis, -1)           # (rows or cols) x G
     P = softmax(Zg)
-    from .grouping import max_index
+    from rlaccel.tlm.families.learninggroup.grouping import max_index
     sel = max_index(Zg, axis=-1)
     idx = np.arange(Zg.shape[0])
     r = np.asarray(r, F16)

@@ -35,9 +35,9 @@ from math import ceil, floor
 
 from rlaccel.isa.errors import ArchError
 
-from .compute_unit import DSP_PER_MAC, cu_cycles
-from .pipeline import Stage, learner_stages
-from .timing import batch_cycles
+from rlaccel.tlm.families.maddpg.compute_unit import DSP_PER_MAC, cu_cycles
+from rlaccel.tlm.families.maddpg.pipeline import Stage, learner_stages
+from rlaccel.tlm.families.maddpg.timing import batch_cycles
 
 __all__ = ["Learner", "DseResult", "place_agents", "unroll_factors", "latency_factors",
            "slr_use", "explore"]

@@ -12,10 +12,10 @@ bank and buffer words) and declares none of its own, so any architecture whose `
 prices the base family can implement it; the ring prices its own words.
 """
 
-from ...model import Family
-from .apply import MODELS as _APPLY
-from .models import MODELS as _MESSAGES
-from .streams import MODELS as _STREAMS
+from rlaccel.tlm.model import Family
+from rlaccel.tlm.families.marl.apply import MODELS as _APPLY
+from rlaccel.tlm.families.marl.models import MODELS as _MESSAGES
+from rlaccel.tlm.families.marl.streams import MODELS as _STREAMS
 
 #: result categories: forward, back-propagation, weight gradients, the Gumbel-softmax head,
 #: the value loss, applying a batch's gradients, the ring's streamed exchange, messages

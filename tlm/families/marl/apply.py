@@ -16,11 +16,11 @@ from math import ceil
 
 import numpy as np
 
-from ...model import DYNAMIC, Binding, Cost, InstructionModel
-from ..base.energy import ACTIONS as WORD_ACTIONS
-from ..base.energy import word_actions
-from ..maddpg.update import adam_step, clip_by_norm, sgd, soft_update
-from .learner import learner, unit_name
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost, InstructionModel
+from rlaccel.tlm.families.base.energy import ACTIONS as WORD_ACTIONS
+from rlaccel.tlm.families.base.energy import word_actions
+from rlaccel.tlm.families.maddpg.update import adam_step, clip_by_norm, sgd, soft_update
+from rlaccel.tlm.families.marl.learner import learner, unit_name
 
 __all__ = ["MODELS"]
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from rlaccel.isa.errors import ArchError, SimError
 
-from ...core import Ring
-from ...model import Binding, Cost, InstructionModel
-from ..base.energy import word_actions
+from rlaccel.tlm.core import Ring
+from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.tlm.families.base.energy import word_actions
 
 __all__ = ["MODELS"]
 

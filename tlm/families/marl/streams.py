@@ -28,17 +28,17 @@ from numpy.lib.stride_tricks import as_strided
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
 from rlaccel.isa.errors import ArchError, SimError
 
-from ...core import Ring
-from ...model import Binding, Cost, InstructionModel
-from ..base.energy import ACTIONS as WORD_ACTIONS
-from ..base.energy import word_actions
-from ..maddpg import kernels
-from ..maddpg.compute_unit import cu_cycles
-from ..maddpg.loss import loss_error, td_target
-from ..maddpg.ring import stream_allgather
-from ..maddpg.softmax import gumbel_softmax_rows, softmax_backward_rows
-from ..maddpg.stream import busy_runs, stream
-from .learner import RING_UNIT, learner, unit_name
+from rlaccel.tlm.core import Ring
+from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.tlm.families.base.energy import ACTIONS as WORD_ACTIONS
+from rlaccel.tlm.families.base.energy import word_actions
+from rlaccel.tlm.families.maddpg import kernels
+from rlaccel.tlm.families.maddpg.compute_unit import cu_cycles
+from rlaccel.tlm.families.maddpg.loss import loss_error, td_target
+from rlaccel.tlm.families.maddpg.ring import stream_allgather
+from rlaccel.tlm.families.maddpg.softmax import gumbel_softmax_rows, softmax_backward_rows
+from rlaccel.tlm.families.maddpg.stream import busy_runs, stream
+from rlaccel.tlm.families.marl.learner import RING_UNIT, learner, unit_name
 
 __all__ = ["MODELS", "rows"]
 

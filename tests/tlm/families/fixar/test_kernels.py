@@ -10,7 +10,7 @@ from rlaccel.isa.errors import DTypeError
 from rlaccel.tlm.families.fixar.kernels import limb_plan, matmul_round, saturate
 from rlaccel.tlm.families.fixar.pe import product_full
 
-from .conftest import python_matmul_round
+from tests.tlm.families.fixar.conftest import python_matmul_round
 
 Q32 = get_dtype("fixed32")
 LO, HI = int(Q32.min_raw), int(Q32.max_raw)

@@ -18,7 +18,7 @@ from rlaccel.tlm.families.fixar.qat import operand, qat_params, quantize_raw
 from rlaccel.tlm.families.fixar.soft_update import soft_update_fixed, tau_raw
 from rlaccel.tlm.platform import Platform
 
-from .conftest import python_matmul_round
+from tests.tlm.families.fixar.conftest import python_matmul_round
 
 ACC = get_dtype("fixed32")
 LO, HI = int(ACC.min_raw), int(ACC.max_raw)

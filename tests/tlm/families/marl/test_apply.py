@@ -6,7 +6,7 @@ import numpy as np
 
 from rlaccel.tlm.families.maddpg.update import adam_step, clip_by_norm, sgd, soft_update
 
-from .conftest import values, view
+from tests.tlm.families.marl.conftest import values, view
 
 RNG = np.random.default_rng(3)
 N, F = 10, 4

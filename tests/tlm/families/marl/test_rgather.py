@@ -10,7 +10,7 @@ import pytest
 from rlaccel.isa.errors import SimError
 from rlaccel.tlm.families.maddpg.ring import allgather_cycles, stream_allgather
 
-from .conftest import values, view
+from tests.tlm.families.marl.conftest import values, view
 
 B = 5
 

@@ -13,7 +13,7 @@ from rlaccel.tlm.families.maddpg.softmax import gumbel_softmax, softmax_backward
 from rlaccel.tlm.families.maddpg.timing import schedule
 from rlaccel.tlm.trace import ChromeTrace
 
-from .conftest import values, view
+from tests.tlm.families.marl.conftest import values, view
 
 RNG = np.random.default_rng(7)
 B = 6

@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 # a Chrome/Perfetto trace land in out/.
 demo: venv
 	@mkdir -p $(OUT)
-	$(PY) -m rlaccel run programs/adhdp/cartpole.toml --json $(OUT)/cartpole.json --trace $(OUT)/cartpole.trace.json
+	$(PY) -m rlaccel run machines/adhdp/programs/cartpole.toml --json $(OUT)/cartpole.json --trace $(OUT)/cartpole.trace.json
 
 test: venv
 	bash rtl/tools/setup.sh $(PY)   # Icarus, Verilator, Yosys and MyHDL's VPI module for the RTL tests

@@ -1,17 +1,20 @@
-"""Packaging: the top-level folders of the repository (the layers of docs/design.md) install
-under one namespace, ``rlaccel.isa``, ``rlaccel.assembler``, ``rlaccel.tlm``, ``rlaccel.rtl``,
-``rlaccel.programs``, ``rlaccel.sweep`` and ``rlaccel.util``, so site-packages gets exactly one top-level package
-and a user's own ``isa`` or ``programs`` cannot collide with ours."""
+"""Packaging: the top-level folders of the repository (the layers and the machines of
+docs/design.md) install under one namespace, ``rlaccel.isa``, ``rlaccel.assembler``,
+``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs``, ``rlaccel.sweep``, ``rlaccel.util``
+and ``rlaccel.machines``, so site-packages gets exactly one top-level package and a user's own
+``isa`` or ``programs`` cannot collide with ours. A machine's data (architectures, programs,
+manifests, documentation) installs with its package."""
 
 from setuptools import find_packages, setup
 
-LAYERS = ("isa", "assembler", "tlm", "rtl", "programs", "sweep", "util")
-DATA = ["*.lark", "*.toml", "*.s", "*.inc", "*.md", "archs/*.toml", "tools/*.sh"]
+FOLDERS = ("isa", "assembler", "tlm", "rtl", "programs", "sweep", "util", "machines")
+DATA = ["*.lark", "*.toml", "*.s", "*.inc", "*.md", "archs/*.toml", "programs/*.s",
+        "programs/*.inc", "programs/*.toml", "tools/*.sh"]
 
 packages, package_dir = ["rlaccel"], {"rlaccel": "rlaccel"}
-for layer in LAYERS:
-    package_dir[f"rlaccel.{layer}"] = layer
-    for name in find_packages(include=[layer, f"{layer}.*"]):
+for folder in FOLDERS:
+    package_dir[f"rlaccel.{folder}"] = folder
+    for name in find_packages(include=[folder, f"{folder}.*"]):
         packages.append(f"rlaccel.{name}")
 
 setup(packages=packages, package_dir=package_dir,

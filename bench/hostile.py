@@ -40,25 +40,27 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from rlaccel.isa.arch import arch_names
+from rlaccel.isa.machine import machines
 
 ROOT = Path(__file__).resolve().parents[1]
-P = ROOT / "programs"
-ARCHS = ROOT / "isa" / "archs"
+P = {name: m.programs for name, m in machines().items()}
+ARCHS = machines()["adhdp"].archs
 
 #: each machine's manifest and the settings that make its run a few steps long
 TINY = {
-    "adhdp": (P / "adhdp" / "cartpole.toml", {"trials": "1", "max_steps": "20"}),
-    "fixar": (P / "fixar" / "pendulum.toml",
+    "adhdp": (P["adhdp"] / "cartpole.toml", {"trials": "1", "max_steps": "20"}),
+    "fixar": (P["fixar"] / "pendulum.toml",
               {"steps": "24", "learning.batch": "4", "learning.start_steps": "8",
                "learning.hidden": "[8, 8]", "learning.eval_every": "1000000",
                "learning.buffer": "64"}),
-    "darl": (P / "darl" / "cartpole.toml",
+    "darl": (P["darl"] / "cartpole.toml",
              {"stages": "1", "learning.d": "64", "learning.batch": "2"}),
-    "maddpg": (P / "maddpg" / "speaker_listener.toml",
+    "maddpg": (P["maddpg"] / "speaker_listener.toml",
                {"episodes": "1", "learning.batch": "8", "learning.update_every": "10",
                 "learning.hidden": "[8, 8]", "learning.max_episode_len": "5", "window": "1",
                 "learning.buffer": "64"}),
-    "learninggroup": (P / "learninggroup" / "predator_prey.toml",
+    "learninggroup": (P["learninggroup"] / "predator_prey.toml",
                       {"iterations": "1", "environment_kwargs.max_steps": "5",
                        "network.hid": "8", "learning.batch_episodes": "1"}),
 }
@@ -402,7 +404,7 @@ def _arch_edit(dotted: str, v: str) -> str:
 def _binary() -> bytes:
     from rlaccel.assembler.assemble import assemble_file
     from rlaccel.assembler.rlb import dumps
-    return dumps(assemble_file(str(P / "adhdp" / "cartpole.s")).binary)
+    return dumps(assemble_file(str(P["adhdp"] / "cartpole.s")).binary)
 
 
 def dis_cases() -> list[Case]:
@@ -437,7 +439,7 @@ def isa_cases() -> list[Case]:
     for key, v in _arch_mutations():
         cases.append(Case("isa", f"--arch {key}={v}", ["isa", "--arch", "a.toml"],
                           {"a.toml": _arch_edit(key, v)}, "either"))
-    for name in sorted(p.stem for p in ARCHS.glob("*.toml")):
+    for name in arch_names():
         for table, v in (("machine.lanes", "0"), ("bogus.x", "1"), ("machine.dtype", '"f99"'),
                          ("energy.clock", "nan"), ("timing.bogus", "1")):
             cases.append(Case("isa", f"{name} {table}={v}", ["isa", "--arch", "a.toml"],

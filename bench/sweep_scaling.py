@@ -26,6 +26,7 @@ from pathlib import Path
 
 from rlaccel.sweep.driver import run_sweep
 from rlaccel.sweep.store import open_existing
+from rlaccel.isa.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,10 +62,10 @@ def main(argv=None) -> int:
     loads = []
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "scaling.toml"
-        spec.write_text(SPEC.format(manifest=ROOT / "programs" / "adhdp" / "cartpole.toml",
+        spec.write_text(SPEC.format(manifest=machine("adhdp").programs / "cartpole.toml",
                                     trials=a.trials, seeds=a.seeds))
         warm = Path(tmp) / "warm.toml"           # untimed: compiled code into the disk cache
-        warm.write_text(SPEC.format(manifest=ROOT / "programs" / "adhdp" / "cartpole.toml",
+        warm.write_text(SPEC.format(manifest=machine("adhdp").programs / "cartpole.toml",
                                     trials=1, seeds=2))
         run_sweep(warm, Path(tmp) / "warm.sqlite", workers=a.workers, quiet=True)
         reference = None

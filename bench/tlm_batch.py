@@ -1,6 +1,6 @@
 """Batched runs: many seeds of one program as one simulation against the same runs one by one.
 
-    python bench/tlm_batch.py [--manifest programs/adhdp/cartpole.toml] [--seeds 1-50]
+    python bench/tlm_batch.py [--manifest machines/adhdp/programs/cartpole.toml] [--seeds 1-50]
                               [--trials 20] [--arch adhdp] [--repeats R] [--cli]
                               [--json FILE]
 
@@ -48,7 +48,7 @@ def _timed(fn):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--manifest", default="programs/adhdp/cartpole.toml")
+    p.add_argument("--manifest", default="machines/adhdp/programs/cartpole.toml")
     p.add_argument("--seeds", default="1-50")
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--arch", default=None)

@@ -1,12 +1,12 @@
 """Simulator speed: TLM instructions/s and simulated cycles/s, and wall time against the golden
 model.
 
-    python bench/tlm_speed.py [--manifest programs/adhdp/cartpole.toml] [--trials 10]
+    python bench/tlm_speed.py [--manifest machines/adhdp/programs/cartpole.toml] [--trials 10]
                               [--repeats 3] [--vu] [--reference-kernels] [--json FILE]
 
 Runs the manifest's program for a fixed workload (``--trials`` trials from the manifest's
 seed, ``stop_on_success`` off) on the ``adhdp`` (Q6.18) and ``adhdp-f64`` simulators, and the
-same trials on the float64 golden model (``programs/adhdp/reference.py``), ``--repeats``
+same trials on the float64 golden model (``machines/adhdp/reference.py``), ``--repeats``
 times each, interleaved, and prints medians. "sim" is the simulator's own loop
 (``Platform.run``, the environment included, as the host steps it); "run" adds assembly,
 loading and the report (``programs.runner.run``); "ref" is ``AdhdpReference(...).run(Trials
@@ -33,9 +33,9 @@ import time
 
 from rlaccel.assembler.assemble import assemble_file
 from rlaccel.isa.arch import load_arch
-from rlaccel.programs.adhdp.host import Trials
-from rlaccel.programs.adhdp.plugin import defines, learning_config, program_path
-from rlaccel.programs.adhdp.reference import AdhdpReference
+from rlaccel.machines.adhdp.host import Trials
+from rlaccel.machines.adhdp.plugin import defines, learning_config, program_path
+from rlaccel.machines.adhdp.reference import AdhdpReference
 from rlaccel.programs.runner import configure, run
 
 ARCHS = ("adhdp", "adhdp-f64")
@@ -125,7 +125,7 @@ def measure(manifest: str, trials: int, repeats: int, vu: bool, kernels: str,
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--manifest", default="programs/adhdp/cartpole.toml")
+    p.add_argument("--manifest", default="machines/adhdp/programs/cartpole.toml")
     p.add_argument("--trials", type=int, default=10)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--vu", action="store_true", help="the virtual-update program (Fig. 7)")

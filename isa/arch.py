@@ -1,6 +1,6 @@
 """Architectures: one file of independent hardware knobs, one ``derive()`` into every width.
 
-An architecture is a TOML file (``isa/archs/NAME.toml``). Its ``[machine]`` table holds the
+An architecture is a TOML file (``machines/<machine>/archs/NAME.toml``, or any path). Its ``[machine]`` table holds the
 independent knobs (clock, lanes, number format, memory sizes in words, extension sizes); the
 other tables (``[energy]``, ``[timing]``, ...) belong to the simulator and are passed through
 untouched in :attr:`Arch.extra`. Every field width and depth of the instruction encoding is
@@ -19,12 +19,10 @@ from typing import Any, Mapping
 from rlaccel.util.files import read_toml
 
 from rlaccel.isa.errors import ArchError
+from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES
 
-__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names",
-           "ARCH_DIR"]
-
-ARCH_DIR = Path(__file__).with_name("archs")
+__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "arch_files"]
 
 
 @dataclass(frozen=True)
@@ -245,9 +243,20 @@ class Arch:
                 "sparse_row": k.sparse_row_words}
 
 
+def arch_files() -> dict[str, Path]:
+    """Every installed architecture file by name: the ``archs`` folder of every machine."""
+    files: dict[str, Path] = {}
+    for m in machines().values():
+        for p in sorted(m.archs.glob("*.toml")):
+            if p.stem in files:
+                raise ArchError(f"{p}: architecture '{p.stem}' is already {files[p.stem]}")
+            files[p.stem] = p
+    return files
+
+
 def arch_names() -> list[str]:
-    """Names of the architectures shipped in ``isa/archs``."""
-    return sorted(p.stem for p in ARCH_DIR.glob("*.toml"))
+    """Names of the installed architectures (:func:`arch_files`)."""
+    return sorted(arch_files())
 
 
 _CACHE: dict[str, Arch] = {}
@@ -257,9 +266,10 @@ def _find(key: str) -> Path:
     """An architecture file by name (``adhdp``) or path."""
     path = Path(key)
     if path.suffix != ".toml":
-        path = ARCH_DIR / f"{key}.toml"
-        if not path.exists():
-            names = arch_names()
+        files = arch_files()
+        path = files.get(key)
+        if path is None:
+            names = sorted(files)
             hint = get_close_matches(key, names, n=1)
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise ArchError(f"unknown architecture '{key}'{extra}; "

@@ -9,8 +9,11 @@ assembler's operand checks, the disassembler, the generated reference (``rlaccel
 * ``FORMATS``: field sequences packed from the least significant bit, after the opcode.
   A field's *kind* names how wide it is on an architecture (:func:`isa.arch.derive`) or, for
   the kinds in ``FIXED_WIDTHS``, a constant width.
-* ``TABLE``: one :class:`OpDef` per mnemonic, assembled from the family modules
-  (:mod:`rlaccel.isa.families`: ``base``, ``ddpg``, ``marl``, ``sparse``, ``hdc``). ``fixed`` fields (``funct``, ``mode``) select the
+* ``TABLE``: one :class:`OpDef` per mnemonic, assembled from the families' row modules: the
+  base family every machine implements (:mod:`rlaccel.isa.base`) and the family each machine
+  defines (its package's ``isa`` module, found by :func:`rlaccel.isa.machine.machines`). A
+  family numbers its major opcodes from its ``FIRST_OPCODE``; no two families share a number.
+  ``fixed`` fields (``funct``, ``mode``) select the
   mnemonic within its major opcode; ``operands`` are what a program writes; format fields that
   are neither are reserved and must be zero. ``reads``/``writes`` give each address operand's
   extent in words as an expression of the operands: the assembler checks the whole range lies
@@ -31,23 +34,58 @@ from typing import Mapping
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
 from rlaccel.isa.errors import IsaError
 from rlaccel.isa.expr import compile_expr, names_in
-from rlaccel.isa.families import base, ddpg, hdc, marl, sparse
-from rlaccel.isa.families._rows import VU_BLOCK, OpDef, op
+from rlaccel.isa import base
+from rlaccel.isa.machine import machines
+from rlaccel.isa.rows import OpDef, op
 
 __all__ = ["OPCODES", "OPCODE_FAMILY", "FORMATS", "FIXED_WIDTHS", "KIND_DOC", "ENUMS", "SPACES",
            "EXTENT_KNOBS",
-           "OpDef", "TABLE", "FAMILIES", "VU_BLOCK", "validate", "op"]
+           "OpDef", "TABLE", "FAMILIES", "FAMILY_MODULES", "validate", "op"]
 
-_MODULES = {"base": base, "ddpg": ddpg, "marl": marl, "sparse": sparse, "hdc": hdc}
+
+def _family_modules() -> dict:
+    """ISA family -> its row module: the base family, then each machine's, in opcode order."""
+    mods = {"base": base}
+    for m in machines().values():
+        if m.family is None:
+            continue
+        if m.family in mods:
+            raise IsaError(f"{m.path}: ISA family '{m.family}' is defined twice")
+        mods[m.family] = m.resolve("isa")
+    for fam, mod in mods.items():
+        for name in ("FIRST_OPCODE", "MAJORS", "FORMATS", "ENTRIES"):
+            if not hasattr(mod, name):
+                raise IsaError(f"{mod.__name__}: the rows of ISA family '{fam}' lack {name}")
+    return dict(sorted(mods.items(), key=lambda kv: kv[1].FIRST_OPCODE))
+
+
+#: ISA family -> the module of its rows
+FAMILY_MODULES: Mapping = MappingProxyType(_family_modules())
 #: the ISA families, in opcode order
-FAMILIES = tuple(_MODULES)
+FAMILIES = tuple(FAMILY_MODULES)
 
-#: major opcode -> number (families in order, each family's majors in its order)
-OPCODES: Mapping[str, int] = MappingProxyType(
-    {name: i for i, name in enumerate(m for mod in _MODULES.values() for m in mod.MAJORS)})
+
+def _numbers() -> dict[str, int]:
+    numbers: dict[str, int] = {}
+    owner: dict[int, str] = {}
+    for fam, mod in FAMILY_MODULES.items():
+        for i, major in enumerate(mod.MAJORS):
+            n = mod.FIRST_OPCODE + i
+            if major in numbers:
+                raise IsaError(f"ISA table: major opcode {major} of family {fam} is defined "
+                               f"twice")
+            if n in owner:
+                raise IsaError(f"ISA table: opcode {n} is {owner[n]} and {major} (family "
+                               f"{fam}): give {fam} a FIRST_OPCODE of {max(owner) + 1} or more")
+            numbers[major], owner[n] = n, major
+    return numbers
+
+
+#: major opcode -> number (each family's majors from its FIRST_OPCODE, in its order)
+OPCODES: Mapping[str, int] = MappingProxyType(_numbers())
 #: major opcode -> family
 OPCODE_FAMILY: Mapping[str, str] = MappingProxyType(
-    {m: fam for fam, mod in _MODULES.items() for m in mod.MAJORS})
+    {m: fam for fam, mod in FAMILY_MODULES.items() for m in mod.MAJORS})
 
 #: symbolic values of enumerated kinds (the index is the encoding); the activations are
 #: the number formats' own list
@@ -94,7 +132,7 @@ SPACES: Mapping[str, str] = MappingProxyType({
 
 #: format name -> ((field, kind), ...), packed LSB-first after the opcode field
 FORMATS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
-    {name: fields for mod in _MODULES.values() for name, fields in mod.FORMATS.items()})
+    {name: fields for mod in FAMILY_MODULES.values() for name, fields in mod.FORMATS.items()})
 
 
 def validate(entries: list[OpDef]) -> None:
@@ -151,7 +189,7 @@ def validate(entries: list[OpDef]) -> None:
 
 def _assemble() -> list[OpDef]:
     rows = []
-    for fam, mod in _MODULES.items():
+    for fam, mod in FAMILY_MODULES.items():
         for e in mod.ENTRIES:
             if OPCODE_FAMILY.get(e.major) != fam:
                 raise IsaError(f"ISA table: {e.mnemonic} (family {fam}) uses major opcode "

@@ -1,6 +1,6 @@
 """Checkpoint and resume one long run, bit for bit.
 
-    rlaccel run programs/adhdp/triple_link.toml --trials 3000 --checkpoint out/tl.ckpt \\
+    rlaccel run machines/adhdp/programs/triple_link.toml --trials 3000 --checkpoint out/tl.ckpt \\
         --checkpoint-every 10000
 
 With a checkpoint file the run goes through the compiled loop as a batch of one member
@@ -120,7 +120,7 @@ class _Checkpoints:
         try:
             blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            raise CheckpointError(f"{self.path}: the {self.setup.plugin.family} family's "
+            raise CheckpointError(f"{self.path}: the {self.setup.plugin.machine} machine's "
                                   f"host cannot be saved ({exc}); run without --checkpoint"
                                   ) from None
         atomic_write(self.path, blob, CheckpointError)

@@ -1,7 +1,7 @@
 """Run manifests: one TOML file per experiment (architecture, program, environment, network
 sizes, hyper-parameters, trials), with ``--set KEY=VALUE`` overrides on dotted keys.
 
-Every family declares its schema (key -> default value; the default's type is the key's
+Every machine declares its schema (key -> default value; the default's type is the key's
 type); an unknown or mistyped key is an error naming the file, the key and what was expected.
 """
 
@@ -23,8 +23,8 @@ __all__ = ["ManifestError", "FromProgram", "load_manifest", "parse_value", "appl
 #: integers in a manifest are signed 64-bit (they become program constants and counters)
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 
-#: keys that, where a family's schema has them, must name something (not be empty)
-NAMES = ("family", "arch", "program")
+#: keys that, where a machine's schema has them, must name something (not be empty)
+NAMES = ("machine", "arch", "program")
 
 
 class ManifestError(RlaccelError):

@@ -1,31 +1,30 @@
-"""What a program family (``programs/<family>/``) provides to the runner and the CLI.
+"""What a machine provides to the runner and the CLI to run its programs: its plug-in.
 
-A family's ``plugin.py`` defines ``PLUGIN``, an instance of a :class:`Plugin` subclass; the
-manifest's ``family`` key picks it (:func:`load_plugin`). The runner (:mod:`.runner`) does
-the plumbing every family shares -- manifest and overrides, architecture, assembly, regions,
-platform, trace, JSON -- and asks the plugin only for what differs: its manifest keys, the
-program and its defines, the hosts, the family's results and the terminal summary. A plugin
-that reproduces a seed's figures also provides ``rlaccel report MACHINE``.
+A machine's descriptor names its plug-in (``MACHINE.plugin``, by default ``plugin:PLUGIN``),
+an instance of a :class:`Plugin` subclass; the manifest's ``machine`` key picks it
+(:func:`load_plugin`). The runner (:mod:`.runner`) does the plumbing every machine shares --
+manifest and overrides, architecture, assembly, regions, platform, trace, JSON -- and asks
+the plugin only for what differs: its manifest keys, the program and its defines, the hosts,
+the machine's results and the terminal summary. A plugin that reproduces its paper's figures
+also provides ``rlaccel report MACHINE``.
 
 Plugins import their heavy dependencies (environments, references) inside their methods, so
-listing the families stays cheap.
+listing the machines stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from pathlib import Path
 from typing import Any
 
 from rlaccel.isa.errors import RlaccelError
+from rlaccel.isa.machine import machines
 
-__all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_families", "COMMON_SCHEMA"]
+__all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_machines", "COMMON_SCHEMA"]
 
-_HERE = Path(__file__).parent
-
-#: manifest keys of every family (the family adds its own)
-COMMON_SCHEMA = {"family": "", "arch": "", "program": "", "seed": 1,
+#: manifest keys of every machine (the machine adds its own)
+COMMON_SCHEMA = {"machine": "", "arch": "", "program": "", "seed": 1,
                  "regions": {"__free__": True}}
 
 
@@ -49,14 +48,14 @@ class Run:
 
 
 class Plugin:
-    """A program family. Subclasses set ``family``, ``schema`` (manifest keys with their
+    """A machine's plug-in. Subclasses set ``machine``, ``schema`` (manifest keys with their
     defaults, whose types are the keys' types; merged over :data:`COMMON_SCHEMA`) and
     ``description``, and implement :meth:`prepare`, :meth:`results` and :meth:`summary`."""
 
-    family = ""
+    machine = ""
     description = ""
     schema: dict = {}
-    #: the command-line options of ``rlaccel run`` this family understands, as
+    #: the command-line options of ``rlaccel run`` this machine understands, as
     #: ``{option: manifest key}`` (``trials``, ``steps``, ...)
     run_options: dict = {}
 
@@ -84,7 +83,7 @@ class Plugin:
         return []
 
     def results(self, m: dict, run: Run, res, platform) -> dict:
-        """The family's own fields of the report (learning curve, throughput, ...)."""
+        """The machine's own fields of the report (learning curve, throughput, ...)."""
         return {}
 
     def summary(self, report: dict) -> str:
@@ -95,10 +94,10 @@ class Plugin:
     has_report = False
 
     def add_report_arguments(self, parser) -> None:
-        """Options of ``rlaccel report <family>``."""
+        """Options of ``rlaccel report <machine>``."""
 
     def report(self, args) -> int:
-        """Run ``rlaccel report <family>``; returns the exit status."""
+        """Run ``rlaccel report <machine>``; returns the exit status."""
         raise NotImplementedError
 
 
@@ -123,24 +122,23 @@ class PackagePlugin(Plugin):
         return self._module("report").cmd_report(args)
 
 
-def plugin_families() -> list[str]:
-    """The program families that have a plugin (``programs/<family>/plugin.py``)."""
-    return sorted(info.name for info in pkgutil.iter_modules([str(_HERE)])
-                  if info.ispkg and (_HERE / info.name / "plugin.py").exists())
+def plugin_machines() -> list[str]:
+    """The machines that have a run plug-in."""
+    return [name for name, m in machines().items() if m.plugin]
 
 
-def load_plugin(family: str, origin: str = "") -> Plugin:
-    """The plugin of a program family; a clear error for one that is not implemented."""
+def load_plugin(machine: str, origin: str = "") -> Plugin:
+    """The plugin of a machine; a clear error for one that has none."""
     where = f"{origin}: " if origin else ""
-    known = plugin_families()
-    if not isinstance(family, str):
-        raise RlaccelError(f"{where}'family' must be a string naming a program family "
-                           f"({', '.join(known)}), not {family!r}")
-    if family not in known:
+    known = plugin_machines()
+    if not isinstance(machine, str):
+        raise RlaccelError(f"{where}'machine' must be a string naming a machine "
+                           f"({', '.join(known)}), not {machine!r}")
+    if machine not in known:
         from difflib import get_close_matches
-        hint = get_close_matches(str(family), known, n=1)
+        hint = get_close_matches(str(machine), known, n=1)
         extra = f" (did you mean '{hint[0]}'?)" if hint else ""
-        raise RlaccelError(f"{where}family '{family}' is not implemented yet{extra}: there is "
-                           f"no programs/{family}/plugin.py; implemented families: "
+        raise RlaccelError(f"{where}machine '{machine}' is not known{extra}; machines: "
                            f"{', '.join(known)}")
-    return importlib.import_module(f"rlaccel.programs.{family}.plugin").PLUGIN
+    m = machines()[machine]
+    return m.resolve(m.plugin)

@@ -1,8 +1,8 @@
-"""Run any family's manifest on the simulator: the plumbing every family shares.
+"""Run any machine's manifest on the simulator: the plumbing every machine shares.
 
-    report = run("programs/adhdp/cartpole.toml", ["learning.Ic=80"], seed=4)
+    report = run("machines/adhdp/programs/cartpole.toml", ["learning.Ic=80"], seed=4)
 
-The manifest's ``family`` picks the plugin (:mod:`.plugin`); the runner reads and validates
+The manifest's ``machine`` picks the plugin (:mod:`.plugin`); the runner reads and validates
 the manifest against the plugin's schema with the overrides applied, loads the architecture,
 lets the plugin name the program, its defines and its hosts, assembles the program, checks
 the manifest's ``[regions]`` against the binary's labels, builds the
@@ -35,27 +35,30 @@ from rlaccel.programs.arch_variant import arch_variant
 from rlaccel.programs.manifest import ManifestError, apply_overrides, load_manifest
 from rlaccel.programs.plugin import Plugin, load_plugin
 
-__all__ = ["run", "run_batch", "configure", "family_of", "write_json", "json_text"]
+__all__ = ["run", "run_batch", "configure", "plugin_of", "write_json", "json_text"]
 
 
-def family_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
+def plugin_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
     """The plugin a manifest (with its overrides) names."""
     raw = apply_overrides(read_toml(Path(manifest), ManifestError, "manifest"), overrides or [],
                           str(manifest))
-    if "family" not in raw:
-        raise ManifestError(f"{manifest}: missing 'family' (which program family runs it, "
-                            f"for example family = \"adhdp\")")
-    return load_plugin(raw["family"], str(manifest))
+    if "machine" not in raw:
+        if "family" in raw:
+            raise ManifestError(f"{manifest}: the key 'family' is now called 'machine' "
+                                f"(machine = {raw['family']!r})")
+        raise ManifestError(f"{manifest}: missing 'machine' (which machine runs it, for "
+                            f"example machine = \"adhdp\")")
+    return load_plugin(raw["machine"], str(manifest))
 
 
 def configure(manifest: str | Path, overrides: list[str] | None = None, *,
               arch: str | None = None, seed: int | None = None,
               arch_overrides: dict | None = None, **options) -> tuple[Plugin, dict]:
     """The plugin and the validated manifest with the command line's values applied
-    (``options``: the family's ``run_options`` such as ``trials`` or ``steps``;
+    (``options``: the machine's ``run_options`` such as ``trials`` or ``steps``;
     ``arch_overrides``: ``{"TABLE.KEY": value}`` knobs changed on the architecture, which
     then names a variant file, :func:`~rlaccel.programs.arch_variant.arch_variant`)."""
-    plugin = family_of(manifest, overrides)
+    plugin = plugin_of(manifest, overrides)
     m = load_manifest(manifest, plugin.full_schema(), overrides)
     if arch is not None:
         m["arch"] = arch
@@ -68,7 +71,7 @@ def configure(manifest: str | Path, overrides: list[str] | None = None, *,
             continue
         key = plugin.run_options.get(option)
         if key is None:
-            raise ManifestError(f"--{option}: the {plugin.family} family does not take it "
+            raise ManifestError(f"--{option}: the {plugin.machine} machine does not take it "
                                 f"(its options: "
                                 f"{', '.join('--' + o for o in plugin.run_options) or 'none'})")
         m[key] = value
@@ -161,7 +164,9 @@ class _Setup:
     def report(self, res) -> dict:
         m, plugin = self.m, self.plugin
         report = {
-            "manifest": m["__path__"], "family": plugin.family, "arch": self.arch.name,
+            "manifest": m["__path__"], "machine": plugin.machine,
+            "family": plugin.machine,          # the machine's former name, for older readers
+            "arch": self.arch.name,
             "program": str(self.r.program), "seed": m["seed"],
             "program_bytes": max((a.binary.n_instructions * a.encoding.instr_bits + 7) // 8
                                  for a in self.asms),

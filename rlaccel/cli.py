@@ -1,4 +1,5 @@
-"""The ``rlaccel`` command line: asm, dis, isa, run, report, cosim, rtl, sweep, dse.
+"""The ``rlaccel`` command line: asm, dis, isa, run, report, cosim, rtl, sweep, and the verbs
+the machines add (``dse``).
 
 Exit status: 0 on success, 1 with a one-paragraph message on a user error (a bad program,
 binary or architecture), 2 on a usage error.
@@ -129,7 +130,7 @@ def cmd_isa(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from rlaccel.programs.runner import family_of, run
+    from rlaccel.programs.runner import plugin_of, run
     from rlaccel.rtl.cli import after_run, run_datapath
 
     quiet = args.quiet
@@ -139,7 +140,7 @@ def cmd_run(args) -> int:
             print(line, file=sys.stderr, flush=True)
 
     from rlaccel.programs.arch_variant import parse_arch_sets
-    plugin = family_of(args.manifest, args.set)
+    plugin = plugin_of(args.manifest, args.set)
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
     options["arch_overrides"] = parse_arch_sets(args.arch_set)
     if args.seeds is not None:
@@ -222,8 +223,8 @@ def cmd_report(args) -> int:
 
 
 def _report_plugins() -> dict:
-    from rlaccel.programs.plugin import load_plugin, plugin_families
-    plugins = {f: load_plugin(f) for f in plugin_families()}
+    from rlaccel.programs.plugin import load_plugin, plugin_machines
+    plugins = {f: load_plugin(f) for f in plugin_machines()}
     return {f: p for f, p in plugins.items() if p.has_report}
 
 
@@ -232,9 +233,9 @@ def _runner():
     return run
 
 
-#: options of ``rlaccel run`` that a family maps to one of its manifest keys
-RUN_OPTIONS = {"trials": "at most N trials (trial-based families)",
-               "steps": "N environment steps (step-based families)"}
+#: options of ``rlaccel run`` that a machine maps to one of its manifest keys
+RUN_OPTIONS = {"trials": "at most N trials (trial-based machines)",
+               "steps": "N environment steps (step-based machines)"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -321,8 +322,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_parsers(sub, _runner)                     # cosim, rtl (rtl/cli.py)
     from rlaccel.sweep.cli import add_parser as add_sweep
     add_sweep(sub)                                # sweep (sweep/cli.py)
-    from rlaccel.programs.maddpg.dse import add_parser as add_dse
-    add_dse(sub)                                  # dse (programs/maddpg/dse.py)
+    from rlaccel.isa.machine import machines
+    for m in machines().values():                 # the machines' own verbs (dse)
+        for module in m.verbs.values():
+            m.resolve(module).add_parser(sub)
     return p
 
 

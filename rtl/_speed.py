@@ -3,7 +3,7 @@
 ``intbv(0, min=..., max=...)`` -- how a convertible generator declares a signed variable --
 measures its bounds with ``len(myhdl._bin.bin(x))``, a pure-Python loop of ``divmod`` per
 bit; in the datapath's simulation that loop was 60 % of the run time. :func:`bin` returns
-the same strings from Python's own formatting (``tests/rtl/test_speed.py`` compares the two
+the same strings from Python's own formatting (``tests/machines/adhdp/rtl/test_speed.py`` compares the two
 over wide ranges); it replaces the name only inside ``myhdl._intbv``.
 """
 

@@ -14,22 +14,10 @@ from pathlib import Path
 
 from rlaccel.util.args import file_name, int_in, seed
 
-__all__ = ["BLOCKS", "add_parsers", "add_run_option", "run_datapath", "after_run"]
+__all__ = ["add_parsers", "add_run_option", "run_datapath", "after_run"]
 
-from rlaccel.rtl.machines import MACHINE_BLOCKS
+from rlaccel.rtl.blocks import block_names, run_block_names
 
-#: the blocks: the ADHDP datapath's in dependency order, then the new machines' (rtl/machines.py)
-BLOCKS = ("lane", "activation", "decoder", "datapath") + MACHINE_BLOCKS
-#: blocks ``rlaccel run --rtl`` can put under a machine's TLM
-RUN_BLOCKS = ("datapath", "fixar_prng", "lg_osel", "darl_butterfly", "maddpg_ring")
-#: each block's transactor (module of the rtl package, class); the datapath's is rtl.transactor
-TRANSACTORS = {"datapath": ("transactor", "RtlDatapath"),
-               "fixar_prng": ("fixar.transactor", "RtlPrng"),
-               "lg_osel": ("learninggroup.transactor", "RtlOsel"),
-               "darl_butterfly": ("darl.transactor", "RtlButterfly"),
-               "maddpg_ring": ("maddpg.transactor", "RtlRing")}
-#: default transactions per block for ``rlaccel cosim`` (the datapath's are instructions)
-DEFAULT_N = {"lane": 10_000, "activation": 10_000, "decoder": 10_000, "datapath": 300}
 #: most transactions of one ``rlaccel cosim`` (the bench draws them all up front)
 MAX_N = 1_000_000
 #: most instructions ``rlaccel rtl speed`` replays
@@ -40,14 +28,16 @@ def add_parsers(sub, run_manifest) -> None:
     """Add ``cosim`` and ``rtl`` to the top-level subparsers; ``run_manifest()`` returns the
     manifest runner ``rtl speed`` records its stream with (``rtl`` does not import
     ``programs``)."""
+    blocks = block_names()
     c = sub.add_parser("cosim", help="check an RTL block against its functional model",
-                       description="Drive an RTL block and its functional model (isa.dtypes, "
-                                   "the encoding, tlm.families.base.semantics and tlm.families.base.timing) with the same "
-                                   "random transactions and compare every result bit for bit.")
-    c.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+                       description="Drive an RTL block and its functional model (the "
+                                   "machine's unit models, the number formats and the "
+                                   "encoding) with the same random transactions and compare "
+                                   "every result bit for bit.")
+    c.add_argument("block", metavar="BLOCK", choices=blocks, help=", ".join(blocks))
     c.add_argument("--n", type=int_in(1, MAX_N), metavar="N",
-                   help=f"transactions, 1 to {MAX_N:,} (default: 10000, datapath 300 "
-                        f"instructions)")
+                   help=f"transactions, 1 to {MAX_N:,} (default: the block's, 10000 for most, "
+                        f"300 instructions for the datapath)")
     c.add_argument("--seed", type=seed, default=1, metavar="S",
                    help="random seed, 0 to 2**63-1 (default 1)")
     c.add_argument("--vcd", metavar="FILE", type=file_name,
@@ -56,8 +46,7 @@ def add_parsers(sub, run_manifest) -> None:
                    help="simulate the MyHDL block, or its converted Verilog in Icarus through "
                         "MyHDL co-simulation (default myhdl)")
     c.add_argument("--arch", metavar="NAME", type=file_name,
-                   help="architecture (default: the block's machine, adhdp for the datapath's "
-                        "blocks)")
+                   help="architecture (default: the block's machine)")
     c.set_defaults(func=cmd_cosim)
 
     r = sub.add_parser("rtl", help="RTL blocks as Verilog: convert, lint, synthesize, speed",
@@ -65,17 +54,17 @@ def add_parsers(sub, run_manifest) -> None:
                                    "synthesize it with Yosys, or measure simulation speeds.")
     acts = r.add_subparsers(dest="rtl_command", metavar="ACTION", required=True)
     v = acts.add_parser("verilog", help="convert a block to Verilog (MyHDL conversion)")
-    v.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    v.add_argument("block", metavar="BLOCK", choices=blocks, help=", ".join(blocks))
     v.add_argument("-o", "--output", metavar="DIR", required=True, type=file_name,
                    help="output directory (created if missing)")
     v.add_argument("--arch", metavar="NAME", type=file_name,
                    help="architecture (default: the block's machine)")
     lt = acts.add_parser("lint", help="verilator --lint-only -Wall on the converted block")
-    lt.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    lt.add_argument("block", metavar="BLOCK", choices=blocks, help=", ".join(blocks))
     lt.add_argument("--arch", metavar="NAME", type=file_name,
                    help="architecture (default: the block's machine)")
     s = acts.add_parser("synth", help="synthesize the converted block with Yosys, count cells")
-    s.add_argument("block", metavar="BLOCK", choices=BLOCKS, help=", ".join(BLOCKS))
+    s.add_argument("block", metavar="BLOCK", choices=blocks, help=", ".join(blocks))
     s.add_argument("--target", choices=("generic", "xilinx", "ice40"), default="generic",
                    help="generic gates and flip-flops (synth), Xilinx 7-series LUTs, FFs, "
                         "DSP48s and carry chains (synth_xilinx), iCE40 (synth_ice40)")
@@ -86,8 +75,9 @@ def add_parsers(sub, run_manifest) -> None:
     sp.add_argument("--instructions", type=int_in(1, MAX_SPEED_INSTRUCTIONS), default=200,
                     metavar="N", help="matrix instructions of the stream to replay (default "
                                       "200)")
-    sp.add_argument("--manifest", default="programs/adhdp/cartpole.toml", metavar="MANIFEST",
-                    type=file_name)
+    sp.add_argument("--manifest", metavar="MANIFEST", type=file_name,
+                    help="the run whose instruction stream is replayed (default: the "
+                         "measuring machine's own, ADHDP's cart-pole)")
     sp.add_argument("--json", metavar="FILE", type=file_name,
                     help="also write the measurements as JSON")
     r.set_defaults(func=cmd_rtl, run_manifest=run_manifest)
@@ -95,15 +85,12 @@ def add_parsers(sub, run_manifest) -> None:
 
 def add_run_option(run_parser: argparse.ArgumentParser) -> None:
     """``rlaccel run --rtl BLOCK``."""
-    run_parser.add_argument("--rtl", metavar="BLOCK", choices=RUN_BLOCKS,
+    runnable = run_block_names()
+    run_parser.add_argument("--rtl", metavar="BLOCK", choices=tuple(runnable),
                             help="run one unit of the machine on its MyHDL RTL through a "
                                  "transactor (slow; the report equals the pure-TLM run's but "
-                                 "for wall-clock figures): datapath (ADHDP: every FF, BP, WU "
-                                 "and BP_WU; about 1k RTL cycles/s), fixar_prng (FIXAR's "
-                                 "exploration noise), lg_osel (LearningGroup: every osel "
-                                 "encoding), darl_butterfly (DARL: every hallreduce, two or "
-                                 "more agents), maddpg_ring (MADDPG: every rgather's per-sample "
-                                 "all-gathers)")
+                                 "for wall-clock figures): " + ", ".join(
+                                     f"{b} ({m})" for b, m in runnable.items()))
 
 
 def run_datapath(args):
@@ -111,9 +98,8 @@ def run_datapath(args):
     which = getattr(args, "rtl", None)
     if which is None:
         return None
-    import importlib
-    module, name = TRANSACTORS[which]
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)()
+    from rlaccel.rtl.blocks import transactor
+    return transactor(which)
 
 
 def after_run(datapath) -> None:
@@ -132,7 +118,8 @@ def cmd_cosim(args) -> int:
     from rlaccel.tlm.arch_check import check_arch
 
     from rlaccel.rtl.cosim import run
-    n = args.n if args.n is not None else DEFAULT_N.get(args.block, 10_000)
+    from rlaccel.rtl.blocks import bench
+    n = args.n if args.n is not None else bench(args.block).default_n
     check_outputs({"--vcd": args.vcd})                       # before any work
     check_arch(args.arch)
     if args.vcd is None:
@@ -207,10 +194,15 @@ def cmd_rtl(args) -> int:
     if args.rtl_command == "speed":
         import json
 
-        from rlaccel.rtl.speed import measure, report
-        check_outputs({"--json": args.json}, {"the manifest": args.manifest})
-        res = measure(args.run_manifest(), args.manifest, args.instructions)
-        print(report(res))
+        from rlaccel.isa.machine import machines
+        speed = next((m.resolve(m.rtl_speed) for m in machines().values() if m.rtl_speed),
+                     None)
+        if speed is None:
+            raise OutputError("no machine measures RTL speeds (none declares rtl_speed)")
+        manifest = args.manifest or str(speed.MANIFEST)
+        check_outputs({"--json": args.json}, {"the manifest": manifest})
+        res = speed.measure(args.run_manifest(), manifest, args.instructions)
+        print(speed.report(res))
         if args.json:
             save_or_rescue([(args.json, json.dumps(res, indent=1))])
         return 0

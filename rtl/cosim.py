@@ -17,8 +17,8 @@ from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
 from myhdl._Signal import _Signal
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.benches import Stats, clock_reset
-from rlaccel.rtl.registry import BENCHES
+from rlaccel.rtl.bench import Stats, clock_reset
+from rlaccel.rtl.blocks import bench as bench_of
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Mismatch, Scoreboard
 
@@ -83,11 +83,9 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
         workdir: str | Path | None = None, transactions=None) -> CosimResult:
     """Run ``block_name``'s bench for ``n`` random transactions (or the given list of
     predicted :class:`Txn`, for directed tests)."""
-    if block_name not in BENCHES:
-        raise RtlError(f"no bench for block '{block_name}': blocks are {', '.join(BENCHES)}")
     if backend not in BACKENDS:
         raise RtlError(f"unknown backend '{backend}': choose {', '.join(BACKENDS)}")
-    bench = BENCHES[block_name]
+    bench = bench_of(block_name)
     prm = bench.params(arch)
     clk = Signal(bool(0))
     rst = ResetSignal(1, active=1, isasync=False)

@@ -28,7 +28,7 @@ import numpy as np
 from myhdl import always_comb, block, intbv
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.params import bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.signals import bits_for, sig_signed, sig_unsigned
 
 __all__ = ["FloatFormat", "float_format", "fmul", "fadd", "round_pack", "fmul_signals"]
 

@@ -175,13 +175,11 @@ def _groups(target: str, by_type: dict[str, int]) -> dict[str, int]:
 
 def convert_block(block: str, outdir: Path, arch: str | None = None, *,
                   testbench: bool = False) -> Path:
-    """Convert one of the blocks (rtl.registry.BENCHES) to ``outdir/<block>.v``."""
+    """Convert one of the blocks (:mod:`rtl.blocks`) to ``outdir/<block>.v``."""
     from myhdl import ResetSignal, Signal
 
-    from rlaccel.rtl.registry import BENCHES
-    if block not in BENCHES:
-        raise RtlError(f"unknown block '{block}': blocks are {', '.join(BENCHES)}")
-    bench = BENCHES[block]
+    from rlaccel.rtl.blocks import bench as bench_of
+    bench = bench_of(block)
     prm = bench.params(arch)
     ports = bench.ports(prm)
     if bench.clocked:

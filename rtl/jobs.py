@@ -19,7 +19,7 @@ from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
 from rlaccel.isa.errors import SimError
 
-from rlaccel.rtl.benches import counted_clock
+from rlaccel.rtl.bench import counted_clock
 from rlaccel.rtl.errors import RtlError
 
 __all__ = ["JobSim", "JobTransactor", "require_family"]

@@ -1,7 +1,7 @@
 """Run a sweep: validate the spec, open its database, hand the unfinished points to an
 executor, store every result as it arrives.
 
-    summary = run_sweep("programs/adhdp/fig5.toml", "out/fig5.sqlite", workers=2)
+    summary = run_sweep("machines/adhdp/programs/fig5.toml", "out/fig5.sqlite", workers=2)
 
 A point whose run stops on an error (a diverged plant, a program that does not fit the
 architecture variant) is stored as ``failed`` with the message and the sweep goes on; a

@@ -177,7 +177,7 @@ class Spec:
         """Check every key against its manifest family and every distinct configuration
         as ``rlaccel run`` would; raises :class:`SweepError` before anything runs."""
         from rlaccel.isa.errors import RlaccelError
-        from rlaccel.programs.runner import configure, family_of
+        from rlaccel.programs.runner import configure, plugin_of
 
         manifests = {}
         for p in self.points():
@@ -189,14 +189,14 @@ class Spec:
                 raise SweepError(f"{self.path}: manifest '{name}' does not exist "
                                  f"({path})")
             try:
-                manifests[name] = family_of(path)
+                manifests[name] = plugin_of(path)
             except RlaccelError as exc:
                 raise SweepError(f"{self.path}: manifest '{name}': {exc}") from None
         for name, plugin in manifests.items():
             schema = plugin.full_schema()
             for key, where in self._manifest_keys():
                 _check_key(key, schema, f"{self.path}: {where} '{key}'",
-                           f"the {plugin.family} manifest {name}")
+                           f"the {plugin.machine} manifest {name}")
         seen = set()
         for p in self.points():
             if p.batch_key() in seen:

@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from rlaccel.isa.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
@@ -29,13 +30,14 @@ VOLATILE = re.compile(
     r"|^latency\.host_s_per_iteration$")
 
 
+#: report keys added after the records were made (the records lack them)
+ADDED = {"machine"}
+
+
 def manifest_path(relative: str) -> Path:
     """A manifest named by its machine and file name, wherever the machine keeps it."""
-    machine, name = relative.split("/")
-    found = sorted((ROOT / "machines" / machine).rglob(name)) or \
-        sorted((ROOT / "programs" / machine).glob(name))
-    assert found, f"no manifest {relative}"
-    return found[0]
+    name, file = relative.split("/")
+    return machine(name).programs / file
 
 
 def flat(d, prefix: str = "") -> dict:
@@ -69,7 +71,7 @@ def run_case(name: str, out: Path) -> dict:
 def test_golden_results(name, tmp_path):
     got = stable(run_case(name, tmp_path / "report.json"))
     want = stable(json.loads((GOLDEN / f"{name}.json").read_text()))
-    assert got.keys() == want.keys()
+    assert got.keys() - ADDED == want.keys()
     changed = {k: (want[k], got[k]) for k in want if got[k] != want[k]}
     assert not changed, f"{len(changed)} figures changed, first: {list(changed.items())[:5]}"
 

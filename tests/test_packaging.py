@@ -1,5 +1,6 @@
-"""Installing rlaccel puts exactly one top-level package into site-packages: the layers live
-under ``rlaccel.`` so a user's own ``isa`` or ``programs`` cannot collide with them."""
+"""Installing rlaccel puts exactly one top-level package into site-packages: the layers and
+the machines live under ``rlaccel.`` so a user's own ``isa`` or ``programs`` cannot collide
+with them, and each machine's data (architectures, programs, manifests) installs with it."""
 
 import shutil
 import subprocess
@@ -23,8 +24,15 @@ def test_one_top_level_package(tmp_path):
                  if not p.name.endswith((".dist-info", ".egg-info")) and p.name != "bin")
     assert top == ["rlaccel"]
     pkg = target / "rlaccel"
-    for layer in ("isa", "assembler", "tlm", "rtl", "programs", "sweep", "util"):
-        assert (pkg / layer / "__init__.py").exists(), layer
-    assert (pkg / "isa" / "archs" / "adhdp.toml").exists()
-    assert (pkg / "programs" / "adhdp" / "cartpole.s").exists()
+    for folder in ("isa", "assembler", "tlm", "rtl", "programs", "sweep", "util", "machines"):
+        assert (pkg / folder / "__init__.py").exists(), folder
+    for machine in (p.name for p in (ROOT / "machines").iterdir() if p.is_dir()
+                    and (p / "__init__.py").exists()):
+        room = pkg / "machines" / machine
+        assert (room / "__init__.py").exists(), machine
+        assert sorted(p.name for p in (room / "archs").glob("*.toml")) == sorted(
+            p.name for p in (ROOT / "machines" / machine / "archs").glob("*.toml")), machine
+        assert sorted(p.name for p in (room / "programs").iterdir()) == sorted(
+            p.name for p in (ROOT / "machines" / machine / "programs").iterdir()), machine
+        assert (room / "README.md").exists(), machine
     assert (pkg / "assembler" / "grammar.lark").exists()

@@ -4,26 +4,27 @@
 (types, ranges, unknown tables and keys: :meth:`rlaccel.tlm.platform.Platform.check`). The
 verbs that never build one -- ``asm``, ``dis``, ``isa``, ``cosim``, ``rtl`` -- call
 :func:`check_arch` on the architecture they were given, so a bad file gets the same message
-from every verb. The architectures installed with rlaccel (``isa/archs``) are judged by the
-test suite and skipped here: the check loads the simulator (numba), seconds a verb such as
-``asm`` need not spend on them.
+from every verb. The architectures the machines ship (``machines/<name>/archs``) are judged
+by their tests and skipped here: the check loads the simulator (numba), seconds a verb such
+as ``asm`` need not spend on them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rlaccel.isa.arch import ARCH_DIR, Arch, load_arch
+from rlaccel.isa.arch import Arch, arch_files, load_arch
 
 __all__ = ["check_arch", "installed"]
 
 
 def installed(arch: Arch) -> bool:
-    """Whether ``arch`` is one of the files installed with rlaccel."""
+    """Whether ``arch`` is one of the files a machine ships (its ``archs`` folder)."""
     if not arch.path:
         return True                         # built in code, not read from a user's file
     try:
-        return Path(arch.path).resolve().parent == ARCH_DIR.resolve()
+        here = Path(arch.path).resolve()
+        return any(here == p.resolve() for p in arch_files().values())
     except OSError:
         return False
 

@@ -155,7 +155,11 @@ class Family:
     ``actions`` -- energy action -> energy unit (the ``[energy]`` table prices each action;
     ``clock`` per cycle is common to every machine); ``categories`` -- the result categories
     in report order; ``timing_keys`` -- the ``[timing]`` constants the models read, with what
-    each means.
+    each means; ``tables`` -- the architecture tables of the family's own, beside the
+    platform's (:data:`rlaccel.tlm.platform.PLATFORM_TABLES`: any other table in an
+    architecture file is refused as unknown); ``checks`` -- functions ``f(arch)`` that read
+    and judge those tables (an ArchError names what is wrong), called when a platform is
+    built and by :meth:`rlaccel.tlm.platform.Platform.check` for the verbs that build none.
     """
 
     name: str
@@ -164,3 +168,5 @@ class Family:
     categories: tuple[str, ...]
     timing_keys: Mapping[str, str] = field(default_factory=dict)
     doc: str = ""
+    tables: tuple[str, ...] = ()
+    checks: tuple[Callable[[Any], Any], ...] = ()

@@ -41,13 +41,13 @@ from rlaccel.isa.table import SPACES
 from rlaccel.tlm.agent import Agent
 from rlaccel.tlm.core import Butterfly, Ring
 from rlaccel.tlm.energy import EnergyTable
-from rlaccel.tlm.families import TABLES, check_tables, models_for
+from rlaccel.tlm.families import check_tables, models_for, tables_of
 from rlaccel.tlm.hostlink import HostLink, link_timing
 from rlaccel.tlm.results import Results
 
 __all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
 
-#: the architecture tables the platform itself reads (a family's own: tlm.families.TABLES)
+#: the architecture tables the platform itself reads (a family's own: its ``Family.tables``)
 PLATFORM_TABLES = ("energy", "timing", "hostlink", "interconnect")
 
 INTERCONNECT_KEYS = ("kind", "latency", "words_per_cycle", "energy_pj_per_word")
@@ -116,7 +116,7 @@ class Platform:
 
     def _check_tables(self) -> None:
         """Every table of the architecture file is one the platform or a family reads."""
-        known = set(PLATFORM_TABLES).union(*(TABLES.get(f, ()) for f in self.arch.knobs.families))
+        known = set(PLATFORM_TABLES) | tables_of(self.arch.knobs.families)
         unknown = sorted(set(self.arch.extra) - known)
         if unknown:
             raise ArchError(f"{self.origin}: unknown table(s) "

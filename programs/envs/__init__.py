@@ -1,22 +1,16 @@
-"""Plant environments of the ADHDP benchmarks, registered with gymnasium as ``rlaccel/...``.
+"""Environments the machines provide, registered with gymnasium as ``rlaccel/...``.
 
-The seed's three ADHDP benchmarks (Zheng & Mazumder 2018, §III): cart-pole, triple-link
-inverted pendulum, beam balancing. No package provides these variants, so they live here::
+Environments no package provides (the ADHDP paper's cart-pole variant, triple-link pendulum
+and beam balancing; IC3Net's predator-prey) live in the machine that uses them
+(``machines/<name>/envs/``) and are named in its descriptor (``MACHINE.environments`` and
+``MACHINE.parallel_environments``); importing this package registers every one::
 
     import gymnasium as gym
-    import rlaccel.programs.envs                      # registers the ids below
+    import rlaccel.programs.envs                      # registers the ids
 
     env = gym.make("rlaccel/CartPoleADP-v0", force_mode="analog")
     obs, info = env.reset(seed=1)
     obs, reward, terminated, truncated, info = env.step([0.3])
-
-==========================  =====================  =========================================
-id                          class                  plant
-==========================  =====================  =========================================
-``rlaccel/CartPoleADP-v0``  :class:`CartPoleADPEnv` Si & Wang / He 2012 cart-pole, friction
-``rlaccel/TripleLink-v0``   :class:`TripleLinkEnv`  He 2012 triple-link pendulum on a cart
-``rlaccel/BallBeam-v0``     :class:`BallBeamEnv`    Hauser et al. 1992 torque ball and beam
-==========================  =====================  =========================================
 
 No id sets ``max_episode_steps`` (the host counts steps to success); pass it to
 ``gymnasium.make`` to get a ``TimeLimit``.
@@ -29,11 +23,8 @@ cannot hold; :data:`PARALLEL_ENV_IDS` names them and :func:`make_parallel` build
     env = make_parallel("rlaccel/PredatorPrey-v2", nagents=4, dim=5, vision=0, max_steps=20)
     observations, infos = env.reset(seed=1)
 
-================================  =========================  =============================
-id                                class                      environment
-================================  =========================  =============================
-``rlaccel/PredatorPrey-v2``       ``PredatorPreyEnv``        IC3Net predator-prey (seed 000)
-================================  =========================  =============================
+The plant machinery several of them share is here: :mod:`._plant` (a continuous-time plant
+integrated with :mod:`.rk4`).
 """
 
 from __future__ import annotations
@@ -42,23 +33,17 @@ import importlib
 
 import gymnasium as gym
 
-from rlaccel.programs.envs.ball_beam import BallBeamEnv
-from rlaccel.programs.envs.cartpole_adp import CartPoleADPEnv
-from rlaccel.programs.envs.triple_link import TripleLinkEnv
+from rlaccel.isa.machine import machines
 
-__all__ = ["ENV_IDS", "BallBeamEnv", "CartPoleADPEnv", "TripleLinkEnv", "register_envs",
-           "PARALLEL_ENV_IDS", "make_parallel", "make_checked"]
+__all__ = ["ENV_IDS", "register_envs", "PARALLEL_ENV_IDS", "make_parallel", "make_checked"]
 
-ENV_IDS = {
-    "rlaccel/CartPoleADP-v0": "rlaccel.programs.envs.cartpole_adp:CartPoleADPEnv",
-    "rlaccel/TripleLink-v0": "rlaccel.programs.envs.triple_link:TripleLinkEnv",
-    "rlaccel/BallBeam-v0": "rlaccel.programs.envs.ball_beam:BallBeamEnv",
-}
+#: gymnasium environments: id -> "module:class" (imported when first made)
+ENV_IDS = {env_id: m.qualified(ref) for m in machines().values()
+           for env_id, ref in m.environments.items()}
 
 #: PettingZoo parallel environments: id -> "module:class" (imported when first made)
-PARALLEL_ENV_IDS = {
-    "rlaccel/PredatorPrey-v2": "rlaccel.programs.envs.predator_prey:PredatorPreyEnv",
-}
+PARALLEL_ENV_IDS = {env_id: m.qualified(ref) for m in machines().values()
+                    for env_id, ref in m.parallel_environments.items()}
 
 
 def make_parallel(env_id: str, **kwargs):

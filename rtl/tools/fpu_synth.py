@@ -14,7 +14,7 @@ from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.rtl import hdl
 from rlaccel.rtl.fpu import fadd, float_format, fmul
-from rlaccel.rtl.params import sig_unsigned
+from rlaccel.rtl.signals import sig_unsigned
 
 
 UNITS = ("mac", "mul", "add")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rlaccel.cli import main
+from rlaccel.isa.machine import machine
 
 #: seconds any one case may take (a hang fails the case instead of the suite); the hangs the
 #: issue names run forever, while a legitimate run on a loaded machine with a cold numba cache
@@ -96,7 +97,7 @@ def check(cli):
     return run
 
 
-ADHDP = Path(__file__).parents[2] / "programs" / "adhdp"
+ADHDP = machine("adhdp").programs
 
 
 def adhdp_files(**replace: tuple[str, str]) -> dict:

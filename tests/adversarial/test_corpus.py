@@ -4,7 +4,7 @@ each a hostile input with the exact message it must give.
 A case file holds ``argv`` (the command line after ``rlaccel``), ``status`` and ``message``
 (as :class:`~.conftest.Case` compares them), and the files to create: ``base`` names a set
 to start from (``"adhdp"``: the one-trial cart-pole manifest ``m.toml`` with its program and
-include files; ``"arch"``: ``a.toml``, a copy of ``isa/archs/adhdp.toml``), each
+include files; ``"arch"``: ``a.toml``, a copy of ``machines/adhdp/archs/adhdp.toml``), each
 ``[[replace]]`` (``file``, ``old``, ``new``) edits one of them -- ``old`` must occur -- and
 ``[files]`` adds more (text, or ``@NAME`` for a copy of ``cases/NAME``)."""
 
@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.adversarial.conftest import ADHDP, Case, adhdp_files
+from rlaccel.isa.machine import machine
 
 HERE = Path(__file__).parent
 CATEGORIES = ("manifests", "arch_files")
-ARCH = ADHDP.parents[1] / "isa" / "archs" / "adhdp.toml"
+ARCH = machine("adhdp").archs / "adhdp.toml"
 
 
 def load_case(path: Path) -> Case:

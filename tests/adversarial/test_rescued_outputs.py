@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from rlaccel.programs.fixar import host, report
+from rlaccel.machines.fixar import host, report
 from rlaccel.util import files
 
 FILES = ("fig10a_accelerator_ips.png", "fig10a_accelerator_ips.svg", "fig8_system_ips.png",

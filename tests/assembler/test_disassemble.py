@@ -10,8 +10,9 @@ from rlaccel.assembler.disassemble import disassemble, decode_program
 from rlaccel.assembler.rlb import dumps, loads
 from rlaccel.isa.encoding import Instruction, encoding_for
 from rlaccel.isa.errors import ArchError, DecodeError
+from rlaccel.isa.machine import machines
 
-PROGRAMS = sorted(Path(__file__).parents[2].joinpath("programs").rglob("*.s"))
+PROGRAMS = sorted(p for m in machines().values() for p in m.programs.glob("*.s"))
 
 
 def _same(a, b):

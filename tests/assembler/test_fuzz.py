@@ -8,9 +8,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.errors import RlaccelError
+from rlaccel.isa.machine import machine
+from rlaccel.isa.machine import machines
 
-PROGRAMS = sorted(Path(__file__).parents[2].joinpath("programs").rglob("*.s"))
-ROOT = Path(__file__).parents[2] / "programs" / "adhdp"
+PROGRAMS = sorted(p for m in machines().values() for p in m.programs.glob("*.s"))
+ROOT = machine("adhdp").programs
 CORPUS = [(ROOT / "layout.inc").read_text(), (ROOT / "fig2.inc").read_text(),
           (ROOT / "fig7.inc").read_text()]
 ALPHABET = st.sampled_from(list("abcdefxyz_.0123456789 ,=:+-*/()<>|&^~\"';#\n\t") +

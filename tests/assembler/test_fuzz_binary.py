@@ -17,11 +17,11 @@ from rlaccel.assembler.assemble import assemble, assemble_file
 from rlaccel.assembler.disassemble import disassemble
 from rlaccel.assembler.rlb import SPACES, Symbol, dumps, loads
 from rlaccel.isa.errors import BinaryFormatError, RlaccelError
+from rlaccel.isa.machine import machine
 
 ORIGIN = "fuzz.rlb"
 BUDGET_S = 20.0
-ROOT = Path(__file__).parents[2] / "programs"
-SEEDS = [assemble_file(ROOT / "adhdp" / "cartpole.s").binary,
+SEEDS = [assemble_file(machine("adhdp").programs / "cartpole.s").binary,
          assemble(".arch adhdp-f64\n.data\nX: .values 1.5, -0.0, 2.25\n.synapse\n"
                   "W: .values 0.125, 3.0\n.text\nL: sca.li X, 0.5\nff src=X, syn=W, dst=X, "
                   "rows=1, cols=2\ncc.jmp L\ncc.halt\n", "f64.s").binary]

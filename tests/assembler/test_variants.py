@@ -63,9 +63,9 @@ def test_a_define_the_layout_or_the_code_reads_assembles_in_full(source):
 
 def test_the_derived_programs_of_a_batch(tmp_path):
     from rlaccel.isa.arch import load_arch
-    from rlaccel.programs.adhdp.plugin import defines, program_path
+    from rlaccel.machines.adhdp.plugin import defines, program_path
     from rlaccel.programs.runner import configure
-    _, m = configure("programs/adhdp/cartpole.toml", None, seed=1)
+    _, m = configure("machines/adhdp/programs/cartpole.toml", None, seed=1)
     arch, path = load_arch(m["arch"]), program_path(m)
     v = Variants()
     for seed in (1, 2, 3, 50):

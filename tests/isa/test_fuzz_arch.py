@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from rlaccel.isa.arch import ARCH_DIR, load_arch
+from rlaccel.isa.arch import arch_files, load_arch
 from rlaccel.isa.doc import summary
 from rlaccel.isa.encoding import encoding_for
 from rlaccel.isa.errors import RlaccelError
@@ -21,7 +21,7 @@ from rlaccel.tlm.arch_check import check_arch
 
 from tests.util.tomlgen import mutated_table, toml_text
 
-TABLES = [tomllib.loads(p.read_text()) for p in sorted(ARCH_DIR.glob("*.toml"))]
+TABLES = [tomllib.loads(p.read_text()) for p in arch_files().values()]
 BUDGET_S = 5.0
 DIR = Path(tempfile.mkdtemp(prefix="rlaccel-fuzz-arch-"))
 

@@ -10,8 +10,9 @@ from rlaccel.isa.arch import load_arch
 from rlaccel.isa.errors import ArchError
 from rlaccel.programs.arch_variant import arch_variant, parse_arch_sets
 from rlaccel.programs.runner import configure, run
+from rlaccel.isa.machine import machine
 
-CARTPOLE = Path(__file__).parents[2] / "programs" / "adhdp" / "cartpole.toml"
+CARTPOLE = machine("adhdp").programs / "cartpole.toml"
 
 
 def test_a_variant_changes_only_its_keys():

@@ -17,8 +17,9 @@ import pytest
 from rlaccel.cli import main
 from rlaccel.programs.checkpoint import CheckpointError, run_checkpointed
 from rlaccel.programs.runner import _Setup, run
+from rlaccel.isa.machine import machine
 
-CARTPOLE = Path(__file__).parents[2] / "programs" / "adhdp" / "cartpole.toml"
+CARTPOLE = machine("adhdp").programs / "cartpole.toml"
 OVER = ["stop_on_success=false"]
 SEED, TRIALS, EVERY = 3, 10, 1000          # about 10,000 exchanges: the plant balances
 

@@ -1,4 +1,4 @@
-"""The manifest loader against hostile files: every family's manifests with keys set to
+"""The manifest loader against hostile files: every machine's manifests with keys set to
 values of the wrong type or range, deleted or added, and hostile ``--set`` overrides, give a
 ManifestError (or another RlaccelError naming what is wrong) or a validated manifest --
 never another exception, within a time budget."""
@@ -18,10 +18,10 @@ from rlaccel.isa.errors import RlaccelError
 from rlaccel.programs.runner import configure
 
 from tests.util.tomlgen import mutated_table, toml_text
+from rlaccel.isa.machine import machines
 
-ROOT = Path(__file__).parents[2] / "programs"
-TABLES = [t for t in (tomllib.loads(p.read_text()) for p in sorted(ROOT.glob("*/*.toml")))
-          if "family" in t]
+TABLES = [t for t in (tomllib.loads(p.read_text()) for p in sorted(p for m in machines().values() for p in m.programs.glob("*.toml")))
+          if "machine" in t]
 BUDGET_S = 5.0
 DIR = Path(tempfile.mkdtemp(prefix="rlaccel-fuzz-manifest-"))
 
@@ -58,7 +58,7 @@ def test_a_mutated_manifest_validates_or_is_refused(table):
 
 keys = st.sampled_from(["seed", "trials", "steps", "learning.lr_every", "learning.gamma",
                         "learning.lr", "learning.batch", "network.actor", "arch", "program",
-                        "family", "regions.x", "environment", "episodes", "x.y.z", "", ".",
+                        "machine", "regions.x", "environment", "episodes", "x.y.z", "", ".",
                         "learning..a"])
 texts = st.one_of(st.text(max_size=10), st.sampled_from(
     ["nan", "inf", "-inf", "1e400", "0", "-1", "99999999999999999999", "[1,2", "{a=1}",

@@ -1,5 +1,5 @@
-"""One runner for every manifest: the family picks the plug-in, the command line's options go
-to the family that takes them, a family that is not implemented is a clear error."""
+"""One runner for every manifest: the machine picks the plug-in, the command line's options go
+to the machine that takes them, a machine that does not exist is a clear error."""
 
 from pathlib import Path
 
@@ -8,32 +8,35 @@ import pytest
 from rlaccel.cli import main
 from rlaccel.isa.errors import RlaccelError
 from rlaccel.programs.manifest import ManifestError
-from rlaccel.programs.plugin import load_plugin, plugin_families
+from rlaccel.programs.plugin import load_plugin, plugin_machines
 from rlaccel.programs.runner import configure, run
+from rlaccel.isa.machine import machine
 
-ROOT = Path(__file__).parents[2] / "programs" / "adhdp"
+ROOT = machine("adhdp").programs
 
 
-def test_the_family_picks_the_plugin():
+def test_the_machine_picks_the_plugin():
     plugin, m = configure(ROOT / "cartpole.toml", trials=3)
-    assert plugin.family == "adhdp" and m["trials"] == 3
-    assert "adhdp" in plugin_families()
+    assert plugin.machine == "adhdp" and m["trials"] == 3
+    assert "adhdp" in plugin_machines()
 
 
-def test_a_family_that_is_not_implemented(tmp_path):
+def test_a_machine_that_does_not_exist(tmp_path):
     m = tmp_path / "m.toml"
-    m.write_text('family = "tpu"\narch = "adhdp"\nprogram = "x.s"\n')
-    with pytest.raises(RlaccelError, match=r"m.toml: family 'tpu' is not implemented yet: "
-                                           r"there is no programs/tpu/plugin.py; implemented "
-                                           r"families: adhdp"):
+    m.write_text('machine = "tpu"\narch = "adhdp"\nprogram = "x.s"\n')
+    with pytest.raises(RlaccelError, match=r"m.toml: machine 'tpu' is not known; machines: "
+                                           r"adhdp, darl, fixar, learninggroup, maddpg"):
         run(m)
     m.write_text('arch = "adhdp"\n')
-    with pytest.raises(ManifestError, match="missing 'family'"):
+    with pytest.raises(ManifestError, match="missing 'machine'"):
+        run(m)
+    m.write_text('family = "adhdp"\narch = "adhdp"\n')
+    with pytest.raises(ManifestError, match="the key 'family' is now called 'machine'"):
         run(m)
 
 
-def test_an_option_the_family_does_not_take():
-    with pytest.raises(ManifestError, match=r"--steps: the adhdp family does not take it "
+def test_an_option_the_machine_does_not_take():
+    with pytest.raises(ManifestError, match=r"--steps: the adhdp machine does not take it "
                                             r"\(its options: --trials\)"):
         configure(ROOT / "cartpole.toml", steps=10)
 
@@ -48,12 +51,12 @@ def test_values_are_range_checked():
 
 def test_chip_constants_the_manifest_leaves_out_keep_the_programs_defaults(tmp_path):
     """The chip-side defaults live once, in the program's .default lines."""
-    from rlaccel.programs.adhdp.plugin import defines
+    from rlaccel.machines.adhdp.plugin import defines
     text = (ROOT / "cartpole.toml").read_text().replace("Ic = 50", "")
     (tmp_path / "m.toml").write_text(text.replace('"cartpole', f'"{ROOT}/cartpole'))
     _, m = configure(tmp_path / "m.toml")
     assert m["learning"]["Ic"] is None and "IC" not in defines(m)
-    assert load_plugin("adhdp").family == "adhdp"
+    assert load_plugin("adhdp").machine == "adhdp"
 
 
 def test_report_lists_the_machines(capsys):

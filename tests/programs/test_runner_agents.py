@@ -28,7 +28,7 @@ ALL: .zero 6
 
 
 class _Agents(Plugin):
-    family = "agents"
+    machine = "agents"
     seen: list = []
 
     def prepare(self, m, arch):
@@ -48,9 +48,9 @@ class _Agents(Plugin):
 def test_every_agent_runs_its_own_binary(tmp_path, monkeypatch):
     (tmp_path / "a.toml").write_text(ARCH)
     (tmp_path / "p.s").write_text(PROGRAM)
-    (tmp_path / "m.toml").write_text(f'family = "agents"\narch = "{tmp_path / "a.toml"}"\n'
+    (tmp_path / "m.toml").write_text(f'machine = "agents"\narch = "{tmp_path / "a.toml"}"\n'
                                      f'program = "p.s"\n')
-    monkeypatch.setattr(runner, "load_plugin", lambda family, origin="": _Agents())
+    monkeypatch.setattr(runner, "load_plugin", lambda machine, origin="": _Agents())
     report = runner.run(tmp_path / "m.toml")
     assert len(_Agents.seen) == 3
     assert len({b.data for b in _Agents.seen}) == 3          # three different images

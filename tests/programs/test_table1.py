@@ -46,10 +46,11 @@ import pytest
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.programs.adhdp.host import AdhdpHost
+from rlaccel.machines.adhdp.host import AdhdpHost
 from rlaccel.tlm.platform import Platform
+from rlaccel.isa.machine import machine
 
-ROOT = Path(__file__).parents[2] / "programs" / "adhdp"
+ROOT = machine("adhdp").programs
 F64 = load_arch("adhdp-f64")
 VU64 = load_arch("adhdp-vu-f64")
 FORWARD = {"ff", "vu.init", "vu.step"}

@@ -8,9 +8,10 @@ import pytest
 import rlaccel
 from rlaccel.assembler.rlb import read
 from rlaccel.cli import build_parser, main
+from rlaccel.isa.machine import machine
 
 ROOT = Path(__file__).parents[2]
-CARTPOLE = ROOT / "programs" / "adhdp" / "cartpole.s"
+CARTPOLE = machine("adhdp").programs / "cartpole.s"
 
 
 def test_asm_dis_round_trip(tmp_path, capsys):

@@ -1,17 +1,5 @@
-"""RTL tests run in CI: a missing HDL tool fails with a message naming the setup script."""
-
-import pytest
-
-from rlaccel.rtl import hdl
-
-
-@pytest.fixture(scope="session")
-def hdl_tools():
-    """Icarus, Verilator, Yosys and MyHDL's VPI module, or a failure saying how to get them
-    (`bash rtl/tools/setup.sh`, which `make test` runs)."""
-    for name in ("iverilog", "vvp", "verilator", "yosys"):
-        hdl.tool(name)
-    hdl.vpi_module()
+"""What the RTL tests of the layer and of every machine share (the ``hdl_tools`` fixture is in
+``tests/conftest.py``, so that the machines' RTL tests see it too)."""
 
 
 def assert_clean(result):

@@ -3,9 +3,10 @@
 from pathlib import Path
 
 import pytest
+from rlaccel.isa.machine import machine
 
 ROOT = Path(__file__).parents[2]
-CARTPOLE = ROOT / "programs" / "adhdp" / "cartpole.toml"
+CARTPOLE = machine("adhdp").programs / "cartpole.toml"
 
 TINY = f"""\
 description = "tiny"

@@ -1,15 +1,20 @@
-"""Registration of the plants with gymnasium (programs/envs/__init__.py)."""
+"""Registration of the machines' environments with gymnasium (programs/envs/__init__.py)."""
 
 from __future__ import annotations
 
 import gymnasium as gym
 
 from rlaccel.programs import envs as programs_envs
-from rlaccel.programs.envs import ENV_IDS, BallBeamEnv, CartPoleADPEnv, TripleLinkEnv, register_envs
+from rlaccel.machines.adhdp.envs.ball_beam import BallBeamEnv
+from rlaccel.machines.adhdp.envs.cartpole_adp import CartPoleADPEnv
+from rlaccel.machines.adhdp.envs.triple_link import TripleLinkEnv
+from rlaccel.programs.envs import ENV_IDS, PARALLEL_ENV_IDS, register_envs
 
 
-def test_importing_the_package_registers_the_three_ids():
-    """After ``import rlaccel.programs.envs`` the three rlaccel/ ids make the three plant classes."""
+def test_importing_the_package_registers_the_machines_ids():
+    """After ``import rlaccel.programs.envs`` the ids the machines declare (ADHDP's three
+    plants; LearningGroup's multi-agent predator-prey) make their classes."""
+    assert set(PARALLEL_ENV_IDS) == {"rlaccel/PredatorPrey-v2"}
     assert set(ENV_IDS) == {"rlaccel/CartPoleADP-v0", "rlaccel/TripleLink-v0",
                             "rlaccel/BallBeam-v0"}
     classes = {env_id: type(gym.make(env_id).unwrapped) for env_id in ENV_IDS}
@@ -33,9 +38,7 @@ def test_kwargs_pass_through_make():
 
 
 def test_public_names():
-    """The package exports the three classes, the id table and register_envs, the
-    multi-agent id table with its make_parallel, and make_checked, nothing else."""
-    assert sorted(programs_envs.__all__) == ["BallBeamEnv", "CartPoleADPEnv", "ENV_IDS",
-                                             "PARALLEL_ENV_IDS", "TripleLinkEnv",
-                                             "make_checked", "make_parallel",
-                                             "register_envs"]
+    """The package exports the id tables, register_envs, make_parallel and make_checked,
+    nothing else: the classes stay in their machines."""
+    assert sorted(programs_envs.__all__) == ["ENV_IDS", "PARALLEL_ENV_IDS", "make_checked",
+                                             "make_parallel", "register_envs"]

@@ -20,10 +20,11 @@ from rlaccel.tlm.platform import Platform
 from rlaccel.tlm.trace import ChromeTrace
 
 from tests.tlm.conftest import ScriptedHost
+from rlaccel.isa.machine import machine
 
 ROOT = Path(__file__).parents[3]
-CARTPOLE = ROOT / "programs" / "adhdp" / "cartpole.toml"
-TRIPLE = ROOT / "programs" / "adhdp" / "triple_link.toml"
+CARTPOLE = machine("adhdp").programs / "cartpole.toml"
+TRIPLE = machine("adhdp").programs / "triple_link.toml"
 
 
 def _strip(o):

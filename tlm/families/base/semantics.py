@@ -22,7 +22,8 @@ import numpy as np
 from rlaccel.isa.encoding import Instruction
 from rlaccel.isa.expr import compile_expr
 from rlaccel.isa.immediate import raw_from_imm
-from rlaccel.isa.table import ENUMS, VU_BLOCK
+from rlaccel.isa.base import VU_BLOCK
+from rlaccel.isa.table import ENUMS
 
 __all__ = ["bind", "MATRIX", "E_MERGED", "SCALAR", "BRANCHES", "vu_block", "vu_words",
            "half_square",

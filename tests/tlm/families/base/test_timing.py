@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from rlaccel.tlm.families.base.timing import PIPELINE, control_timing, matrix_timing, tiles
+from rlaccel.isa.machine import machine
 
-ADHDP = Path(__file__).parents[4] / "programs" / "adhdp"
+ADHDP = machine("adhdp").programs
 
 
 def test_tiles():

@@ -1,0 +1,142 @@
+"""The ADHDP host: steps the plant, keeps the trial and learning-rate bookkeeping, and talks
+to the accelerator only through the host link and the binary's symbols.
+
+:class:`Trials` is the host logic on its own (environment, the Si-lab normalisation and
+learning-rate schedule, trials, success); the simulator's :class:`AdhdpHost` and the float64
+golden model (:mod:`programs.adhdp.reference`) both drive it, so both see the same plant.
+
+Reply layout (``machines/adhdp/programs/layout.inc``): the words from ``IN`` up to the end of ``X``;
+every field is found by its symbol name, never by a hard-coded address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gymnasium as gym
+import numpy as np
+
+import rlaccel.programs.envs  # noqa: F401 - registers the rlaccel/ environments
+from rlaccel.isa.errors import RlaccelError
+from rlaccel.tlm.hostlink import HostTimeline
+
+__all__ = ["LearningConfig", "Trials", "AdhdpHost", "REPLY_FIELDS"]
+
+REPLY_FIELDS = ("R", "TERM", "FIRST", "DONE", "LRC", "LRA", "X")
+
+
+@dataclass(frozen=True)
+class LearningConfig:
+    """Host-side knobs of a run (the chip-side ones -- I_c, I_a, E_c, E_a, gamma -- are
+    program constants)."""
+
+    env_id: str = "rlaccel/CartPoleADP-v0"
+    env_kwargs: dict = field(default_factory=dict)
+    trials: int = 100
+    max_steps: int = 1000            # a trial that lasts this many steps is a success
+    stop_on_success: bool = True
+    lr_critic: float = 0.3           # l_c(0)
+    lr_actor: float = 0.3            # l_a(0)
+    lr_decay: float = 0.05           # subtracted every lr_every steps (Si-lab code)
+    lr_every: int = 5
+    lr_threshold: float = 0.01       # below it the rate is set to lr_floor
+    lr_floor: float = 0.005
+    seed: int = 1
+
+
+class Trials:
+    """The plant and the trial bookkeeping, independent of what computes the actions."""
+
+    def __init__(self, cfg: LearningConfig):
+        self.cfg = cfg
+        from rlaccel.programs.envs import make_checked
+        self.env = make_checked(cfg.env_id, cfg.env_kwargs, actions=1).unwrapped
+        self.scale = np.asarray(getattr(self.env, "state_scale",
+                                        np.ones(self.env.observation_space.shape)), float)
+        self.steps: list[int] = []        # steps balanced per finished trial
+        self.failed: list[bool] = []
+        self.t = 0
+        self.running = False
+        self.finished = False
+        self.obs = None
+
+    # ---- learning-rate schedule (Si-lab code) ----
+    def lr(self, l0: float) -> float:
+        c = self.cfg
+        v = l0 - c.lr_decay * (self.t // c.lr_every)
+        return c.lr_floor if v < c.lr_threshold else v
+
+    @property
+    def success_trial(self) -> int | None:
+        """1-based index of the first successful trial, or None."""
+        for i, (n, f) in enumerate(zip(self.steps, self.failed)):
+            if not f and n >= self.cfg.max_steps:
+                return i + 1
+        return None
+
+    def reply(self, u: float) -> dict:
+        """Apply action u (ignored at a trial's start) and say what the chip sees next."""
+        c = self.cfg
+        if not self.running:
+            if len(self.steps) >= c.trials or (c.stop_on_success and self.success_trial):
+                self.finished = True
+                return self._pack(r=0.0, term=0, first=0, done=1)
+            seed = c.seed if not self.steps else None
+            self.obs, _ = self.env.reset(seed=seed)
+            self.t = 0
+            self.running = True
+            return self._pack(r=0.0, term=0, first=1, done=0)
+        if not np.isfinite(u):
+            raise RlaccelError(f"the action is not finite ({u}) at step {self.t + 1} of trial "
+                               f"{len(self.steps) + 1}: the networks diverged (try smaller "
+                               f"learning rates or a fixed-point architecture, which saturates)")
+        self.obs, r, term, _trunc, _ = self.env.step(np.array([u], dtype=np.float64))
+        self.t += 1
+        if term or self.t >= c.max_steps:
+            self.steps.append(self.t)
+            self.failed.append(bool(term))
+            self.running = False
+        return self._pack(r=float(r), term=int(term), first=0, done=0)
+
+    def _pack(self, r, term, first, done) -> dict:
+        x = np.zeros_like(self.scale) if self.obs is None else np.asarray(self.obs) / self.scale
+        return {"R": r, "TERM": float(term), "FIRST": float(first), "DONE": float(done),
+                "LRC": self.lr(self.cfg.lr_critic), "LRA": self.lr(self.cfg.lr_actor), "X": x}
+
+    def learning(self) -> dict:
+        return {"steps_per_trial": list(self.steps), "failed": list(self.failed),
+                "trials": len(self.steps), "success": self.success_trial is not None,
+                "trials_to_success": self.success_trial, "max_steps": self.cfg.max_steps}
+
+
+class AdhdpHost:
+    """The host driver the simulator's host link calls (raw words in, raw words out)."""
+
+    def __init__(self, trials: Trials, binary, dt):
+        self.trials = trials
+        self.dt = dt
+        base = binary.symbol("IN").address
+        self.nin = binary.symbol("X").address + binary.symbol("X").length - base
+        self.offsets = {}
+        for name in REPLY_FIELDS:
+            s = binary.symbol(name)
+            self.offsets[name] = (s.address - base, max(s.length, 1))
+        nx = self.offsets["X"][1]
+        if nx != len(trials.scale):
+            raise RlaccelError(f"the program's state vector X has {nx} words but "
+                               f"{trials.cfg.env_id} has {len(trials.scale)} state variables")
+        self.u_trace: list[float] = []
+        self.timeline = HostTimeline()          # the host's own time (wall clock, measured)
+
+    @property
+    def finished(self) -> bool:
+        return self.trials.finished
+
+    def exchange(self, out: np.ndarray) -> np.ndarray:
+        u = float(self.dt.to_float(out[:1])[0])
+        with self.timeline.measure("environment"):
+            rep = self.trials.reply(u)
+        words = np.zeros(self.nin, dtype=float)
+        for name, (off, n) in self.offsets.items():
+            words[off:off + n] = rep[name]
+        return self.dt.quantize(words)

@@ -1,0 +1,498 @@
+"""The ADHDP datapath's test benches, one per block (on the harness of :mod:`rtl.bench`).
+
+Predictors are the project's functional models, never a second copy of the arithmetic:
+``isa.dtypes`` for the lane and the activation unit, ``Encoding.decode`` for the decoder and
+``tlm.families.base.semantics`` with ``tlm.families.base.timing`` for the datapath.
+
+The driver applies inputs on the falling clock edge (cycle k's inputs are sampled by the
+rising edge that ends cycle k); the monitor reads outputs on the falling edge as well.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from myhdl import StopSimulation, always, block, instance
+
+from rlaccel.isa.dtypes import SaturationCounter
+from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.errors import DecodeError
+
+from rlaccel.machines.adhdp.rtl.activation import ACT, activation, activation_signals
+from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
+from rlaccel.machines.adhdp.rtl.decoder import DecodedFields, decoder, mnemonics
+from rlaccel.machines.adhdp.rtl.lane import LANE_OPS, lane, lane_signals
+from rlaccel.machines.adhdp.rtl.memory import memories
+from rlaccel.machines.adhdp.rtl.params import Params, params
+from rlaccel.rtl.bench import Bench, count_coverage, random_words
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.signals import sig_unsigned
+
+__all__ = ["LaneBench", "ActivationBench", "DecoderBench", "DatapathBench", "datapath_txn",
+           "random_instruction", "random_matrix_instruction"]
+
+
+class _AdhdpBench(Bench):
+    """A block of the ADHDP datapath: built for the adhdp architecture unless ``--arch``
+    names another, with the datapath's parameters."""
+
+    arch = "adhdp"
+    make_params = staticmethod(params)
+
+
+# ---------------------------------------------------------------------------------- lane
+class LaneBench(_AdhdpBench):
+    """Lane: random mul/muladd/mulsub operations and mac/mact dot products, one term per
+    cycle, predicted by ``isa.dtypes`` (mul, add, sub, dot) with saturation counters."""
+
+    name = "lane"
+    top = "lane"
+    LATENCY = 2
+
+    def ports(self, prm):
+        return lane_signals(prm)
+
+    block = staticmethod(lane)
+
+    def transactions(self, rng, n, prm):
+        dt = prm.dt
+        L = prm.lanes
+        for _ in range(n):
+            kind = LANE_OPS[1 + int(rng.integers(0, 5))] if rng.random() < 0.8 else \
+                ("mac", "mact")[int(rng.integers(0, 2))]
+            if kind in ("mul", "muladd", "mulsub"):
+                a, b, c = (int(v) for v in random_words(rng, prm, 3))
+                cm, ca = SaturationCounter(), SaturationCounter()
+                m = dt.mul(np.int64(a), np.int64(b), counter=cm)
+                if kind == "mul":
+                    y = m
+                elif kind == "muladd":
+                    y = dt.add(np.int64(c), m, counter=ca)
+                else:
+                    y = dt.sub(np.int64(c), m, counter=ca)
+                yield Txn(kind, {"a": a, "b": b, "c": c},
+                          {"y": int(y), "sat_mul": cm.saturations > 0,
+                           "sat_add": ca.saturations > 0})
+                continue
+            k = int(rng.integers(1, 9)) if rng.random() < 0.9 else \
+                int(rng.integers(1, prm.max_dim + 1))
+            cm = SaturationCounter()
+            if kind == "mac":
+                a, b = random_words(rng, prm, k), random_words(rng, prm, k)
+                y = dt.dot(a, b, counter=cm)
+                terms = [{"a": int(x), "b": int(z), "ext": 0} for x, z in zip(a, b)]
+            else:
+                a, b = random_words(rng, prm, k * L), random_words(rng, prm, k * L)
+                y = dt.dot(a, b, counter=cm)
+                ext = (a * b).reshape(k, L).sum(axis=1)
+                terms = [{"a": 0, "b": 0, "ext": int(e)} for e in ext]
+            ops = {"terms": k, "a": [int(v) for v in a], "b": [int(v) for v in b]}
+            yield Txn(kind, ops, {"y": int(y), "sat_mul": cm.saturations > 0,
+                                  "sat_add": False}, stimulus=terms)
+
+    tb = None   # set below
+
+
+@block
+def lane_tb(clk, rst, ports, txns, board, prm, stats):
+    """Lane driver (one term per cycle) and monitor (results LATENCY cycles later)."""
+    s = ports
+    code = {name: i for i, name in enumerate(LANE_OPS)}
+    latency = LaneBench.LATENCY
+    due: deque = deque()                 # cycles at which results come out, in order
+    pending_ext = [0]
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            terms = txn.stimulus or [{"a": txn.operands["a"], "b": txn.operands["b"], "ext": 0}]
+            for t, term in enumerate(terms):
+                yield clk.negedge
+                s["ext"].next = pending_ext[0]          # ext belongs to the add stage
+                s["op"].next = code[txn.opcode]
+                s["a"].next = term["a"]
+                s["b"].next = term["b"]
+                s["c"].next = txn.operands.get("c", 0)
+                s["first"].next = t == 0
+                s["last"].next = t == len(terms) - 1
+                pending_ext[0] = term["ext"]
+                if t == len(terms) - 1:
+                    txn.cycle = stats.cycles
+                    board.expect(txn)
+                    count_coverage(coverage, txn)
+                    due.append(stats.cycles + latency)
+        yield clk.negedge
+        s["ext"].next = pending_ext[0]
+        s["op"].next = 0
+        for _ in range(latency + 1):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if due and due[0] == stats.cycles:
+                due.popleft()
+                board.observe({"y": int(s["y"].val), "sat_mul": bool(s["sat_mul"].val),
+                               "sat_add": bool(s["sat_add"].val)}, stats.cycles)
+
+    return drive, monitor
+
+
+LaneBench.tb = staticmethod(lane_tb)
+
+
+# ---------------------------------------------------------------------------------- activation
+def activation_inputs(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
+    """Inputs for the activation unit: random words, plus every table's breakpoints and
+    xmax with their neighbours and negatives (the segment edges)."""
+    special = [0]
+    for name in ("tanh", "sigmoid", "bsig"):
+        t = prm.dt.pwl(name)
+        for b in (*t.breaks.tolist(), t.xmax_raw):
+            special += [b - 1, b, b + 1]
+    special = np.array([v for s in special for v in (s, -s)
+                        if prm.min_raw <= v <= prm.max_raw], dtype=np.int64)
+    out = random_words(rng, prm, size)
+    pick = rng.random(size) < 0.25
+    out[pick] = special[rng.integers(0, len(special), int(pick.sum()))]
+    return out
+
+
+class ActivationBench(_AdhdpBench):
+    """Activation unit: random (function, derivative?, x) per cycle, predicted by
+    ``isa.dtypes`` ``activate`` / ``derivative`` with a saturation counter."""
+
+    name = "activation"
+    top = "activation"
+    LATENCY = 1
+    block = staticmethod(activation)
+
+    def ports(self, prm):
+        return activation_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        dt = prm.dt
+        xs = activation_inputs(rng, prm, n)
+        funcs = rng.integers(0, len(ACT), n)
+        derivs = rng.random(n) < 0.4
+        for x, f, d in zip(xs.tolist(), funcs.tolist(), derivs.tolist()):
+            c = SaturationCounter()
+            fn = dt.derivative if d else dt.activate
+            y = fn(ACT[f], np.array([x], dtype=np.int64), counter=c)[0]
+            yield Txn(("d" if d else "") + ACT[f], {"x": x},
+                      {"y": int(y), "sat": c.saturations > 0},
+                      stimulus={"x": x, "act": f, "deriv": d})
+
+
+@block
+def activation_tb(clk, rst, ports, txns, board, prm, stats):
+    """Activation driver (one input per cycle) and monitor (the result a cycle later)."""
+    s = ports
+    due: deque = deque()
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            yield clk.negedge
+            for k, v in txn.stimulus.items():
+                s[k].next = v
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            count_coverage(coverage, txn)
+            due.append(stats.cycles + ActivationBench.LATENCY)
+        for _ in range(ActivationBench.LATENCY + 2):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if due and due[0] == stats.cycles:
+                due.popleft()
+                board.observe({"y": int(s["y"].val), "sat": bool(s["sat"].val)}, stats.cycles)
+
+    return drive, monitor
+
+
+ActivationBench.tb = staticmethod(activation_tb)
+
+
+# ---------------------------------------------------------------------------------- decoder
+def random_instruction(rng: np.random.Generator, prm: Params, mnemonic: str | None = None
+                       ) -> Instruction:
+    """A random legal instruction: operands uniform in their kinds' ranges, with the range
+    ends over-represented."""
+    enc = prm.enc
+    names = mnemonics(prm)
+    m = mnemonic or names[int(rng.integers(0, len(names)))]
+    d = enc.opdef(m)
+    ops = {}
+    for name in d.operands:
+        lo, hi = enc.field_range(d.kind(name))
+        r = rng.random()
+        ops[name] = lo if r < 0.1 else hi if r < 0.2 else int(rng.integers(lo, hi + 1))
+    return Instruction(m, ops)
+
+
+class DecoderBench(_AdhdpBench):
+    """Decoder: legal instructions of every mnemonic, the same with one bit flipped, and
+    random words; predicted by ``Encoding.decode``."""
+
+    name = "decoder"
+    top = "decoder"
+    block = staticmethod(decoder)
+    clocked = False
+
+    def ports(self, prm):
+        return {"word": sig_unsigned(prm.enc.instr_bits), "fields": DecodedFields(prm)}
+
+    def transactions(self, rng, n, prm):
+        enc = prm.enc
+        names = mnemonics(prm)
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.6:
+                word = enc.encode(random_instruction(rng, prm))
+            elif r < 0.85:
+                word = enc.encode(random_instruction(rng, prm))
+                word ^= 1 << int(rng.integers(0, enc.instr_bits))
+            else:
+                word = int(rng.integers(0, 1 << 62)) & ((1 << enc.instr_bits) - 1)
+            try:
+                ins = enc.decode(word)
+            except DecodeError:
+                yield Txn("illegal", {"word": enc.hex(word)}, {"legal": False},
+                          stimulus=word)
+                continue
+            yield Txn(ins.mnemonic, {"word": enc.hex(word)},
+                      {"legal": True, "mn": names.index(ins.mnemonic), **ins.operands},
+                      stimulus=word)
+
+
+@block
+def decoder_tb(clk, rst, ports, txns, board, prm, stats):
+    """Decoder driver (one word per cycle, on the falling edge) and monitor (the
+    combinational outputs on the next rising edge)."""
+    word, f = ports["word"], ports["fields"]
+    current = []
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            yield clk.negedge
+            word.next = txn.stimulus
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            count_coverage(coverage, txn)
+            current.append(txn)
+        yield clk.negedge
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.posedge
+            if current:
+                txn = current.pop()
+                got = {"legal": bool(f.legal.val)}
+                if got["legal"]:
+                    got["mn"] = int(f.mn.val)
+                    for k in txn.expected:
+                        if k not in ("legal", "mn"):
+                            got[k] = int(getattr(f, k).val)
+                board.observe(got, stats.cycles)
+
+    return drive, monitor
+
+
+DecoderBench.tb = staticmethod(decoder_tb)
+
+
+# ---------------------------------------------------------------------------------- datapath
+def random_matrix_instruction(rng: np.random.Generator, prm: Params, mnemonic: str,
+                              big: float = 0.05) -> Instruction:
+    """A random FF/BP/WU/BP_WU whose operands fit the memories: mostly small windows, some
+    up to the architecture's largest, offsets now and then, every activation."""
+    enc = prm.enc
+    d = enc.opdef(mnemonic)
+
+    def dim() -> int:
+        r = rng.random()
+        hi = prm.max_dim if r < big else 16 if r < 0.3 else 8
+        return int(rng.integers(1, hi + 1))
+
+    while True:
+        rows, cols = dim(), dim()
+        if rows * cols <= prm.synapse_words:
+            break
+    off = int(rng.integers(0, cols)) if rng.random() < 0.3 else 0
+    n = cols - off
+    ops = {"rows": rows, "cols": cols, "off": off,
+           "syn": int(rng.integers(0, prm.synapse_words - rows * cols + 1))}
+    src_len, dst_len = (n, rows) if mnemonic == "ff" else (rows, n)
+    ops["src"] = int(rng.integers(0, prm.unified_words - src_len + 1))
+    ops["dst"] = int(rng.integers(0, prm.unified_words - dst_len + 1))
+    if "act" in d.operands:
+        ops["act"] = int(rng.integers(0, len(ACT)))
+    return enc.complete(Instruction(mnemonic, ops))
+
+
+def fill_memory(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
+    """Memory contents: the random_words mix, or now and then one edge value everywhere
+    (all zero, all most negative, all most positive) or values small enough not to
+    saturate."""
+    r = rng.random()
+    if r < 0.1:
+        v = (0, prm.min_raw, prm.max_raw)[int(rng.integers(0, 3))]
+        return np.full(size, v, dtype=np.int64)
+    if r < 0.4:
+        lim = 1 << prm.frac_bits
+        return rng.integers(-lim, lim + 1, size, dtype=np.int64)
+    return random_words(rng, prm, size)
+
+
+class DatapathBench(_AdhdpBench):
+    """Datapath: random FF, BP, WU and BP_WU (every activation and the bypass) over memory
+    contents with edge values, one instruction at a time, plus a few words that are not
+    datapath instructions. Predicted by ``tlm.families.base.semantics`` (memories and saturation count)
+    and ``tlm.families.base.timing`` (cycles, see :func:`rtl.datapath.rtl_cycles`)."""
+
+    default_n = 300            # instructions
+    name = "datapath"
+    top = "datapath"
+    block = staticmethod(datapath)
+
+    def ports(self, prm):
+        return datapath_signals(prm)
+
+    def transactions(self, rng, n, prm):
+        U = fill_memory(rng, prm, prm.unified_words)
+        S = fill_memory(rng, prm, prm.synapse_words)
+        for k in range(n):
+            if k and rng.random() < 0.15:
+                U = fill_memory(rng, prm, prm.unified_words)
+                S = fill_memory(rng, prm, prm.synapse_words)
+            if rng.random() < 0.02:                       # not a datapath instruction
+                yield datapath_txn(prm, random_instruction(rng, prm, "sca.add"), U, S)
+                continue
+            mn = DATAPATH_MNEMONICS[k % len(DATAPATH_MNEMONICS)]
+            yield datapath_txn(prm, random_matrix_instruction(rng, prm, mn), U, S)
+
+
+def datapath_txn(prm: Params, ins: Instruction, U: np.ndarray, S: np.ndarray) -> Txn:
+    """The datapath transaction of ``ins`` on memories ``U``, ``S``, with its prediction
+    (``tlm.families.base.semantics`` on the arrays, which are left holding the predicted state; a word that
+    is not a datapath instruction is predicted to fault and change nothing)."""
+    from rlaccel.tlm.families.base.semantics import bind
+    before = (U.copy(), S.copy())
+    word = prm.enc.encode(ins)
+    o = dict(ins.operands)
+    if ins.mnemonic not in DATAPATH_MNEMONICS:
+        return Txn(ins.mnemonic, o, {"fault": True, "sats": 0, "memory": "unchanged"},
+                   stimulus={"word": word, "before": before, "after": before})
+    c = SaturationCounter()
+    bind(ins, U, S, prm.dt, c)()
+    n = o["cols"] - o["off"]
+    return Txn(ins.mnemonic, o,
+               {"fault": False, "sats": c.saturations,
+                "cycles": rtl_cycles(ins.mnemonic, o["rows"], n, prm.lanes, o.get("act", 0)),
+                "memory": "as predicted"},
+               stimulus={"word": word, "before": before, "after": (U.copy(), S.copy())})
+
+
+def _memory_diff(prm, actual, expected) -> str:
+    out = []
+    for name, a, e in zip(("unified", "synapse"), actual, expected):
+        for addr in np.flatnonzero(a != e)[:4].tolist():
+            out.append(f"{name}[{addr}]={int(a[addr])} (predicted {int(e[addr])})")
+    return "; ".join(out)
+
+
+def _coverage(prm, txn, coverage: dict) -> None:
+    """Record what an instruction exercised: mnemonic with and without activation, edge
+    values among the words it read, saturation."""
+    if txn.expected.get("fault"):
+        coverage["fault"] = coverage.get("fault", 0) + 1
+        return
+    o = txn.operands
+    mn = txn.opcode
+    key = f"{mn}/{'act' if o.get('act', 0) else 'bypass'}" if mn != "wu" else "wu"
+    coverage[key] = coverage.get(key, 0) + 1
+    U, S = txn.stimulus["before"]
+    n = o["cols"] - o["off"]
+    W = S[o["syn"]:o["syn"] + o["rows"] * o["cols"]]
+    vec = U[o["src"]:o["src"] + (n if mn == "ff" else o["rows"])]
+    read = np.concatenate([W, vec])
+    for name, v in (("zero", 0), ("most negative", prm.min_raw), ("most positive", prm.max_raw)):
+        if (read == v).any():
+            coverage[f"{mn} reads {name}"] = coverage.get(f"{mn} reads {name}", 0) + 1
+    if txn.expected["sats"]:
+        coverage[f"{mn} saturates"] = coverage.get(f"{mn} saturates", 0) + 1
+
+
+@block
+def datapath_tb(clk, rst, ports, txns, board, prm, stats):
+    """Datapath driver (an instruction when ready, over the predicted memory state) and
+    monitor (at done: cycles, saturations, both memories against the prediction)."""
+    p = ports
+    U = np.zeros(prm.unified_words, dtype=np.int64)
+    S = np.zeros(prm.synapse_words, dtype=np.int64)
+    mem = memories(clk, p, U, S, prm=prm)
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            while not p["ready"]:
+                yield clk.negedge
+            U[:], S[:] = txn.stimulus["before"]
+            p["instr"].next = txn.stimulus["word"]
+            p["start"].next = True
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            _coverage(prm, txn, coverage)
+            yield clk.negedge
+            p["start"].next = False
+            limit = txn.cycle + txn.expected.get("cycles", 2) + 64
+            while not p["done"] and stats.cycles < limit:
+                yield clk.negedge
+            if not p["done"]:
+                board.observe({"fault": None, "sats": None, "cycles": None,
+                               "memory": "done never came"}, stats.cycles)
+                break
+            got = {"fault": bool(p["fault"]), "sats": int(p["sats"]),
+                   "cycles": stats.cycles - txn.cycle}
+            diff = _memory_diff(prm, (U, S), txn.stimulus["after"])
+            got["memory"] = diff or txn.expected["memory"]
+            board.observe(got, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return mem, drive
+
+
+DatapathBench.tb = staticmethod(datapath_tb)

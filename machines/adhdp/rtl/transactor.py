@@ -1,0 +1,181 @@
+"""The transactor: the TLM runs its matrix instructions on the MyHDL datapath.
+
+    platform = Platform(arch, binary, host, datapath=RtlDatapath())
+
+``Platform`` calls :meth:`RtlDatapath.attach` with its agent after pre-decoding; the transactor replaces the
+functional ``run`` of every FF, BP, WU and BP_WU in ``system.ops`` with a call that encodes
+the instruction, hands the word to the RTL datapath, clocks the MyHDL simulation until
+``done``, and adds the RTL's saturation count to the system's. The datapath's memory ports
+are served by :func:`rtl.memory.memories` on the simulator's own arrays
+(``system.unified.data``, ``system.synapse.data``), so the RTL reads the TLM's state and
+writes its results where the functional model would have. The TLM keeps its own timing
+(``tlm.families.base.timing``); the transactor checks that every instruction took the RTL cycles that
+timing predicts (:func:`rtl.datapath.rtl_cycles`) and counts any difference.
+
+Other matrix instructions (the virtual-update family) keep their functional model.
+MyHDL runs one simulation per process: call :meth:`close` before starting another.
+"""
+
+from __future__ import annotations
+
+import time
+
+from myhdl import ResetSignal, Signal, Simulation, block, instance
+
+from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.errors import SimError
+
+from rlaccel.rtl.bench import counted_clock
+from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
+from rlaccel.rtl.errors import RtlError
+from rlaccel.machines.adhdp.rtl.memory import memories
+from rlaccel.machines.adhdp.rtl.params import params
+
+__all__ = ["RtlDatapath"]
+
+_HALF = 5                      # half a clock period, in simulation time units
+
+
+class _Mailbox:
+    word: int | None = None
+    busy = False
+    started = 0
+    result: tuple | None = None   # (cycles, sats, fault)
+    cycles = 0
+
+
+class RtlDatapath:
+    """A datapath for a one-agent :class:`tlm.platform.Platform` that executes on the MyHDL RTL."""
+
+    def __init__(self, *, strict_cycles: bool = False):
+        self.strict_cycles = strict_cycles
+        self.instructions = 0
+        self.rtl_cycles = 0
+        self.cycle_mismatches = 0
+        self.first_mismatch = ""
+        self.wall_s = 0.0
+        self.by_mnemonic: dict[str, int] = {}
+        self._sim = None
+
+    # ---------------------------------------------------------------------------------------
+    def attach(self, system) -> None:
+        """Build the RTL around an agent's memories and take over its matrix ops."""
+        from rlaccel.tlm.loader import EXEC
+        prm = params(system.arch)
+        self.prm = prm
+        self.system = system
+        ports = datapath_signals(prm)
+        clk = Signal(bool(0))
+        rst = ResetSignal(1, active=1, isasync=False)
+        box = self._box = _Mailbox()
+        U, S = system.unified.data, system.synapse.data
+
+        @block
+        def bench():
+            dut = datapath(clk, rst, **ports, prm=prm)
+            mem = memories(clk, ports, U, S, prm=prm)
+
+            def tick():
+                box.cycles += 1
+
+            clock = counted_clock(clk, tick, _HALF)
+
+            @instance
+            def driver():
+                yield clk.negedge
+                yield clk.negedge
+                rst.next = 0
+                while True:
+                    yield clk.negedge
+                    if box.word is not None and ports["ready"] and not box.busy:
+                        ports["instr"].next = box.word
+                        ports["start"].next = True
+                        box.word = None
+                        box.busy = True
+                        box.started = box.cycles
+                        continue
+                    ports["start"].next = False
+                    if box.busy and ports["done"]:
+                        box.result = (box.cycles - box.started, int(ports["sats"]),
+                                      bool(ports["fault"]))
+                        box.busy = False
+
+            return dut, mem, clock, driver
+
+        self._sim = Simulation(bench())
+        self._sim.run(4 * 2 * _HALF, quiet=1)    # through reset
+        for op in system.ops:
+            if op.kind == EXEC and op.mnemonic in DATAPATH_MNEMONICS:
+                op.run = self._runner(op)
+
+    def _runner(self, op):
+        o = dict(op.operands)
+        word = self.prm.enc.encode(Instruction(op.mnemonic, o))
+        expected = rtl_cycles(op.mnemonic, o["rows"], o["cols"] - o.get("off", 0),
+                              self.prm.lanes, o.get("act", 0))
+        counter = self.system.saturations
+
+        def run() -> None:
+            cycles, sats, fault = self.execute(word, expected)
+            if fault:
+                raise SimError(f"PC {op.pc} ({op.text}): the RTL datapath refused the "
+                               f"instruction word {self.prm.enc.hex(word)}")
+            counter.saturations += sats
+            self.instructions += 1
+            self.by_mnemonic[op.mnemonic] = self.by_mnemonic.get(op.mnemonic, 0) + 1
+            if cycles != expected:
+                self.cycle_mismatches += 1
+                msg = (f"PC {op.pc} ({op.text}): RTL took {cycles} cycles, the TLM's timing "
+                       f"predicts {expected}")
+                if self.strict_cycles:
+                    raise SimError(msg)
+                self.first_mismatch = self.first_mismatch or msg
+        return run
+
+    def execute(self, word: int, expected: int) -> tuple[int, int, bool]:
+        """Run one instruction word on the RTL; (cycles from start to done, saturations,
+        fault)."""
+        if self._sim is None:
+            raise RtlError("the RTL datapath is not attached to a system (or was closed)")
+        box = self._box
+        box.word = word
+        box.result = None
+        wall = time.perf_counter()
+        budget = expected + 3
+        spent = 0
+        while box.result is None:
+            if spent > 4 * expected + 64:
+                raise SimError(f"the RTL datapath did not finish {self.prm.enc.hex(word)} in "
+                               f"{spent} cycles (the TLM's timing predicts {expected})")
+            self._sim.run(budget * 2 * _HALF, quiet=1)
+            spent += budget
+            budget = 4
+        self.wall_s += time.perf_counter() - wall
+        self.rtl_cycles += box.result[0]
+        return box.result
+
+    def close(self) -> None:
+        """End the MyHDL simulation (one may run per process)."""
+        if self._sim is not None:
+            self._sim.quit()
+            self._sim = None
+
+    # ---------------------------------------------------------------------------------------
+    @property
+    def cycles_per_s(self) -> float:
+        return self.rtl_cycles / self.wall_s if self.wall_s else 0.0
+
+    def as_dict(self) -> dict:
+        return {"instructions": self.instructions, "by_mnemonic": dict(self.by_mnemonic),
+                "rtl_cycles": self.rtl_cycles, "cycle_mismatches": self.cycle_mismatches,
+                "wall_s": self.wall_s, "rtl_cycles_per_s": self.cycles_per_s}
+
+    def summary(self) -> str:
+        mix = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by_mnemonic.items()))
+        text = (f"  RTL datapath (MyHDL): {self.instructions:,} matrix instructions ({mix}), "
+                f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s = "
+                f"{self.cycles_per_s:,.0f} RTL cycles/s;\n    cycles per instruction equal "
+                f"the TLM's issue + depth, {self.cycle_mismatches} other differences")
+        if self.first_mismatch:
+            text += f"\n    first: {self.first_mismatch}"
+        return text

@@ -1,0 +1,130 @@
+"""The DARL program family (seed 004): HDC-based Q-learning on the ``darl`` machine.
+
+A manifest (``machines/darl/programs/cartpole.toml``, ``lunarlander.toml``) names the task (its preset,
+:data:`~.config.TASKS`), the number of agents (1, 2, 4 or 8: ``--set agents=A`` makes the
+architecture variant with ``machine.agents = A``), the budget (``stages``; ``--steps N`` stops
+at the first stage end after N environment steps; ``stop_at_target``) and any change to the
+preset's hyper-parameters (``[learning]``, :class:`~.config.HdqlConfig`'s keys). Every agent
+runs ``hdql.s``; :mod:`.host` drives them.
+
+The report adds ``latency_cycles`` (a training iteration on chip, Table 1's L, from the
+program's mark 2), ``latency_inference_cycles``, the all-reduce's cycles per stage, IPS by
+eq. 23-25 (``ips.system``: T_env measured on this host, the transfers as the host link
+models them, the kernel simulated), power and IPS/W from Table 2's power model, and the
+learning curve (``learning.returns``: the stage means).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
+
+__all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
+
+#: seconds of one environment step through gymnasium.make on a quiet machine
+#: (../shared/reference/speeds.md; machines/darl/README.md section 8.4-8.5)
+T_ENV_QUIET = {"CartPole-v1": 6.4e-6, "LunarLander-v3": 36.3e-6}
+
+#: the machine's algorithm: settings the kernel implements only one way
+_FIXED = {"number": "fixed32", "act_with": "target", "norm": "dimension", "imag_sign": 1}
+
+
+def config(m: dict):
+    """The run's HdqlConfig: the task's preset, the manifest's [learning], agents, seed."""
+    from rlaccel.machines.darl.config import HdqlConfig, task_config
+    where = m["__path__"]
+    lr = dict(m["learning"])
+    keys = [f.name for f in fields(HdqlConfig)
+            if f.name not in ("agents", "seed", "stages", "env", "target")]
+    for key in lr:
+        if key not in keys:
+            raise ManifestError(f"{where}: 'learning.{key}' is not a setting of the run "
+                                f"(learning keys: {', '.join(keys)})")
+    for key, only in _FIXED.items():
+        if key in lr and lr[key] != only:
+            raise ManifestError(f"{where}: 'learning.{key}' = {lr[key]!r}: the DARL kernel "
+                                f"(hdql.s) implements {key} = {only!r} only")
+    try:
+        return task_config(m["task"], agents=m["agents"], seed=m["seed"], stages=m["stages"],
+                           **{**lr, "number": "fixed32"})
+    except ManifestError as exc:
+        raise ManifestError(f"{where}: {exc}") from None
+
+
+class DarlPlugin(PackagePlugin):
+    machine = "darl"
+    description = ("DARL (seed 004): hyperdimensional Q-learning, codebook encoder, chunked "
+                   "regression, delayed update cache, butterfly all-reduce; CartPole, "
+                   "LunarLander")
+    run_options = {"steps": "steps"}
+
+    @property
+    def schema(self) -> dict:
+        return {"task": "cartpole", "agents": 1, "stages": 200, "steps": 0,
+                "stop_at_target": False, "learning": {"__free__": True}}
+
+    def validate(self, m: dict) -> None:
+        from rlaccel.isa.arch import load_arch
+        from rlaccel.machines.darl.tlm import stages
+        from rlaccel.isa.errors import ArchError
+
+        from rlaccel.programs.arch_variant import arch_variant
+        where = m["__path__"]
+        if m["steps"] < 0:
+            raise ManifestError(f"{where}: 'steps' must be 0 (no limit) or more, not "
+                                f"{m['steps']}")
+        try:
+            stages(m["agents"])
+        except ArchError:
+            raise ManifestError(f"{where}: agents = {m['agents']}: the butterfly network "
+                                f"connects 1, 2, 4 or 8 agents (a power of two)") from None
+        if m["agents"] > 8:
+            raise ManifestError(f"{where}: agents = {m['agents']}: the U280 holds at most "
+                                f"eight agents (seed 004, section 6.2)")
+        cfg = config(m)
+        from rlaccel.machines.darl.host import MAXB
+        if cfg.batch > MAXB:
+            raise ManifestError(f"{where}: 'learning.batch' = {cfg.batch} exceeds the {MAXB} "
+                                f"samples one exchange of hdql.s carries")
+        arch = load_arch(m["arch"])
+        if arch.knobs.agents != m["agents"]:
+            m["arch"] = arch_variant(m["arch"], {"machine.agents": m["agents"]})
+            arch = load_arch(m["arch"])
+        if cfg.d % arch.knobs.lanes:
+            raise ManifestError(f"{where}: 'learning.d' = {cfg.d} is not a multiple of the "
+                                f"chunk ({arch.knobs.lanes}: machine.lanes of '{arch.name}')")
+        if cfg.d > arch.knobs.hv_dim:
+            raise ManifestError(f"{where}: 'learning.d' = {cfg.d} exceeds machine.hv_dim = "
+                                f"{arch.knobs.hv_dim} of '{arch.name}'")
+
+    def prepare(self, m: dict, arch) -> Run:
+        from rlaccel.machines.darl.host import DarlHost
+        cfg = config(m)
+        host = DarlHost(cfg, m["steps"], m["stop_at_target"])
+        defines = {"NF": host.n_obs, "NA": host.n_actions, "D": cfg.d,
+                   "AVG": int(cfg.sync == "average")}
+        return Run(self.program_path(m), defines, hosts=host.hosts, state=host)
+
+    def bind(self, m: dict, run: Run, binary, arch) -> None:
+        for h in run.hosts:
+            h.bind(binary)
+
+    def progress(self, run: Run) -> list[str]:
+        h = run.state
+        c = h.curve
+        lines = []
+        while h.reported < len(c.agent_returns):
+            i = h.reported
+            r = c.agent_returns[i]
+            lines.append(f"stage {i + 1}: mean return {sum(r) / len(r):.1f}"
+                         f" ({len(r)} agent(s)), epsilon {c.epsilon[i]:.3f}")
+            h.reported += 1
+        return lines
+
+    # ---- rlaccel report darl ----
+    has_report = True
+
+
+PLUGIN = DarlPlugin()

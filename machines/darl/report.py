@@ -1,0 +1,345 @@
+"""``rlaccel report darl``: seed 004's Table 1, Fig. 8, Fig. 10(a) and Fig. 11 on the simulator.
+
+* Table 1: the on-chip cycles of one training iteration (and of an inference) for CartPole
+  and LunarLander on one and eight agents, simulated (a short run of each manifest), next to
+  the seed's 417 / 421 / 547 / 624; with eight agents the iteration ends with the butterfly
+  all-reduce of the shard, whose simulated cycles are given apart;
+* Fig. 10(a): CartPole's iteration with each optimisation switched off, one and eight agents;
+* Fig. 11: IPS by eq. 23-25 and IPS/W (Table 2's power model) against the number of agents
+  (1, 2, 4, 8) for both tasks, from short simulated runs (``--stages``), with T_env measured
+  here and with a quiet host's (``T_ENV_QUIET``);
+* Fig. 8: reward over stages, 1 vs 8 agents, and the stages / episodes / time to the target,
+  from ``machines/darl/bench/learning.py``'s JSON files (``--learning``), which hold full runs (too
+  long for a report command); the CPU baseline's time to target (the float64 reference,
+  ``--cpu-seeds`` CartPole runs here) next to the seed's 19.41 s.
+
+Writes ``DIR/report.md``, ``DIR/report.json`` and PNG/SVG plots.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import time
+from pathlib import Path
+
+__all__ = ["add_arguments", "cmd_report"]
+
+ROOT = Path(__file__).parent / "programs"
+MANIFESTS = {"cartpole": ROOT / "cartpole.toml", "lunarlander": ROOT / "lunarlander.toml"}
+NAMES = {"cartpole": "CartPole", "lunarlander": "LunarLander"}
+#: the seed's headline figures (Table 1, Table 2, Fig. 11, section 6.4)
+SEED = {"ips": {1: 36597.1, 8: 187972.9}, "ips_per_w": {1: 5256.3, 8: 11053.7},
+        "ips_task_8": {"cartpole": 184158.5, "lunarlander": 191787.4},
+        "cpu_to_target_s": {"cartpole": 19.41, "lunarlander": 1568.3}}
+
+
+def add_arguments(parser) -> None:
+    from rlaccel.util.args import file_name, int_in, seed
+    parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
+                        default="out/report_darl", help="output folder")
+    parser.add_argument("--stages", type=int_in(1, 100_000), default=5, metavar="S",
+                        help="stages of each short run for Fig. 11 (default 5)")
+    parser.add_argument("--learning", nargs="*", default=None, metavar="JSON",
+                        help="machines/darl/bench/learning.py outputs for Fig. 8 (default: "
+                             "out/darl_learning_*.json)")
+    parser.add_argument("--cpu-seeds", nargs="*", type=seed, default=[1, 2, 3], metavar="S",
+                        help="CartPole seeds of the CPU baseline to the target (default 1 2 3;"
+                             " none to skip)")
+    parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument("--reuse", action="store_true",
+                        help="take Table 1, Fig. 10(a), Fig. 11 and the CPU baseline from "
+                             "DIR/report.json and only re-read the learning files")
+
+
+def _run(task, overrides, seed, arch_overrides=None):
+    from rlaccel.programs.runner import run
+    return run(MANIFESTS[task], ["stop_at_target=false", *overrides], seed=seed,
+               arch_overrides=arch_overrides)
+
+
+def _table(header, rows) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def _num(x, fmt="{:,.0f}"):
+    return "-" if x is None else fmt.format(x)
+
+
+def table1(seed: int) -> dict:
+    from rlaccel.machines.darl.tlm import TABLE1
+    out = {}
+    for task in MANIFESTS:
+        for agents in (1, 8):
+            r = _run(task, [f"agents={agents}", "stages=1"], seed)
+            seed_L = TABLE1[(NAMES[task], agents)]
+            out[f"{task}/{agents}"] = {
+                "task": task, "agents": agents, "latency_cycles": r["latency_cycles"],
+                "latency_inference_cycles": r["latency_inference_cycles"],
+                "formula": r["latency_formula"]["train"], "seed": seed_L,
+                "residual": (r["latency_cycles"] - seed_L) / seed_L,
+                "allreduce_cycles": r["allreduce"]["formula_cycles"],
+                "allreduce_iteration_cycles": r["allreduce"].get("iteration_cycles"),
+                "iteration_without_allreduce": r.get("latency_iteration_cycles"),
+                "allreduce_words": r["allreduce"]["words"],
+                "unit_utilisation_kernel": r["unit_utilisation_kernel"],
+            }
+    return out
+
+
+def fig10a(seed: int, agents=(1, 8)) -> dict:
+    """CartPole's simulated training iteration with each optimisation off: ``{switch: {agents:
+    cycles}}``."""
+    cases = {"none": {}, **{off: {f"hdc.{off}": False}
+                            for off in ("codebook", "chunking", "delayed_update")},
+             "all": {"hdc.codebook": False, "hdc.chunking": False,
+                     "hdc.delayed_update": False}}
+    return {name: {str(n): _run("cartpole", [f"agents={n}", "stages=1"], seed,
+                                sets or None)["latency_cycles"] for n in agents}
+            for name, sets in cases.items()}
+
+
+def fig11(stages: int, seed: int) -> dict:
+    out = {}
+    for task in MANIFESTS:
+        for agents in (1, 2, 4, 8):
+            r = _run(task, [f"agents={agents}", f"stages={stages}"], seed)
+            out[f"{task}/{agents}"] = {
+                "task": task, "agents": agents, "ips": r["ips"]["system"],
+                "ips_quiet": r["ips"]["quiet_host"],
+                "ips_quiet_parallel_envs": r["ips"]["quiet_host_parallel_envs"],
+                "ips_quiet_parallel_envs_serial_link":
+                    r["ips"]["quiet_host_parallel_envs_serial_link"],
+                "ips_per_w_quiet_parallel_envs":
+                    r["power"]["ips_per_watt_quiet_host_parallel_envs"],
+                "t_env_measured_s": r["ips"]["t_env_measured_s"],
+                "watts": r["power"]["watts"],
+                "ips_per_w": r["power"]["ips_per_watt"],
+                "ips_per_w_quiet": r["power"]["ips_per_watt_quiet_host"],
+                "latency_cycles": r["latency_cycles"], "env_steps": r["learning"]["env_steps"]}
+    return out
+
+
+def learning(files) -> dict:
+    """The runs of machines/darl/bench/learning.py's JSON files (a file that is not one is an
+    RlaccelError naming it)."""
+    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.files import read_bytes
+    runs = []
+    for f in files:
+        try:
+            doc = json.loads(read_bytes(f, RlaccelError, "learning file", limit=1 << 30))
+        except (ValueError, RecursionError) as exc:
+            raise RlaccelError(f"{f}: --learning: not a JSON file of "
+                               f"machines/darl/bench/learning.py ({exc})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
+            raise RlaccelError(f"{f}: --learning: not a JSON file of machines/darl/bench/learning.py "
+                               f"(no list of runs)")
+        runs += doc["runs"]
+    return {"files": [str(f) for f in files], "runs": runs}
+
+
+def cpu_baseline(seeds) -> dict:
+    """The float64 reference (the CPU baseline) on CartPole to 500, one agent."""
+    from rlaccel.machines.darl.config import task_config
+    from rlaccel.machines.darl.training import Training
+    runs = []
+    for s in seeds:
+        tr = Training(task_config("cartpole", seed=s, stages=150))
+        t0, c0 = time.perf_counter(), time.process_time()
+        tr.run(stop_at_target=True)
+        summ = tr.summary()
+        reached = summ["first_stage_at_target"] is not None
+        runs.append({"seed": s, "stages_to_target": summ["first_stage_at_target"],
+                     "wall_to_target_s": summ["wall_to_target_s"],
+                     "cpu_to_target_s": time.process_time() - c0 if reached else None,
+                     "wall_s": time.perf_counter() - t0})
+    return {"runs": runs}
+
+
+def system_to_target(r: dict):
+    """A learning run's eq. 23 time with a quiet host (None if it did not reach the target)."""
+    if r.get("first_stage_at_target") is None or not r.get("ips"):
+        return None
+    return r["env_steps"] / r["ips"]["quiet_host"]
+
+
+def _f10(v, n: str):
+    """A Fig. 10(a) entry for ``n`` agents (older reports hold one agent's number only)."""
+    return v.get(n) if isinstance(v, dict) else (v if n == "1" else None)
+
+
+def _median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def _plots(rep: dict, out: Path) -> list[str]:
+    from rlaccel.util.plots import grouped_bars, lines, save
+    made = []
+    f11 = rep["fig11"]
+    for key, label in (("ips_quiet", "IPS (quiet host's T_env)"), ("ips", "IPS (this host)"),
+                       ("ips_quiet_parallel_envs", "IPS (quiet host, parallel envs)"),
+                       ("ips_per_w_quiet", "IPS/W (quiet host's T_env)"),
+                       ("ips_per_w_quiet_parallel_envs", "IPS/W (quiet host, parallel envs)")):
+        series = {}
+        for task in MANIFESTS:
+            pts = [f11[f"{task}/{n}"] for n in (1, 2, 4, 8) if f"{task}/{n}" in f11]
+            series[NAMES[task]] = {"x": [p["agents"] for p in pts], "y": [p[key] for p in pts],
+                                   "lo": [None] * len(pts), "hi": [None] * len(pts)}
+        fig = lines(f"Fig. 11: {label} against agents", "agents", label, series,
+                    xticks=[1, 2, 4, 8])
+        made += [str(p) for p in save(fig, out / f"fig11_{key}")]
+    f10 = rep["fig10a"]
+    groups = list(f10)
+    counts = sorted({n for v in f10.values() for n in (v if isinstance(v, dict) else {"1": v})},
+                    key=int)
+    fig = grouped_bars("Fig. 10(a): CartPole iteration with an optimisation off",
+                       "switched off", "cycles", groups,
+                       {f"{n} agent(s)": {"x": groups, "y": [_f10(f10[g], n) for g in groups],
+                                          "lo": [None] * len(groups),
+                                          "hi": [None] * len(groups)} for n in counts})
+    made += [str(p) for p in save(fig, out / "fig10a")]
+    for task in MANIFESTS:
+        series = {}
+        for r in rep["learning"]["runs"]:
+            if r["task"] != task:
+                continue
+            name = f"{r['agents']} agent(s), seed {r['seed']}"
+            xs = list(range(1, len(r["returns"]) + 1))
+            series[name] = {"x": xs, "y": r["returns"], "lo": [None] * len(xs),
+                            "hi": [None] * len(xs)}
+        if series:
+            fig = lines(f"Fig. 8: {NAMES[task]}, mean return per stage", "stage",
+                        "mean return of the agents", series)
+            made += [str(p) for p in save(fig, out / f"fig8_{task}")]
+    return made
+
+
+def markdown(rep: dict) -> str:
+    md = ["# DARL (seed 004) on the simulator", "",
+          "Generated by `rlaccel report darl`; every figure is simulated here "
+          "(`machines/darl/`), the seed's beside it.", "", "## Table 1: cycles per iteration",
+          ""]
+    rows = []
+    for v in rep["table1"].values():
+        rows.append([NAMES[v["task"]], v["agents"], _num(v["latency_cycles"]), v["seed"],
+                     f"{100 * v['residual']:+.1f} %", _num(v["latency_inference_cycles"]),
+                     _num(v.get("allreduce_iteration_cycles") or 0)])
+    md += _table(["task", "agents", "training iteration (simulated)", "seed's L", "residual",
+                  "inference iteration", "of which the all-reduce (cycles)"], rows)
+    md += ["", "With several agents every training iteration ends with the butterfly "
+           "all-reduce (average) of the agent's shard, 2 A D words: log2 N stages of "
+           "hop + 2AD / W cycles ([interconnect]: hop 11 fitted on CartPole's 547, W = 256 "
+           "words a cycle assumed); agents without a batch in the round join with all-reduces "
+           "alone, and the round ends with Q' += the average, Q <- Q'. The simulator equals "
+           "the unit models bit for bit. LunarLander's larger shard (A = 4) is what makes its "
+           "column longer; the seed gives neither the link width nor the hop.", ""]
+    units = {k: v.get("unit_utilisation_kernel") for k, v in rep["table1"].items()}
+    if all(units.values()):
+        names = sorted({u for v in units.values() for u in v})
+        md += ["Busy share of every unit in the kernel's time (agent 0; host exchanges and "
+               "waits at the all-reduce left out):", ""]
+        md += _table(["task / agents", *names],
+                     [[k, *(f"{100 * v.get(u, 0.0):.1f} %" for u in names)]
+                      for k, v in units.items()])
+        md += [""]
+    md += ["## Fig. 10(a): CartPole, an optimisation switched off", ""]
+    f10 = rep["fig10a"]
+    counts = sorted({n for v in f10.values() for n in (v if isinstance(v, dict) else {"1": v})},
+                    key=int)
+    md += _table(["switched off", *(f"{n} agent(s), cycles" for n in counts)],
+                 [[k, *(_num(_f10(v, n)) for n in counts)] for k, v in f10.items()])
+    md += ["", "## Fig. 11: IPS (eq. 23-25) and IPS/W against agents", "",
+           f"Short runs of {rep['args']['stages']} stages (early episodes: many random "
+           "actions), kernel simulated, transfers from the host link model (the agents' "
+           "exchanges overlap, as they do in the simulation: the busiest agent's transfer "
+           "time; `serial link` sums them over the agents); `this host` uses "
+           "T_env measured here (the environments' CPU time in this process, on a loaded "
+           "2-core VM), `quiet` a quiet host's "
+           "T_env (6.4 us CartPole, 36.3 us LunarLander) with the host stepping the agents' "
+           "environments one after another, `parallel envs` all at once (eq. 24's T_env x "
+           "T_i: one environment step's time per round); power P(n) = 5.53 + 1.434 n W "
+           "(Table 2).", ""]
+    rows = []
+    for v in rep["fig11"].values():
+        rows.append([NAMES[v["task"]], v["agents"], _num(v["ips"]), _num(v["ips_quiet"]),
+                     _num(v["ips_quiet_parallel_envs"]),
+                     _num(v.get("ips_quiet_parallel_envs_serial_link")), f"{v['watts']:.2f}",
+                     _num(v["ips_per_w_quiet"]), _num(v.get("ips_per_w_quiet_parallel_envs"))])
+    md += _table(["task", "agents", "IPS this host", "IPS quiet host", "IPS quiet, parallel "
+                  "envs", "the same, serial link", "W", "IPS/W quiet",
+                  "IPS/W quiet, parallel envs"], rows)
+    md += ["", f"Seed: IPS {SEED['ips'][1]:,} (1 agent, mean of the tasks), "
+           f"{SEED['ips'][8]:,} (8 agents); IPS/W {SEED['ips_per_w'][1]:,} / "
+           f"{SEED['ips_per_w'][8]:,}.", "", "## Fig. 8: learning through the simulator", ""]
+    runs = rep["learning"]["runs"]
+    if runs:
+        rows = [[NAMES[r["task"]], r["agents"], r["seed"], r["stages"],
+                 _num(r["first_stage_at_target"]), _num(r["episodes_to_target"]),
+                 _num(r["first_stage_any_agent_at_target"]), f"{max(r['returns']):.1f}",
+                 _num(system_to_target(r), "{:.3f}"),
+                 f"{r['wall_s']:.0f}" + (" (budget)" if r["budget"] else "")]
+                for r in runs]
+        md += _table(["task", "agents", "seed", "stages run", "stage mean at target",
+                      "episodes to target", "first agent at target", "best stage mean",
+                      "DARL system s to target (eq. 23, quiet host)", "simulation wall s"],
+                     rows)
+        md += ["", "From " + ", ".join(f"`{f}`" for f in rep["learning"]["files"]) + ". "
+               "The system time is the run's environment steps over its IPS with a quiet "
+               "host's T_env (eq. 23's denominator: kernel iterations simulated, transfers "
+               "modelled, environments at the quiet host's speed); a run stops at the "
+               "target, so its whole time is the time to target."]
+    else:
+        md += ["No `machines/darl/bench/learning.py` output given (`--learning`)."]
+    cpu = rep.get("cpu")
+    if cpu and cpu["runs"]:
+        md += ["", "## CPU baseline (float64 reference), CartPole to 500", ""]
+        md += _table(["seed", "stages", "wall to target s", "CPU s to target"],
+                     [[r["seed"], _num(r["stages_to_target"]),
+                       _num(r["wall_to_target_s"], "{:.1f}"),
+                       _num(r["cpu_to_target_s"], "{:.1f}")] for r in cpu["runs"]])
+        cpu_med = _median([r["cpu_to_target_s"] for r in cpu["runs"]])
+        darl = [system_to_target(r) for r in runs if r["task"] == "cartpole"
+                and r["agents"] == 1]
+        darl_med = _median(darl)
+        md += ["", f"Seed: {SEED['cpu_to_target_s']['cartpole']} s on a Xeon 6226 (DARL1 "
+               "about 19x faster, Fig. 9)."]
+        if cpu_med and darl_med:
+            md += ["", f"Median CPU seconds to target here {cpu_med:.1f} s (process time, "
+                   f"environment included: what an idle core takes); median DARL1 system "
+                   f"time to target {darl_med:.3f} s: speed-up {cpu_med / darl_med:.0f}x "
+                   "(medians over the seeds that reach the target)."]
+    return "\n".join(md) + "\n"
+
+
+def cmd_report(args) -> int:
+    from rlaccel.programs.runner import write_json
+    from rlaccel.util.files import atomic_write
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    files = (args.learning if args.learning is not None
+             else sorted(glob.glob("out/darl_learning_*.json")))
+    if args.reuse:
+        old = out / "report.json"
+        if not old.exists():
+            from rlaccel.isa.errors import RlaccelError
+            raise RlaccelError(f"--reuse: {old} does not exist (run the report once without it)")
+        rep = json.loads(old.read_text())
+        rep["learning"] = learning(files)
+    else:
+        learned = learning(files)                       # read before the long work
+        rep = {"args": {"stages": args.stages, "seed": args.seed},
+               "table1": table1(args.seed), "fig10a": fig10a(args.seed),
+               "fig11": fig11(args.stages, args.seed), "learning": learned,
+               "cpu": cpu_baseline(args.cpu_seeds) if args.cpu_seeds else None}
+    rep["plots"] = _plots(rep, out)
+    write_json(out / "report.json", rep)
+    atomic_write(out / "report.md", markdown(rep))
+    print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(rep['plots'])} plots")
+    return 0

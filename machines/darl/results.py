@@ -1,0 +1,164 @@
+"""The DARL run's own report fields (latency, all-reduce, IPS, power, learning) and summary."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+__all__ = ["results", "summary"]
+
+_TASK = {"CartPole-v1": "CartPole", "LunarLander-v3": "LunarLander"}
+
+
+def _per(marks: dict, key: str, platform):
+    """Cycles per execution of mark ``key`` (agent 0) without the ``cc.mark`` instruction's
+    own issue cycles: they are the simulator's bookkeeping, not a stage of the kernel."""
+    m = marks.get(key)
+    if not m or not m["count"]:
+        return None
+    own = next((op.issue for op in platform.agents[0].ops
+                if op.mnemonic == "cc.mark" and op.operands.get("id") == int(key)), 0)
+    return m["cycles"] / m["count"] - own
+
+
+def results(m: dict, run, res, platform) -> dict:
+    from rlaccel.machines.darl.tlm import TABLE1, TABLE2_POWER, ips_terms, iteration_seconds
+    from rlaccel.machines.darl.tlm.timing import Workload, latency_cycles
+    from rlaccel.machines.darl.tlm.models import constants, optimisations
+
+    from rlaccel.machines.darl.plugin import T_ENV_QUIET
+    host = run.state
+    cfg, c = host.cfg, host.curve
+    n = cfg.agents
+    clock = platform.arch.knobs.clock_mhz
+    iteration = _per(res.marks, "2", platform)
+    infer = _per(res.marks, "1", platform)
+    stage_end = _per(res.marks, "3", platform)
+    # several agents averaging every round: every iteration ends with the all-reduce (marks
+    # 4: a batch's first, which also waits for the agents not yet there; 5: the others)
+    ar_first, ar_next = _per(res.marks, "4", platform), _per(res.marks, "5", platform)
+    ar = ar_next if ar_next is not None else ar_first
+    train = iteration + ar if iteration is not None and ar is not None else iteration
+    net = platform.interconnect
+    each = cfg.allreduce_each_iteration
+    w = Workload(d=cfg.d, chunk=platform.arch.knobs.lanes, n=host.n_obs, a=host.n_actions,
+                 agents=n if each else 1)
+    opt = optimisations(platform.arch)
+    k = constants(platform.timing)
+    if net is not None:
+        k = replace(k, hop=net.timing.latency, link_words=net.timing.width)
+    formula = {"train": latency_cycles(w, k, opt), "inference": latency_cycles(w, k, opt,
+                                                                             train=False)}
+    words = 2 * host.n_actions * cfg.d
+    allreduce = {"words": words,
+                 "formula_cycles": net.allreduce_cycles(words) if net is not None else 0,
+                 "each_iteration": each,
+                 "iteration_cycles": ar_next, "iteration_first_cycles": ar_first,
+                 "stage_end_cycles": stage_end}
+    seed_L = TABLE1.get((_TASK.get(cfg.env, cfg.env), n))
+
+    a0 = res.agents[0] if res.agents else {}
+    kernel = a0.get("cycles", res.cycles) - a0.get("host_cycles", 0) - a0.get("sync_cycles", 0)
+    prefix = "agent0." if n > 1 else ""
+    units = {k[len(prefix):]: v["busy_cycles"] / kernel if kernel > 0 else 0.0
+             for k, v in res.units.items() if k.startswith(prefix)}
+
+    out = {"latency_cycles": train, "latency_iteration_cycles": iteration,
+           "latency_inference_cycles": infer,
+           "unit_utilisation_kernel": units,
+           "latency_formula": formula, "latency_seed_table1": seed_L,
+           "optimisations": {"codebook": opt.codebook, "chunking": opt.chunking,
+                             "delayed_update": opt.delayed_update},
+           "allreduce": allreduce}
+
+    stages = len(c.agent_returns)
+    if stages and train:
+        T = [float(np.mean(s)) for s in c.agent_steps]
+        Ti = [g / n for g in c.greedy]
+        Tt = [b / n for b in c.batches]
+        t_env = host.t_env / max(host.steps, 1)
+        # the agents' exchanges run on their own time lines in the simulation (each agent's
+        # XRT queue into its own HBM channel), so they overlap: T_comm is the busiest
+        # agent's transfer time, not the sum over agents (which is more time than the whole
+        # simulated run takes); the sum is kept as the serial host's figure
+        per_agent = [a["host_cycles"] for a in res.agents] if res.agents else [0]
+        t_comm = max(per_agent) / (clock * 1e6)
+        t_comm_serial = sum(per_agent) / (clock * 1e6)
+        F_inf = iteration_seconds(infer or train, clock)
+        F = iteration_seconds(train, clock)
+        kw = dict(batch=cfg.batch, F=F_inf, f_train=F, T_comm1=t_comm)
+        measured = ips_terms(n, T, Ti, Tt, T_env=n * t_env, **kw)
+        quiet_env = T_ENV_QUIET.get(cfg.env)
+        ips = {"system": measured["ips"], "terms": measured,
+               "t_env_measured_s": t_env, "t_comm_s": t_comm,
+               "t_comm_serial_s": t_comm_serial,
+               "note": "eq. 23-25: kernel iterations simulated (marks 1, 2), transfers from "
+                       "the host link model (the agents' exchanges overlapping: the busiest "
+                       "agent's), T_env this process's CPU time per step, the host stepping "
+                       "the agents' environments one after another"}
+        if quiet_env is not None:
+            q = ips_terms(n, T, Ti, Tt, T_env=n * quiet_env, **kw)
+            ips["quiet_host"] = q["ips"]
+            ips["quiet_host_parallel_envs"] = ips_terms(n, T, Ti, Tt, T_env=quiet_env,
+                                                        **kw)["ips"]
+            ips["quiet_host_parallel_envs_serial_link"] = ips_terms(
+                n, T, Ti, Tt, T_env=quiet_env, **(kw | {"T_comm1": t_comm_serial}))["ips"]
+            ips["t_env_quiet_s"] = quiet_env
+        watts = TABLE2_POWER.watts(n)
+        out["ips"] = ips
+        out["power"] = {"watts": watts, "model": "P(n) = 5.53 W + 1.434 W n (Table 2)",
+                        "ips_per_watt": ips["system"] / watts,
+                        "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts,
+                        "ips_per_watt_quiet_host_parallel_envs":
+                            ips.get("quiet_host_parallel_envs", 0.0) / watts}
+    first = c.first_stage(cfg.target)
+    out["learning"] = {
+        "task": m["task"], "env": cfg.env, "agents": n, "target": cfg.target,
+        "returns": c.returns, "agent_returns": c.agent_returns, "stages": stages,
+        "env_steps": host.steps, "greedy": c.greedy, "batches": c.batches,
+        "first_stage_at_target": first,
+        "first_stage_any_agent_at_target": c.first_stage(cfg.target, "any"),
+        "episodes_to_target": None if first is None else first * n,
+        "wall_s": c.wall[-1] if c.wall else 0.0,
+        "wall_to_target_s": None if first is None else c.wall[first - 1],
+        "saturations": host.counter.saturations,
+    }
+    return out
+
+
+def summary(r: dict) -> str:
+    lr = r["learning"]
+    lines = [f"DARL {lr['env']}, {lr['agents']} agent(s): {lr['stages']} stage(s), "
+             f"{lr['env_steps']} environment steps"]
+    if lr["returns"]:
+        lines.append(f"  returns: last {lr['returns'][-1]:.1f}, best {max(lr['returns']):.1f};"
+                     f" target {lr['target']:.0f} reached at stage "
+                     f"{lr['first_stage_at_target']}")
+    if r["latency_cycles"] is not None:
+        seed = r["latency_seed_table1"]
+        lines.append(f"  latency: training iteration {r['latency_cycles']:.0f} cycles "
+                     f"(formula {r['latency_formula']['train']}"
+                     + (f", seed's Table 1: {seed}" if seed else "") + ")"
+                     + (f", inference {r['latency_inference_cycles']:.0f}"
+                        if r["latency_inference_cycles"] else ""))
+    ar = r["allreduce"]
+    if ar.get("iteration_cycles") is not None:
+        lines.append(f"  all-reduce in every iteration: {ar['iteration_cycles']:.0f} cycles "
+                     f"(a batch's first, waiting for the others: "
+                     f"{ar['iteration_first_cycles']:.0f}); training iteration without it "
+                     f"{r['latency_iteration_cycles']:.0f}")
+    if r["allreduce"]["stage_end_cycles"] is not None:
+        lines.append(f"  stage end on agent 0 (waiting for the others, all-reduce, sync): "
+                     f"{r['allreduce']['stage_end_cycles']:.0f}"
+                     f" cycles; butterfly formula {r['allreduce']['formula_cycles']}")
+    if "ips" in r:
+        lines.append(f"  IPS (eq. 23): {r['ips']['system']:,.0f} with this host's T_env"
+                     + (f", {r['ips']['quiet_host']:,.0f} with a quiet host's"
+                        + (f" ({r['ips']['quiet_host_parallel_envs']:,.0f} stepping the "
+                           f"environments at once)" if r["learning"]["agents"] > 1
+                           else "")
+                        if "quiet_host" in r["ips"] else "")
+                     + f"; {r['power']['watts']:.2f} W -> {r['power']['ips_per_watt']:,.0f} "
+                       f"IPS/W")
+    return "\n".join(lines)

@@ -1,0 +1,283 @@
+"""One HDQL training iteration of the DARL units, fused and compiled (numba), in fixed point.
+
+The unit models of this package (:mod:`.encoder`, :mod:`.codebook`, :mod:`.regression`,
+:mod:`.updating`, :mod:`.update_cache`, :mod:`.allreduce`) are the semantics; each works on
+whole 2,048-element vectors through numpy, so an iteration costs tens of numpy calls and
+their per-call overhead, not arithmetic (``machines/darl/README.md`` section 13.4). These kernels do
+the same integer operations element by element in one compiled pass, and give the same bits
+(``tests/machines/darl/tlm/test_kernels.py`` compares every output and the saturation count
+against the unit models):
+
+* :func:`encode` -- eq. 1-6: the state quantized as the host writes it (round half up,
+  saturate: :meth:`FixedType.quantize`), the exact sum ``sum_i P_turns[j, i] s[i]``, one round half up at
+  the binary point, one saturation (:meth:`FixedType.matvec`), then the codebook's address
+  of the phase's fraction bits and the quarter-wave table unrolled to a period
+  (:class:`.codebook.Codebook`'s ``_period``): ``Im = period[addr]``,
+  ``Re = period[addr + quarter]``;
+* :func:`act` -- an inference iteration: :func:`encode`, the regression of every action
+  against a model (eq. 9-10: the exact sum of ``2 D`` products divided by ``2**frac D`` with
+  one round half up, one saturation, :func:`.regression.regress`) and select's argmax (the
+  lowest index among equal values, eq. 11);
+* :func:`train` -- a training batch, sample by sample in the kernel's order: ``q_true`` of
+  every sample against ``Q'`` first (as :func:`.regression.regress_rows` does for the batch),
+  then per sample the pending update of the marked row lands (the delayed update cache,
+  eq. 17-18: at most one entry per row, since a row's entry is applied before its next push),
+  ``V_Q(s)`` of every action and ``q_pred``, the update value (eq. 14: ``g = gamma q_true``,
+  ``t = r + g``, ``e = t - q_pred``, ``v = beta e``, each product rounded once, every step
+  saturating), the update hypervectors (eq. 15-16), the push and the shard's saturating add;
+* :func:`running_average` -- the shards as the machine leaves them when every iteration ends
+  with the butterfly all-reduce (average) of the shards
+  (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
+  average so far plus its ``j``-th update, the ``log2 n`` butterfly stages (each pair adds
+  the lower agent's vector first, saturating) and the division by ``n`` (a multiply by
+  ``2**(frac - log2 n)`` rounded half up), element by element.
+
+Saturations are counted as the unit models count them (per saturated element of every
+operation, the butterfly's partners and the ``n`` divided copies each counted), so the
+learner's ``SaturationCounter`` is the same too. Raw operands are int64 inside the format;
+the exact sums fit int64 for the dimensions :mod:`.regression` accepts (``D <= 2**14``) and
+for position matrices of ``|P / 2 pi| < 2**13`` turns (``encode_fits``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlaccel.tlm.fast.fixedpoint import sat as _sat
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
+
+__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average"]
+
+
+def encode_fits(p_turns_t: np.ndarray, fmt) -> bool:
+    """Whether every phase sum of this stored position matrix (D x N raw) with any raw state
+    stays exact in int64 (and its rounding offset with it): then :func:`encode` equals the
+    encoder bit for bit."""
+    n = p_turns_t.shape[1]
+    amax = int(np.abs(p_turns_t).max()) if p_turns_t.size else 0
+    return n * amax * (1 << (fmt.bits - 1)) + (1 << fmt.frac_bits) < (1 << 62)
+
+
+@njit
+def _quantize(x, frac, lo, hi):
+    """``floor(x 2**frac + 1/2)`` saturated (:meth:`FixedType.quantize`; NaN is 0), and 0/1."""
+    if np.isnan(x):
+        return np.int64(0), 1
+    t = x * float(np.int64(1) << frac)                # exact: a power of two
+    f = np.floor(t)
+    r = f + 1.0 if t - f >= 0.5 else f
+    if r > hi:
+        return np.int64(hi), 1
+    if r < lo:
+        return np.int64(lo), 1
+    return np.int64(r), 0
+
+
+@njit
+def _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im):
+    """One float state ``x`` quantized into ``s`` (N,) and encoded into raw ``re``, ``im``
+    (D,) with the position matrix ``p`` (N x D, raw turns; ``acc`` (D,) scratch); the
+    saturations of the state and of its phases."""
+    n, d = p.shape
+    sats = 0
+    for i in range(n):
+        s[i], c = _quantize(x[i], frac, lo, hi)
+        sats += c
+    acc[:] = np.int64(1) << (frac - 1)                # the rounding offset, then the sum
+    for i in range(n):
+        si = s[i]
+        for j in range(d):
+            acc[j] += p[i, j] * si
+    for j in range(d):
+        e, c = _sat(acc[j] >> frac, lo, hi)
+        sats += c
+        addr = (e >> shift) & amask
+        im[j] = period[addr]
+        re[j] = period[(addr + quarter) & amask]
+    return sats
+
+
+@njit
+def encode(p, x, period, shift, amask, quarter, frac, lo, hi):
+    """Raw ``(Re, Im)`` (B, D) of float states ``x`` (B, N), quantized to the format as the
+    host writes them, with the position matrix ``p`` (N x D); and the saturation count."""
+    b_n, n = x.shape
+    d = p.shape[1]
+    re = np.empty((b_n, d), dtype=np.int64)
+    im = np.empty((b_n, d), dtype=np.int64)
+    s = np.empty(n, dtype=np.int64)
+    acc = np.empty(d, dtype=np.int64)
+    sats = 0
+    for b in range(b_n):
+        sats += _encode_row(p, x[b], period, shift, amask, quarter, frac, lo, hi, s, acc,
+                            re[b], im[b])
+    return re, im, sats
+
+
+@njit
+def _value(re, im, qr, qi, a, sign, frac, lo, hi):
+    """Raw ``V[a]`` (eq. 9-10, exact sum, one round half up, one saturation) and 0/1."""
+    d = re.shape[0]
+    acc_r = np.int64(0)
+    acc_i = np.int64(0)
+    for j in range(d):
+        acc_r += qr[a, j] * re[j]
+        acc_i += qi[a, j] * im[j]
+    total = acc_r + sign * acc_i
+    div = np.int64(d) << frac
+    # floor(total / div + 1/2) with div even: floor((total + div / 2) / div), Python's floor
+    return _sat((total + (div >> 1)) // div, lo, hi)
+
+
+@njit
+def act(p, x, period, shift, amask, quarter, qr, qi, sign, frac, lo, hi, s, acc, re, im):
+    """An inference iteration of float state ``x`` (N,) against the model ``(qr, qi)``: the
+    greedy action and the saturation count (``s`` (N,), ``acc``, ``re``, ``im`` (D,):
+    scratch)."""
+    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
+    best = np.int64(0)
+    index = 0
+    for a in range(qr.shape[0]):
+        v, c = _value(re, im, qr, qi, a, sign, frac, lo, hi)
+        sats += c
+        if a == 0 or v > best:
+            best = v
+            index = a
+    return index, sats
+
+
+@njit
+def _mul(a, b, frac, lo, hi):
+    return _sat((a * b + (np.int64(1) << (frac - 1))) >> frac, lo, hi)
+
+
+@njit
+def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta, gamma,
+          sign, frac, lo, hi, ur_out, ui_out, v_out):
+    """One training batch of one agent, in place: ``qr``, ``qi`` (its Q), ``pending``, ``pr``,
+    ``pi`` (its update cache: a flag and the pending update per row), ``sr``, ``si`` (its
+    shard); ``rewards`` are floats (quantized here, as the host writes them); ``ur_out``,
+    ``ui_out`` (B, D) and ``v_out`` (B,) receive every iteration's update
+    hypervectors and update value. Returns the saturation count."""
+    b_n, d = re.shape
+    n_a = qr.shape[0]
+    sats = 0
+    rew = np.empty(b_n, dtype=np.int64)
+    for b in range(b_n):
+        rew[b], c = _quantize(rewards[b], frac, lo, hi)
+        sats += c
+    q_true = np.empty(b_n, dtype=np.int64)
+    for b in range(b_n):
+        best = np.int64(0)
+        for a in range(n_a):
+            v, c = _value(re2[b], im2[b], tr, ti, a, sign, frac, lo, hi)
+            sats += c
+            if a == 0 or v > best:
+                best = v
+        q_true[b] = best
+    for b in range(b_n):
+        a = actions[b]
+        if pending[a]:                       # the marked row streams: its update lands
+            for j in range(d):
+                x, c = _sat(qr[a, j] + pr[a, j], lo, hi)
+                qr[a, j] = x
+                sats += c
+                x, c = _sat(qi[a, j] + pi[a, j], lo, hi)
+                qi[a, j] = x
+                sats += c
+            pending[a] = False
+        q_pred = np.int64(0)
+        for r in range(n_a):                 # the arrays evaluate every action
+            v, c = _value(re[b], im[b], qr, qi, r, sign, frac, lo, hi)
+            sats += c
+            if r == a:
+                q_pred = v
+        g, c1 = _mul(gamma, q_true[b], frac, lo, hi)
+        t, c2 = _sat(rew[b] + g, lo, hi)
+        e, c3 = _sat(t - q_pred, lo, hi)
+        v, c4 = _mul(beta, e, frac, lo, hi)
+        sats += c1 + c2 + c3 + c4
+        v_out[b] = v
+        for j in range(d):
+            ur, c = _mul(v, re[b, j], frac, lo, hi)
+            sats += c
+            ui, c = _mul(v, im[b, j], frac, lo, hi)
+            sats += c
+            ur_out[b, j] = ur
+            ui_out[b, j] = ui
+            pr[a, j] = ur
+            pi[a, j] = ui
+            x, c = _sat(sr[a, j] + ur, lo, hi)
+            sr[a, j] = x
+            sats += c
+            x, c = _sat(si[a, j] + ui, lo, hi)
+            si[a, j] = x
+            sats += c
+        pending[a] = True
+    return sats
+
+
+@njit
+def running_average(acts, lengths, ur, ui, k, frac, lo, hi, avg_r, avg_i):
+    """The running average of the agents' updates (``acts`` (n, J) rows, ``lengths`` (n,)
+    iterations each, ``ur``/``ui`` (n, J, D) their update hypervectors) with the all-reduce
+    after every iteration, into ``avg_r``, ``avg_i`` (A, D, zeroed first); the saturations.
+
+    Element by element (each element's average depends only on its own history): per
+    iteration every agent's copy, the butterfly's sums (stage ``s`` pairs the groups of
+    ``2**s`` agents, each sum held -- and its saturation counted -- by ``2**(s + 1)`` agents)
+    and the division. When no partial sum can leave the format (``n |x| + sum |u| <= max``)
+    that is the exact ``(n x + sum u) / n`` rounded half up, which is taken directly."""
+    n = acts.shape[0]
+    n_a, d = avg_r.shape
+    jmax = 0
+    for i in range(n):
+        if lengths[i] > jmax:
+            jmax = lengths[i]
+    inv = np.int64(1) << (frac - k)
+    half = np.int64(1) << (frac - 1)
+    vals = np.empty(n, dtype=np.int64)
+    who = np.empty(n, dtype=np.int64)
+    avg_r[:, :] = 0
+    avg_i[:, :] = 0
+    sats = 0
+    for j in range(jmax):
+        for a in range(n_a):
+            m = 0                                   # the agents whose j-th update is row a's
+            for i in range(n):
+                if j < lengths[i] and acts[i, j] == a:
+                    who[m] = i
+                    m += 1
+            for part in range(2):
+                upd = ur if part == 0 else ui
+                out = avg_r if part == 0 else avg_i
+                for e in range(d):
+                    x = out[a, e]
+                    total = np.int64(0)
+                    bound = n * (x if x >= 0 else -x)
+                    for t in range(m):
+                        u = upd[who[t], j, e]
+                        total += u
+                        bound += u if u >= 0 else -u
+                    if bound <= hi:                 # no partial sum leaves the format
+                        out[a, e] = ((n * x + total) * inv + half) >> frac
+                        continue
+                    for i in range(n):
+                        vals[i] = x
+                    for t in range(m):
+                        v, c = _sat(x + upd[who[t], j, e], lo, hi)
+                        vals[who[t]] = v
+                        sats += c
+                    width = n
+                    mult = 2
+                    for _ in range(k):
+                        width >>= 1
+                        for g in range(width):
+                            v, c = _sat(vals[2 * g] + vals[2 * g + 1], lo, hi)
+                            vals[g] = v
+                            sats += mult * c
+                        mult <<= 1
+                    v, c = _mul(vals[0], inv, frac, lo, hi)
+                    out[a, e] = v
+                    sats += n * c
+    return sats

@@ -1,0 +1,333 @@
+"""The hdc family's instruction models: DARL's units (seed 004) as instructions of an agent.
+
+Each model's semantics is the unit model of this package (:mod:`.encoder`, :mod:`.codebook`,
+:mod:`.regression`, :mod:`.updating`, :mod:`.update_cache`, :mod:`.allreduce`) on the
+agent's memories, so the simulator computes what :class:`programs.darl.functional.
+FunctionalHdql` computes, bit for bit. Its timing is :func:`.timing.instruction_cycles`:
+every instruction takes one issue cycle and keeps its unit busy for its part of Table 1's
+``L`` (results ready when the unit is done), so one training iteration
+
+    henc s, henc s', hreg, hreg.t, hsel.mask, hsel.max, hupd, hpush
+
+lasts exactly :func:`.timing.latency_cycles` (the two encoders and the two sets of systolic
+arrays work concurrently; the iteration's last instruction, ``hpush`` or an inference's
+``hsel.argmax``, holds the controller until it is done, so iterations do not overlap, as
+eq. 24 counts them).
+
+Per-agent state (``agent.state["hdc"]``): the update cache (a FIFO of the updating unit) and
+the codebook (the encoder's ROM). The architecture's ``[hdc]`` table switches the three
+optimisations of Fig. 10(a) (``codebook``, ``chunking``, ``delayed_update``; all true by
+default); the chunk is the architecture's ``lanes``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlaccel.isa.dtypes import FixedType
+from rlaccel.isa.errors import ArchError, SimError
+
+from rlaccel.tlm.core import Butterfly
+from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.machines.darl.tlm.allreduce import divide_by_agents
+from rlaccel.machines.darl.tlm.codebook import Codebook
+from rlaccel.machines.darl.tlm.regression import chunks, regress
+from rlaccel.machines.darl.tlm.timing import LatencyConstants, Optimisations, instruction_cycles
+from rlaccel.machines.darl.tlm.update_cache import UpdateCache
+from rlaccel.machines.darl.tlm.updating import greedy
+
+__all__ = ["MODELS", "TIMING_KEYS", "OPTIMISATION_KEYS", "optimisations", "constants"]
+
+#: [timing] keys the family reads (LatencyConstants' fields but the butterfly's hop, which is
+#: the [interconnect] latency on the platform)
+TIMING_KEYS = {
+    "io": "cycles: read the sample from HBM, kernel control, return (fitted on Table 1)",
+    "mem_read": "cycles of a BRAM/URAM read", "mul": "cycles of a pipelined 32x32 multiply",
+    "add": "cycles of an adder or comparator level", "codebook": "cycles of a codebook read",
+    "cordic": "cycles of a CORDIC sin/cos (codebook switched off)",
+    "write": "cycles of a BRAM write",
+}
+#: keys of the architecture's [hdc] table: the optimisations of Fig. 10(a)
+OPTIMISATION_KEYS = ("codebook", "chunking", "delayed_update")
+
+
+def optimisations(arch) -> Optimisations:
+    """The ``[hdc]`` table of an architecture as :class:`Optimisations`."""
+    table = arch.extra.get("hdc", {})
+    origin = arch.path or arch.name
+    if not isinstance(table, dict):
+        raise ArchError(f"{origin}: [hdc] must be a table")
+    for key, value in table.items():
+        if key not in OPTIMISATION_KEYS:
+            raise ArchError(f"{origin}: [hdc] has unknown key '{key}'; known: "
+                            f"{', '.join(OPTIMISATION_KEYS)}")
+        if not isinstance(value, bool):
+            raise ArchError(f"{origin}: [hdc] {key} must be true or false, not {value!r}")
+    return Optimisations(**table)
+
+
+def constants(timing) -> LatencyConstants:
+    """The [timing] table's latency constants."""
+    return LatencyConstants(**{k: int(timing[k]) for k in TIMING_KEYS})
+
+
+def _fmt(b: Binding) -> FixedType:
+    if not isinstance(b.dt, FixedType):
+        raise ArchError(f"'{b.mnemonic}': the DARL units compute in fixed point, not "
+                        f"{b.dt.name}")
+    return b.dt
+
+
+def _state(b: Binding) -> dict:
+    """The agent's hdc state: its codebook, and its update cache once an hreg/hpush names
+    the model's size."""
+    st = b.agent.state.setdefault("hdc", {})
+    if "codebook" not in st:
+        st["codebook"] = Codebook(_fmt(b))
+        st["opt"] = optimisations(b.agent.arch)
+    return st
+
+
+def _cache(b: Binding, n: int, d: int) -> UpdateCache:
+    st = _state(b)
+    c = st.get("cache")
+    if c is None:
+        c = st["cache"] = UpdateCache(n, d, _fmt(b))
+    elif (c.actions, c.d) != (n, d):
+        raise SimError(f"'{b.mnemonic}' at PC {b.pc}: a model of {n} x {d} but the update "
+                       f"cache holds rows of {c.actions} x {c.d}")
+    return c
+
+
+def _chunked(b: Binding) -> None:
+    """The hypervector must be a whole number of chunks (the arrays' width)."""
+    try:
+        chunks(b.ops["d"], b.knobs.lanes)
+    except ArchError as exc:
+        raise ArchError(f"'{b.mnemonic}' at PC {b.pc}: {exc} (the chunk is the "
+                        f"architecture's lanes)") from None
+
+
+def _mask(U, at: int, n: int) -> np.ndarray:
+    return U[at:at + n] != 0
+
+
+# ---- semantics ------------------------------------------------------------------------------
+def _henc(b: Binding):
+    t, o = _fmt(b), b.ops
+    U, S = b.mem("unified"), b.mem("synapse")
+    n, d, src, syn, dst = o["n"], o["d"], o["src"], o["syn"], o["dst"]
+    _chunked(b)
+    book = _state(b)["codebook"]
+
+    def run():
+        P = S[syn:syn + n * d].reshape(n, d)
+        e = t.matvec(P.T, U[src:src + n], counter=b.counter)
+        re, im = book.lookup(e)
+        S[dst:dst + d] = re
+        S[dst + d:dst + 2 * d] = im
+    return run
+
+
+def _hld(b: Binding):
+    o = b.ops
+    U, S = b.mem("unified"), b.mem("synapse")
+    k, src, syn = o["n"] * o["d"], o["src"], o["syn"]
+
+    def run():
+        S[syn:syn + k] = U[src:src + k]
+    return run
+
+
+def _hreg(b: Binding):
+    t, o = _fmt(b), b.ops
+    U, S = b.mem("unified"), b.mem("synapse")
+    n, d, src, syn, dst = o["n"], o["d"], o["src"], o["syn"], o["dst"]
+    _chunked(b)
+    chunk = b.knobs.lanes
+    masked = b.mnemonic == "hreg"
+    cache = _cache(b, n, d) if masked else None
+    at = o.get("mask", 0)
+
+    def run():
+        qr = S[syn:syn + n * d].reshape(n, d)
+        qi = S[syn + n * d:syn + 2 * n * d].reshape(n, d)
+        if masked:
+            cache.stream(qr, qi, _mask(U, at, n), counter=b.counter)
+        U[dst:dst + n] = regress(S[src:src + d], S[src + d:src + 2 * d], qr, qi, chunk=chunk,
+                                 fmt=t, counter=b.counter)
+    return run
+
+
+def _hsel(b: Binding):
+    t, o = _fmt(b), b.ops
+    U = b.mem("unified")
+    n, src, dst = o["n"], o["src"], o["dst"]
+    how = b.mnemonic.split(".")[1]
+    at = o.get("mask", 0)
+
+    def run():
+        v = U[src:src + n]
+        if how == "argmax":
+            U[dst] = t.quantize(float(greedy(v)))
+        elif how == "max":
+            U[dst] = v.max()
+        else:
+            m = _mask(U, at, n)
+            if np.count_nonzero(m) != 1:
+                raise SimError(f"hsel.mask at PC {b.pc}: the action mask marks "
+                               f"{int(np.count_nonzero(m))} actions; a training sample marks "
+                               f"exactly one")
+            U[dst] = v[np.flatnonzero(m)[0]]
+    return run
+
+
+def _hupd(b: Binding):
+    t, o = _fmt(b), b.ops
+    U = b.mem("unified")
+
+    def run():
+        beta, gamma = U[o["k"]], U[o["k"] + 1]
+        g = t.mul(gamma, U[o["b"]], counter=b.counter)
+        e = t.sub(t.add(U[o["c"]], g, counter=b.counter), U[o["a"]], counter=b.counter)
+        U[o["dst"]] = t.mul(beta, e, counter=b.counter)
+    return run
+
+
+def _hpush(b: Binding):
+    t, o = _fmt(b), b.ops
+    U, S = b.mem("unified"), b.mem("synapse")
+    n, d, src, syn, aux = o["n"], o["d"], o["src"], o["syn"], o["aux"]
+    _chunked(b)
+    delayed = _state(b)["opt"].delayed_update
+    cache = _cache(b, n, d)
+
+    def run():
+        m = _mask(U, o["mask"], n)
+        if np.count_nonzero(m) != 1:
+            raise SimError(f"hpush at PC {b.pc}: the action mask marks "
+                           f"{int(np.count_nonzero(m))} actions; an update is for exactly one")
+        a = int(np.flatnonzero(m)[0])
+        v = U[o["v"]]
+        ur = t.mul(v, S[src:src + d], counter=b.counter)
+        ui = t.mul(v, S[src + d:src + 2 * d], counter=b.counter)
+        for base, u in ((syn, ur), (syn + n * d, ui)):          # the shard row
+            row = slice(base + a * d, base + (a + 1) * d)
+            S[row] = t.add(S[row], u, counter=b.counter)
+        if delayed:
+            cache.push(a, ur, ui)
+        else:                                                   # straight into Q
+            for base, u in ((aux, ur), (aux + n * d, ui)):
+                row = slice(base + a * d, base + (a + 1) * d)
+                S[row] = t.add(S[row], u, counter=b.counter)
+    return run
+
+
+def _butterfly(b: Binding) -> Butterfly | None:
+    net = b.agent.platform.interconnect
+    n = b.agent.platform.n_agents
+    if net is None and n == 1:
+        return None
+    if not isinstance(net, Butterfly):
+        raise ArchError(f"'{b.mnemonic}' needs a butterfly interconnect: set [interconnect] "
+                        f"kind = \"butterfly\" in {b.agent.arch.path or b.agent.arch.name}")
+    return net
+
+
+def _hallreduce(b: Binding):
+    t, o = _fmt(b), b.ops
+    S = b.mem("synapse")
+    k, src = 2 * o["n"] * o["d"], o["src"]
+    net, i, n = _butterfly(b), b.agent.index, b.agent.platform.n_agents
+    avg = o.get("avg", 1) != 0
+
+    def combine(lo, hi):
+        return t.add(lo, hi, counter=b.counter)
+
+    def allreduce():
+        data = S[src:src + k]
+        total = data.copy() if net is None else (yield from net.allreduce(i, data, combine))
+        S[src:src + k] = divide_by_agents(total, n, t, counter=b.counter) if avg else total
+    return allreduce
+
+
+def _hsync(b: Binding):
+    t, o = _fmt(b), b.ops
+    S = b.mem("synapse")
+    k, src, syn, aux = 2 * o["n"] * o["d"], o["src"], o["syn"], o["aux"]
+    n, d = o["n"], o["d"]
+
+    def run():
+        _cache(b, n, d).clear()
+        S[aux:aux + k] = t.add(S[aux:aux + k], S[src:src + k], counter=b.counter)
+        S[syn:syn + k] = S[aux:aux + k]
+        S[src:src + k] = 0
+    return run
+
+
+# ---- timing and energy ----------------------------------------------------------------------
+def _unit(mnemonic: str) -> str:
+    return {"henc": "encoder", "hld": "loader", "hreg": "regression", "hreg.t": "regression_t",
+            "hsel.argmax": "select", "hsel.mask": "select", "hsel.max": "select_t",
+            "hupd": "updating", "hpush": "updating", "hsync": "updating"}[mnemonic]
+
+
+def _cost(b: Binding) -> Cost:
+    if b.mnemonic == "hallreduce":
+        return Cost(1, 1)                      # the butterfly's cycles, in SimPy time
+    st = _state(b)
+    o = b.ops
+    cyc = instruction_cycles(b.mnemonic, n=o.get("n", 1), d=o.get("d", b.knobs.lanes),
+                             chunk=b.knobs.lanes, c=constants(b.timing), opt=st["opt"])
+    unit = _unit(b.mnemonic)
+    if b.mnemonic == "henc":
+        # two encoders (s and s'), used in turn in program order
+        st["enc"] = st.get("enc", -1) + 1
+        unit = "encoder2" if st["enc"] % 2 else "encoder"
+    if b.mnemonic in _LAST:
+        # the iteration's last stage: the kernel returns when it is done (the controller
+        # waits), so iterations do not overlap (eq. 24 counts M F per batch)
+        return Cost(cyc, 1, ((unit, cyc),))
+    return Cost(1, 2, ((unit, cyc),))
+
+
+#: the last instruction of an iteration (training: hpush; inference: hsel.argmax), and the
+#: loads and stage ends, which the controller waits for
+_LAST = ("hpush", "hsel.argmax", "hld", "hsync")
+
+
+def _actions(b: Binding) -> dict:
+    """Decode, the words each instruction moves and its arithmetic (multiply-adds of the
+    encoder and the arrays, multiplies of the update), as the base family's actions."""
+    o, m = b.ops, b.mnemonic
+    n, d = o.get("n", 1), o.get("d", 0)
+    c = {"decode": 1}
+    if m == "henc":
+        c.update(mac=n * d, reg_read=n, sram_read=n * d + 2 * d, sram_write=2 * d)
+    elif m == "hld":
+        c.update(buf_read=n * d, sram_write=n * d)
+    elif m in ("hreg", "hreg.t"):
+        c.update(mac=2 * n * d, sram_read=2 * d + 2 * n * d, reg_write=n)
+    elif m.startswith("hsel"):
+        c.update(reg_read=n, reg_write=1)
+    elif m == "hupd":
+        c.update(mul=2, add=2, reg_read=5, reg_write=1)
+    elif m == "hpush":
+        c.update(mul=2 * d, add=2 * d, sram_read=4 * d, sram_write=2 * d, reg_read=1 + n)
+    elif m == "hallreduce":
+        c.update(sram_read=2 * n * d, sram_write=2 * n * d, add=2 * n * d)
+    elif m == "hsync":
+        c.update(add=2 * n * d, sram_read=4 * n * d, sram_write=6 * n * d)
+    return c
+
+
+_SEMANTICS = {"henc": _henc, "hld": _hld, "hreg": _hreg, "hreg.t": _hreg,
+              "hsel.argmax": _hsel, "hsel.mask": _hsel, "hsel.max": _hsel, "hupd": _hupd,
+              "hpush": _hpush, "hallreduce": _hallreduce, "hsync": _hsync}
+_CATEGORY = {"henc": "ENC", "hld": "LOAD", "hreg": "REG", "hreg.t": "REG", "hsel.argmax": "SEL",
+             "hsel.mask": "SEL", "hsel.max": "SEL", "hupd": "UPD", "hpush": "UPD",
+             "hallreduce": "ALLREDUCE", "hsync": "SYNC"}
+
+MODELS = {m: InstructionModel(m, "sync" if m == "hallreduce" else "exec", f, _cost, _actions,
+                              _CATEGORY[m])
+          for m, f in _SEMANTICS.items()}

@@ -1,0 +1,249 @@
+"""The host driver of the simulated FIXAR (seed 002, Fig. 3): the MuJoCo environment, the
+replay buffer and evaluation on the CPU, every DNN operation on the accelerator
+(``machines/fixar/programs/ddpg.s``), over the platform's host link.
+
+:class:`FixarDriver` answers the program's ``cc.host`` exchanges. It runs the same time-step
+loop as :func:`~.host.train` (the float and fixed-point references' loop) written as a
+coroutine, so both take the same random choices in the same order: the host's batches and
+warm-up actions (:class:`~.host.DdpgHost`), the initial weights (``default_rng([seed, 1])``,
+the reference's), the PRNG seed (the accelerator's noise stream 1). Per exchange:
+
+1. the first brings the initial weights of both networks (the targets are copies) and the
+   constants (PRNG seed, tau as the soft unit's register, sigma);
+2. a training request: ``ST`` (the current state), the batch (``[s | a]``, ``[s' | 0]``,
+   ``(r, done)``), Adam's seven float32 constants per network for this step, ``FREEZE`` at
+   the quantization delay; the accelerator answers with the exploring action;
+3. an evaluation request (``EVAL``): the deterministic action for a state, ten episodes
+   every ``eval_every`` steps from fixed start states (:data:`~.host.EVAL_SEED_OFFSET`);
+4. ``DONE`` when the step budget is spent.
+
+Warm-up steps (uniform random actions) need no accelerator. The host's wall time per part
+goes to the link's :class:`~rlaccel.tlm.hostlink.HostTimeline` (``environment``, ``replay
+sampling``, ``packing``, ``evaluation environment``), measured on this machine.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.errors import RlaccelError
+from rlaccel.machines.fixar.tlm.adam import AdamHyper, constants
+from rlaccel.machines.fixar.tlm.soft_update import tau_raw
+from rlaccel.tlm.hostlink import HostTimeline
+
+from rlaccel.machines.fixar.config import DdpgConfig
+from rlaccel.machines.fixar.host import EVAL_SEED_OFFSET, DdpgHost
+from rlaccel.machines.fixar.network import actor_net, critic_net, init_params
+
+__all__ = ["FixarDriver", "NEEDS"]
+
+#: the symbols the driver writes or reads
+NEEDS = ("IN", "RD", "DONE", "EVAL", "FREEZE", "ST", "BAT", "NXT", "HPC", "HPA", "INIT",
+         "WINIT", "SEEDW", "TAUW", "SIGW", "OUTA")
+
+_ONE = 1 << 16
+
+
+class FixarDriver:
+    """The host of one simulated run (module docstring)."""
+
+    def __init__(self, cfg: DdpgConfig) -> None:
+        self.cfg = cfg
+        self.host = DdpgHost(cfg)
+        self.S, self.A = self.host.state_dim, self.host.action_dim
+        self.acc = get_dtype("fixed32")
+        self.timeline = HostTimeline()
+        self.actor_net = actor_net(self.S, self.A, cfg.hidden)
+        self.critic_net = critic_net(self.S, self.A, cfg.hidden)
+        hp = dict(beta1=cfg.beta1, beta2=cfg.beta2, eps=cfg.adam_eps)
+        self.hp_actor = AdamHyper(lr=cfg.lr_actor, **hp)
+        self.hp_critic = AdamHyper(lr=cfg.lr_critic, **hp)
+        self.updates = 0
+        self.quantized_at: int | None = None
+        self.train_exchanges = 0
+        self.eval_exchanges = 0
+        self.sym: dict = {}
+        self._gen = None
+        self._done = False
+        self.wall = {"environment": 0.0, "sampling": 0.0, "evaluation": 0.0}
+        #: the same parts in this process's CPU seconds (on a shared machine the wall clock
+        #: also counts waiting for a core)
+        self.cpu = {"environment": 0.0, "sampling": 0.0, "packing": 0.0}
+        self.progress_lines: list[str] = []
+        #: checkpoints (:mod:`.checkpoint`): the saver, the step a run resumed at, and the
+        #: saved state until the program's second exchange puts it into the machine
+        self.checkpointer = None
+        self.resumed_at: int | None = None
+        self._resume: dict | None = None
+
+    # ---- checkpoints ----
+    #: what a checkpoint leaves out: the binding, the coroutine, the saver, and the measured
+    #: times (the resumed part measures its own; the link holds the time line)
+    _TRANSIENT = ("sym", "base", "init_base", "_gen", "_done", "checkpointer", "_resume",
+                  "progress_lines", "timeline", "wall", "cpu")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
+
+    def resume(self, state: dict) -> None:
+        """Continue the run a :class:`~.checkpoint.Checkpointer` saved (``state``, its
+        ``load()``); call after ``bind`` and before the run."""
+        if self.checkpointer is None:
+            raise RlaccelError("resume: the driver has no checkpointer (its agent)")
+        self.__dict__.update(state["driver"])
+        self.resumed_at = self.host.t
+        self._resume = state
+
+    # ---- the binary ----
+    def bind(self, binary) -> None:
+        sym = {s.name: s for s in binary.symbols}
+        missing = [s for s in NEEDS if s not in sym]
+        if missing:
+            raise RlaccelError(f"{binary.origin}: the program has no symbol(s) "
+                               f"{', '.join(missing)}, which the FIXAR host needs")
+        S, A, B = self.S, self.A, self.cfg.batch
+        want = {"ST": S, "BAT": B * (S + A), "NXT": B * (S + A), "RD": 2 * B, "OUTA": A,
+                "WINIT": self.actor_net.size + self.critic_net.size, "HPC": 7, "HPA": 7}
+        for name, n in want.items():
+            if sym[name].length != n:
+                raise RlaccelError(f"{binary.origin}: symbol {name} has {sym[name].length} "
+                                   f"words; {self.cfg.env_id} with batch {B} and hidden "
+                                   f"{list(self.cfg.hidden)} needs {n}")
+        self.sym = sym
+        self.base = sym["IN"].address
+        self.init_base = sym["INIT"].address
+
+    # ---- the link ----
+    @property
+    def finished(self) -> bool:
+        return self._done
+
+    def exchange(self, out: np.ndarray) -> np.ndarray:
+        if self._gen is None:
+            self._gen = self._script()
+            return next(self._gen)
+        return self._gen.send(np.asarray(out))
+
+    def _put(self, reply, base, name, values) -> None:
+        s = self.sym[name]
+        a = s.address - base
+        reply[a:a + s.length] = np.asarray(values, np.int64).reshape(-1)
+
+    def _q(self, x) -> np.ndarray:
+        return self.acc.quantize(np.asarray(x, np.float64))
+
+    def _init_reply(self) -> np.ndarray:
+        cfg = self.cfg
+        rng = np.random.default_rng([cfg.seed, 1])
+        actor = self.acc.quantize(init_params(self.actor_net, rng))
+        critic = self.acc.quantize(init_params(self.critic_net, rng))
+        n = self.sym["SIGW"].address + 1 - self.init_base
+        reply = np.zeros(n, np.int64)
+        self._put(reply, self.init_base, "WINIT", np.concatenate([actor, critic]))
+        seed = int(cfg.seed) & ((1 << 64) - 1)
+        lo, hi = seed & 0xFFFFFFFF, seed >> 32
+        self._put(reply, self.init_base, "SEEDW",
+                  [w - (1 << 32) if w >= 1 << 31 else w for w in (lo, hi)])
+        self._put(reply, self.init_base, "TAUW", [tau_raw(cfg.tau)])
+        self._put(reply, self.init_base, "SIGW", self._q([cfg.noise_sigma]))
+        return reply
+
+    def _request(self, state, batch=None, freeze=False) -> np.ndarray:
+        t0, c0 = time.perf_counter(), time.process_time()
+        n = self.sym["HPA"].address + 7 - self.base
+        reply = np.zeros(n, np.int64)
+        self._put(reply, self.base, "ST", self._q(state))
+        if batch is None:
+            self._put(reply, self.base, "EVAL", [_ONE])
+        else:
+            t = self.updates + 1
+            self._put(reply, self.base, "FREEZE", [_ONE if freeze else 0])
+            S, A, B = self.S, self.A, self.cfg.batch
+            self._put(reply, self.base, "BAT",
+                      np.concatenate([self._q(batch["s"]), self._q(batch["a"])], axis=1))
+            nxt = np.zeros((B, S + A), np.int64)
+            nxt[:, :S] = self._q(batch["s2"])
+            self._put(reply, self.base, "NXT", nxt)
+            rd = np.stack([self._q(batch["r"]),
+                           np.where(np.asarray(batch["done"]) > 0, _ONE, 0)], axis=1)
+            self._put(reply, self.base, "RD", rd)
+            for name, hp in (("HPC", self.hp_critic), ("HPA", self.hp_actor)):
+                self._put(reply, self.base, name, constants(t, hp).view(np.int32))
+        self.timeline.add("packing", time.perf_counter() - t0)
+        if batch is not None:
+            self.cpu["packing"] += time.process_time() - c0
+        return reply
+
+    def _done_reply(self) -> np.ndarray:
+        n = self.sym["HPA"].address + 7 - self.base
+        reply = np.zeros(n, np.int64)
+        self._put(reply, self.base, "DONE", [_ONE])
+        self._done = True
+        return reply
+
+    def _action(self, out) -> np.ndarray:
+        return self.acc.to_float(np.asarray(out, np.int64))
+
+    def _script(self):
+        """Fig. 3's loop (the same order as host.train), one yield per exchange."""
+        cfg, host, tl = self.cfg, self.host, self.timeline
+        yield self._init_reply()
+        if self._resume is not None:        # the program waits at step: as when it was saved
+            self.checkpointer.restore_machine(self._resume)
+            self._resume = None
+        while host.t < cfg.steps:
+            if self.checkpointer is not None and self.checkpointer.due(host.t, self.resumed_at):
+                self.checkpointer.save(self)
+            t0, c0 = time.perf_counter(), time.process_time()
+            batch = host.batch()
+            t1, c1 = time.perf_counter(), time.process_time()
+            tl.add("replay sampling", t1 - t0)
+            self.wall["sampling"] += t1 - t0
+            self.cpu["sampling"] += c1 - c0
+            if batch is None:
+                action = host.random_action()
+            else:
+                freeze = (cfg.qat and self.quantized_at is None and host.t >= cfg.qat_delay)
+                if freeze:
+                    self.quantized_at = host.t
+                out = yield self._request(host.state, batch, freeze)
+                self.updates += 1
+                self.train_exchanges += 1
+                action = self._action(out)
+            t2, c2 = time.perf_counter(), time.process_time()
+            host.apply(action)
+            dt = time.perf_counter() - t2
+            tl.add("environment", dt)
+            self.wall["environment"] += dt
+            self.cpu["environment"] += time.process_time() - c2
+            if host.t % cfg.eval_every == 0:
+                mean = yield from self._evaluate()
+                self.progress_lines.append(f"step {host.t}: evaluation return {mean:.1f}")
+        yield self._done_reply()
+
+    def _evaluate(self):
+        """``host.evaluate`` with the accelerator's deterministic actor (one exchange per
+        evaluation step)."""
+        cfg, env = self.cfg, self.host.eval_env
+        returns = []
+        t_env = 0.0
+        for k in range(cfg.eval_episodes):
+            obs, _ = env.reset(seed=cfg.seed + EVAL_SEED_OFFSET + k)
+            total, done = 0.0, False
+            while not done:
+                out = yield self._request(np.asarray(obs, np.float32))
+                self.eval_exchanges += 1
+                t0 = time.perf_counter()
+                obs, r, term, trunc, _ = env.step(self.host.to_env(self._action(out)))
+                t_env += time.perf_counter() - t0
+                total += float(r)
+                done = term or trunc
+            returns.append(total)
+        self.timeline.add("evaluation environment", t_env)
+        self.wall["evaluation"] += t_env
+        mean = float(np.mean(returns))
+        self.host.evals.append((self.host.t, mean))
+        return mean

@@ -1,0 +1,153 @@
+"""``rlaccel report fixar``: seed 002's Fig. 8, 9 and 10(a) and Table II's figures on the
+simulator.
+
+For every batch size (64 .. 512) and both precisions -- 32-bit activations (``fixar``, before
+the quantization delay) and 16-bit (``fixar-fixed16``: the PEs' two 32x16 MACs a cycle, the
+phase after the delay) -- it simulates a few training time steps of a manifest (HalfCheetah by
+default; warm-up of ``B`` random steps, no evaluation) and reports, next to the seed's:
+
+* Fig. 10(a): accelerator IPS (batch samples per second of simulated accelerator time);
+* Fig. 8: system IPS, with the host's time measured on this machine and with the seed's
+  2 ms, plus the PCIe run-time (``machines/fixar/tlm/pcie.py``);
+* Fig. 9: the per-step breakdown (environment, host other, transfer, accelerator);
+* utilisation, power and IPS/W (the architecture's ``[energy]``), the QAT speed-up;
+* the cycle formulas' prediction (:func:`rlaccel.machines.fixar.tlm.timing.ddpg_step`).
+
+Writes ``DIR/report.md``, ``DIR/report.json`` and ``DIR/fig8_system_ips``, ``fig9_breakdown``,
+``fig10a_accelerator_ips`` (.png, .svg).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["add_arguments", "cmd_report", "measure"]
+
+_HERE = Path(__file__).parent / "programs"
+PRECISIONS = {"32-bit": "fixar", "16-bit": "fixar-fixed16"}
+
+
+def add_arguments(parser) -> None:
+    from rlaccel.util.args import file_name, int_in, seed
+    parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
+                        default="out/report_fixar", help="output folder")
+    parser.add_argument("--manifest", default=str(_HERE / "halfcheetah.toml"),
+                        help="the run's manifest (default machines/fixar/programs/halfcheetah.toml)")
+    parser.add_argument("--batches", nargs="+", type=int_in(1, 512),
+                        default=[64, 128, 256, 512],
+                        metavar="B", help="batch sizes (default 64 128 256 512)")
+    parser.add_argument("--train-steps", type=int_in(1, 1_000_000), default=3, metavar="N",
+                        help="simulated training steps per point (default 3)")
+    parser.add_argument("--seed", type=seed, default=1)
+
+
+def measure(manifest: str, B: int, arch: str, train_steps: int, seed: int = 1) -> dict:
+    """One point: ``train_steps`` simulated training steps at batch ``B`` on ``arch``."""
+    from rlaccel.programs.runner import run
+    r = run(manifest, [f"learning.batch={B}", f"learning.start_steps={B}",
+                       "learning.eval_every=100000000"],
+            arch=arch, seed=seed, steps=B + train_steps)
+    keep = ("cycles_per_step", "ips", "utilization", "breakdown_s", "power", "train_steps")
+    out = {k: r[k] for k in keep}
+    out["sim_wall_s"] = r["sim"]["run_wall_s"]
+    out["env"] = r["config"]["env_id"]
+    return out
+
+
+def _predicted(env_dims, B: int, half: bool, arch) -> dict:
+    from rlaccel.machines.fixar.tlm.models import aap_timing
+    from rlaccel.machines.fixar.tlm.timing import accelerator_ips, ddpg_step
+    cfg = aap_timing(arch.knobs, arch.extra["timing"])
+    st = ddpg_step(*env_dims, B, cfg, half=half)
+    return {"cycles": st.cycles, "ips": accelerator_ips(st), "utilization": st.utilization()}
+
+
+def cmd_report(args) -> int:
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.machines.fixar.host import env_dims, make_env
+    from rlaccel.machines.fixar.results import SEED
+    from rlaccel.programs.runner import write_json
+    from rlaccel.util import plots
+    from rlaccel.util.files import atomic_write
+
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    env_id = None
+    points: dict = {}
+    for label, arch_name in PRECISIONS.items():
+        arch = load_arch(arch_name)
+        for B in args.batches:
+            p = measure(args.manifest, B, arch_name, args.train_steps, args.seed)
+            env_id = p["env"]
+            dims = env_dims(make_env(env_id))
+            p["predicted"] = _predicted(dims, B, label == "16-bit", arch)
+            points.setdefault(label, {})[B] = p
+            print(f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
+                  f"{p['ips']['accelerator']:,.1f} IPS (formula {p['predicted']['ips']:,.1f}), "
+                  f"system {p['ips']['system']:,.1f} IPS", flush=True)
+    rep = {"seed": SEED, "env": env_id, "train_steps": args.train_steps, "points": points}
+    write_json(out / "report.json", rep)
+    Bs = args.batches
+    p32, p16 = points["32-bit"], points["16-bit"]
+    lines = [f"# FIXAR (seed 002) on the simulator: {env_id}", "",
+             f"`rlaccel report fixar -o {args.output} --train-steps {args.train_steps}` "
+             f"(simulated training steps per point: {args.train_steps}; host CPU time measured "
+             f"on this machine).", "",
+             "## Fig. 10(a): accelerator IPS", "",
+             "| B | cycles/step 32-bit | IPS 32-bit | formula | IPS 16-bit (QAT phase) | "
+             "QAT speed-up | seed |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for B in Bs:
+        a, h = p32[B], p16[B]
+        lines.append(f"| {B} | {a['cycles_per_step']:,.0f} | {a['ips']['accelerator']:,.1f} | "
+                     f"{a['predicted']['ips']:,.1f} | {h['ips']['accelerator']:,.1f} | "
+                     f"{h['ips']['accelerator'] / a['ips']['accelerator']:.2f}x | "
+                     f"{SEED['accelerator_ips']:,.1f} |")
+    lines += ["", "## Utilisation, power, efficiency (Table II)", "",
+              "| B | PE utilization 32-bit | 16-bit | cores (aap0/aap1) | power W | IPS/W 32-bit "
+              "| IPS/W 16-bit | seed |", "|---:|---:|---:|---|---:|---:|---:|---|"]
+    for B in Bs:
+        a, h = p32[B], p16[B]
+        cores = "/".join(f"{v * 100:.1f} %" for v in a["utilization"]["cores"].values())
+        lines.append(f"| {B} | {a['utilization']['pe'] * 100:.1f} % | "
+                     f"{h['utilization']['pe'] * 100:.1f} % | {cores} | "
+                     f"{a['power']['train_w']:.2f} | {a['power']['ips_per_w']:,.1f} | "
+                     f"{h['power']['ips_per_w']:,.1f} | 92.4 %, 20.4 W, 2638.0 IPS/W |")
+    lines += ["", "## Fig. 8 and 9: system IPS and the time step (32-bit)", "",
+              "| B | environment ms | host other ms | transfer ms | accelerator ms | system IPS "
+              "(this host) | with the seed's 2 ms host | seed |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for B in Bs:
+        a = p32[B]
+        bd = a["breakdown_s"]
+        lines.append(f"| {B} | {bd['environment'] * 1e3:.3f} | {bd['host_other'] * 1e3:.3f} | "
+                     f"{bd['transfer'] * 1e3:.3f} | {bd['accelerator'] * 1e3:.3f} | "
+                     f"{a['ips']['system']:,.1f} | {a['ips']['system_seed_host']:,.1f} | "
+                     f"{SEED['system_ips']:,.1f} (B unstated) |")
+    lines += ["", "The transfer includes the run-time's per-call overhead "
+              f"{p32[Bs[0]]['breakdown_s']['pcie_call_overhead'] * 1e3:.2f} ms, derived from the "
+              "seed's own figures at B = 512 (machines/fixar/README.md section 7), so the system IPS there "
+              "is not an independent reproduction."]
+    atomic_write(out / "report.md", "\n".join(lines) + "\n")
+    xs = [str(B) for B in Bs]
+    series = {
+        "32-bit": {"x": Bs, "y": [p32[B]["ips"]["accelerator"] for B in Bs],
+                   "lo": [None] * len(Bs), "hi": [None] * len(Bs)},
+        "16-bit": {"x": Bs, "y": [p16[B]["ips"]["accelerator"] for B in Bs],
+                   "lo": [None] * len(Bs), "hi": [None] * len(Bs)}}
+    plots.save(plots.lines("Fig. 10(a): accelerator IPS", "batch size", "IPS", series,
+                           reference=SEED["accelerator_ips"], reference_label="seed 53,826.8",
+                           xticks=Bs), out / "fig10a_accelerator_ips")
+    sysser = {
+        "this host": {"x": Bs, "y": [p32[B]["ips"]["system"] for B in Bs],
+                      "lo": [None] * len(Bs), "hi": [None] * len(Bs)},
+        "seed's 2 ms host": {"x": Bs, "y": [p32[B]["ips"]["system_seed_host"] for B in Bs],
+                             "lo": [None] * len(Bs), "hi": [None] * len(Bs)}}
+    plots.save(plots.lines("Fig. 8: system IPS", "batch size", "IPS", sysser,
+                           reference=SEED["system_ips"], reference_label="seed 25,293.3",
+                           xticks=Bs), out / "fig8_system_ips")
+    parts = ("environment", "host_other", "transfer", "accelerator")
+    vals = {B: {"32-bit": [p32[int(B)]["breakdown_s"][k] * 1e3 for k in parts]} for B in xs}
+    plots.save(plots.stacked_bars("Fig. 9: time per step (ms)", "ms", xs, ["32-bit"],
+                                  list(parts), vals), out / "fig9_breakdown")
+    print(f"wrote {out / 'report.md'}, report.json and the figures")
+    return 0

@@ -1,0 +1,132 @@
+"""What a FIXAR run reports (seed 002, section VI-C): inferences per second of the accelerator
+and of the whole system, utilisation, the time-step breakdown of Fig. 9, energy and IPS/W,
+QAT, and the learning curve.
+
+**What IPS counts.** The seed: "the number of inferences processed per second", accelerator
+time only for Fig. 10(a), "linear to the size of input batch", i.e. batch samples trained
+per second. Ours: ``B`` samples per training time step over the simulated cycles of the
+program's training body (``train`` .. ``tend`` in ddpg.s: the critic and actor updates, the
+targets' soft updates as far as they hold the controller, and the action for the current
+state), at the architecture's clock. Evaluation exchanges and host transfers are not in it.
+
+**System IPS** adds, per training step, the host's time measured on this machine as this
+process's CPU seconds (environment step, replay sampling, packing the request; on a shared
+machine the wall clock also counts waiting for a core) and the PCIe link's
+(:mod:`rlaccel.machines.fixar.tlm.pcie`: the run-time's per-call overhead plus DMA), all
+serial as Fig. 9 stacks them; the same with the seed's 2 ms host is reported beside it.
+"""
+
+from __future__ import annotations
+
+from rlaccel.machines.fixar.tlm import pcie
+
+__all__ = ["results", "summary", "train_region", "SEED"]
+
+#: the seed's headline figures (abstract, VI-C, Table II)
+SEED = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
+        "power_w": 20.4, "ips_per_w": 2638.0, "peak_ips_table2": 38779.8}
+
+
+def train_region(binary) -> tuple[int, int]:
+    """PCs ``[first, last]`` of the training body (labels ``train`` and ``tend``)."""
+    return binary.symbol("train").address, binary.symbol("tend").address
+
+
+def _region(platform, binary) -> dict:
+    """Cycles, energy and action counts of the training body, per training step."""
+    agent = platform.agents[0]
+    c = agent.controller
+    first, last = train_region(binary)
+    steps = int(c.exec_count[first])
+    cycles = int(sum(c.cycles_at[first:last + 1]))
+    acts: dict = {}
+    energy = 0.0
+    for op in agent.ops[first:last + 1]:
+        n = int(c.exec_count[op.pc])
+        counts = {a: n * k for a, k in op.counts.items()}
+        for a, k in c.dynamic_actions.get(op.pc, {}).items():
+            counts[a] = counts.get(a, 0) + k
+        for a, k in counts.items():
+            acts[a] = acts.get(a, 0) + k
+        energy += agent.energy.price(counts) + agent.energy.clock * int(c.cycles_at[op.pc])
+    return {"steps": steps, "cycles": cycles, "actions": acts, "energy_pj": energy}
+
+
+def results(m: dict, run, res, platform) -> dict:
+    drv = run.state
+    cfg = drv.cfg
+    arch = platform.arch
+    clock = arch.knobs.clock_mhz * 1e6
+    B = cfg.batch
+    reg = _region(platform, run.binary)
+    n = reg["steps"]
+    out: dict = {"learning": {**drv.host.learning(), "eval_every": cfg.eval_every},
+                 "config": {k: (list(v) if isinstance(v, tuple) else v)
+                            for k, v in cfg.__dict__.items()},
+                 "train_steps": n, "quantized_at": drv.quantized_at,
+                 "resumed_at": drv.resumed_at,
+                 "qat": platform.agents[0].state.get("fixar").qat_report()
+                 if platform.agents[0].state.get("fixar") else {}}
+    cpu = drv.cpu
+    t_env = cpu["environment"] / max(drv.host.t - (drv.resumed_at or 0), 1)
+    t_host = t_env + (cpu["sampling"] + cpu["packing"]) / max(n, 1)
+    oh = m["host"]["pcie_overhead_s"]
+    link = pcie.PcieLink(call_overhead_s=pcie.overhead_from_seed() if oh < 0 else oh)
+    t_link = pcie.step_transfer_seconds(drv.S, drv.A, B, link)
+    if n:
+        cyc = reg["cycles"] / n
+        t_acc = cyc / clock
+        acts = reg["actions"]
+        pe_cycles = acts.get("pe_mac32", 0) + acts.get("pe_mac16", 0) / 2
+        cores = arch.knobs.cores * arch.knobs.lanes
+        busy = {u: v["busy_cycles"] for u, v in res.units.items() if u.startswith("aap")}
+        acc_cycles = res.cycles - res.host_cycles
+        power = reg["energy_pj"] * 1e-12 / (reg["cycles"] / clock)
+        ips = B / t_acc
+        out.update({
+            "cycles_per_step": cyc,
+            "ips": {"accelerator": ips,
+                    "system": B / (t_host + t_link + t_acc),
+                    "system_seed_host": B / (pcie.SEED_ENV_SECONDS + t_link + t_acc),
+                    "seed_accelerator": SEED["accelerator_ips"],
+                    "seed_system": SEED["system_ips"]},
+            "utilization": {**res.utilization,
+                            "pe": pe_cycles / (cores * reg["cycles"]),
+                            "cores": {u: b / acc_cycles for u, b in sorted(busy.items())},
+                            "seed": SEED["utilization"]},
+            "breakdown_s": {"environment": t_env, "host_other": t_host - t_env,
+                            "transfer": t_link, "accelerator": t_acc,
+                            "pcie_call_overhead": link.call_overhead_s},
+            "power": {"train_w": power, "ips_per_w": ips / power,
+                      "energy_per_sample_uj": reg["energy_pj"] * 1e-6 / (n * B),
+                      "seed_w": SEED["power_w"], "seed_ips_per_w": SEED["ips_per_w"]},
+            "train_energy_pj": reg["energy_pj"],
+        })
+    else:
+        out["ips"] = {"accelerator": 0.0, "system": 0.0}
+    out["host_wall_s"] = dict(drv.wall)
+    out["host_cpu_s"] = dict(drv.cpu)
+    out["exchanges"] = {"train": drv.train_exchanges, "evaluation": drv.eval_exchanges}
+    return out
+
+
+def summary(r: dict) -> str:
+    lines = [f"FIXAR {r['config']['env_id']} B={r['config']['batch']}: {r['train_steps']} "
+             f"training steps of {r['config']['steps']} (seed {r['seed']}, arch {r['arch']})"]
+    if r.get("cycles_per_step"):
+        ips, u, p = r["ips"], r["utilization"], r["power"]
+        lines.append(f"  accelerator: {r['cycles_per_step']:,.0f} cycles/step, "
+                     f"{ips['accelerator']:,.1f} IPS (seed {ips['seed_accelerator']:,.1f}); "
+                     f"PE utilization {u['pe'] * 100:.1f} % (seed 92.4 %)")
+        lines.append(f"  system: {ips['system']:,.1f} IPS on this host, "
+                     f"{ips['system_seed_host']:,.1f} IPS with the seed's 2 ms host "
+                     f"(seed {ips['seed_system']:,.1f})")
+        lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (seed 20.4 W, "
+                     f"2638.0 IPS/W)")
+    if r.get("quantized_at") is not None:
+        lines.append(f"  QAT: 16-bit activations from step {r['quantized_at']}")
+    ret = r["learning"]["returns"]
+    if ret:
+        lines.append(f"  evaluation returns: {', '.join(f'{x:.1f}' for x in ret)}")
+    lines.append(f"  simulator wall {r['sim']['run_wall_s']:.1f} s")
+    return "\n".join(lines)

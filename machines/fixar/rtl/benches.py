@@ -1,0 +1,352 @@
+"""Test benches of FIXAR's blocks: driver, monitor and predictor around the in-order checker
+(:mod:`rtl.scoreboard`). Predictors are the TLM unit models: :mod:`tlm.families.fixar.pe`
+(products, summed exactly as the kernels sum them) with the family's tile timing, and
+:class:`tlm.families.fixar.prng.NoiseGenerator`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from myhdl import StopSimulation, block, instance
+
+from rlaccel.machines.fixar.tlm import pe
+from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
+from rlaccel.machines.fixar.tlm.timing import AapTiming, ff_cycles, unit_cycles
+
+from rlaccel.rtl.bench import Bench, count_coverage
+from rlaccel.rtl.scoreboard import Txn
+from rlaccel.machines.fixar.rtl.array import ARRAY_LATENCY, array_params, array_signals, fixar_array
+from rlaccel.machines.fixar.rtl.params import fixar_params
+from rlaccel.machines.fixar.rtl.pe import fixar_pe, pe_signals
+from rlaccel.machines.fixar.rtl.prng import fixar_prng, prng_signals
+
+__all__ = ["PeBench", "PrngBench", "ArrayBench"]
+
+#: cycles from a term to the accumulators (the multiply and accumulate registers)
+PE_LATENCY = 2
+
+
+def _signed(rng, bits: int, size: int) -> np.ndarray:
+    """Signed words: edges (0, +-1, the extremes) one in four, the rest uniform."""
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    edges = np.array([0, 1, -1, lo, hi, lo + 1, hi - 1], dtype=np.int64)
+    out = rng.integers(lo, hi + 1, size, dtype=np.int64)
+    pick = rng.random(size) < 0.25
+    out[pick] = edges[rng.integers(0, len(edges), int(pick.sum()))]
+    return out
+
+
+class PeBench(Bench):
+    """PE: sums of 1..max_batch terms (mostly up to 16), full or half precision, one term a
+    cycle back to back; predicted by ``pe.product_full`` / ``pe.products_half`` summed
+    exactly, and the cycles by the family's ``ff_cycles`` for one PE (a full term is one
+    MAC a cycle, a half term two)."""
+
+    name = "fixar_pe"
+    top = "fixar_pe"
+    arch = "fixar"
+    block = staticmethod(fixar_pe)
+    make_params = staticmethod(fixar_params)
+    signals = staticmethod(pe_signals)
+
+    def transactions(self, rng, n, prm):
+        one_pe = AapTiming(cores=1)
+        for _ in range(n):
+            k = int(rng.integers(1, 17)) if rng.random() < 0.9 else \
+                int(rng.integers(1, prm.max_terms + 1))
+            half = bool(rng.random() < 0.5)
+            w = _signed(rng, prm.weight_bits, k)
+            if half:
+                h0, h1 = _signed(rng, prm.mul_bits, k), _signed(rng, prm.mul_bits, k)
+                p0, p1 = pe.products_half(w, h0, h1)
+                exp = {"acc0": int(sum(int(v) for v in p0)),
+                       "acc1": int(sum(int(v) for v in p1)),
+                       "cycles": ff_cycles(one_pe.pe_cols, one_pe.pe_rows, 2 * k, one_pe,
+                                           half=True)}
+                terms = [(int(x), 0, int(y), int(z)) for x, y, z in zip(w, h0, h1)]
+            else:
+                a = _signed(rng, prm.weight_bits, k)
+                exp = {"acc0": int(sum(int(pe.product_full(int(x), int(y)))
+                                       for x, y in zip(w, a))),
+                       "acc1": 0,
+                       "cycles": ff_cycles(one_pe.pe_cols, one_pe.pe_rows, k, one_pe)}
+                terms = [(int(x), int(y), 0, 0) for x, y in zip(w, a)]
+            yield Txn("half" if half else "full", {"terms": k}, exp,
+                      stimulus={"half": half, "terms": terms})
+
+
+@block
+def pe_tb(clk, rst, ports, txns, board, prm, stats):
+    """PE driver (a term a cycle, transactions back to back) and monitor (the accumulators
+    PE_LATENCY cycles after each transaction's last term)."""
+    s = ports
+    due: deque = deque()
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            first = None
+            for j, (w, a, h0, h1) in enumerate(st["terms"]):
+                yield clk.negedge
+                if j == 0:
+                    first = stats.cycles
+                s["en"].next = True
+                s["first"].next = j == 0
+                s["half"].next = st["half"]
+                s["w"].next = w
+                s["a"].next = a
+                s["h0"].next = h0
+                s["h1"].next = h1
+            txn.cycle = first
+            board.expect(txn)
+            count_coverage(coverage, txn)
+            due.append((stats.cycles + PE_LATENCY, stats.cycles - first + 1))
+        yield clk.negedge
+        s["en"].next = False
+        for _ in range(PE_LATENCY + 1):
+            yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def monitor():
+        while True:
+            yield clk.negedge
+            if due and due[0][0] == stats.cycles:
+                _, busy = due.popleft()
+                board.observe({"acc0": int(s["acc0"].val), "acc1": int(s["acc1"].val),
+                               "cycles": busy}, stats.cycles)
+
+    return drive, monitor
+
+
+PeBench.tb = staticmethod(pe_tb)
+
+
+# ---------------------------------------------------------------------------------- PRNG
+class PrngBench(Bench):
+    """PRNG: one stream (seed and stream number drawn from the bench's seed, the registers
+    loaded from ``NoiseGenerator``'s), then requests of 1..4 * lanes samples, each predicted
+    by the same generator's ``gaussian_raw`` (the stream continues across requests) and its
+    cycles by the family's ``unit_cycles(n, prng_lanes)``."""
+
+    name = "fixar_prng"
+    top = "fixar_prng"
+    arch = "fixar"
+    block = staticmethod(fixar_prng)
+    make_params = staticmethod(fixar_params)
+    signals = staticmethod(prng_signals)
+
+    def transactions(self, rng, n, prm):
+        gen = NoiseGenerator(int(rng.integers(0, 1 << 62)), int(rng.integers(0, 1 << 16)),
+                             lanes=prm.prng_lanes)
+        regs = [[int(v) for v in row] for row in gen.state()]
+        for t in range(n):
+            k = int(rng.integers(1, 4 * prm.prng_lanes + 1))
+            yield Txn("noise", {"samples": k},
+                      {"g": tuple(int(v) for v in gen.gaussian_raw(k)),
+                       "cycles": unit_cycles(k, prm.prng_lanes)},
+                      stimulus={"load": regs if t == 0 else None, "samples": k})
+
+
+@block
+def prng_tb(clk, rst, ports, txns, board, prm, stats):
+    """PRNG driver and monitor: load the registers once, then per request hold ``en`` until
+    the samples are out (a lane per sample, cycle by cycle), counting the enabled cycles."""
+    s = ports
+    L = prm.prng_lanes
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            if st["load"] is not None:
+                for j, row in enumerate(st["load"]):
+                    for k, v in enumerate(row):
+                        yield clk.negedge
+                        s["ld_we"].next = True
+                        s["ld_lane"].next = j
+                        s["ld_reg"].next = k
+                        s["ld_data"].next = v
+            yield clk.negedge
+            s["ld_we"].next = False
+            txn.cycle = stats.cycles
+            board.expect(txn)
+            count_coverage(coverage, txn)
+            got, cycles = [], 0
+            s["en"].next = True
+            while len(got) < st["samples"] and cycles < st["samples"] + 2:
+                cycles += 1
+                yield clk.negedge
+                bus = int(s["g"].val)
+                if s["valid"].val:
+                    for j in range(L):
+                        v = (bus >> (32 * j)) & 0xFFFFFFFF
+                        got.append(v - (1 << 32) if v >> 31 else v)
+                if len(got) >= st["samples"]:
+                    s["en"].next = False
+            board.observe({"g": tuple(got[:st["samples"]]), "cycles": cycles}, stats.cycles)
+        yield clk.negedge
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    return drive
+
+
+PrngBench.tb = staticmethod(prng_tb)
+
+
+
+# ---------------------------------------------------------------------------------- array
+def _pack(words, bits: int) -> int:
+    """Signed words into one bus, word k in bits [k bits + bits - 1 : k bits]."""
+    m = (1 << bits) - 1
+    return sum((int(v) & m) << (k * bits) for k, v in enumerate(words))
+
+
+def _unpack(bus: int, bits: int, n: int) -> tuple:
+    m, sign = (1 << bits) - 1, 1 << (bits - 1)
+    out = []
+    for k in range(n):
+        v = (bus >> (k * bits)) & m
+        out.append(v - (1 << bits) if v & sign else v)
+    return tuple(out)
+
+
+class ArrayBench(Bench):
+    """AAP core array: layers ``y = W x`` of 1..2C outputs by 1..3R inputs (one in ten up to
+    8R), full precision (one vector) or half (two vectors' 17-bit operands a cycle), tiles
+    streamed back to back across layers; predicted by ``pe.product_full`` /
+    ``pe.products_half`` summed exactly (every output block's column sums) and the busy
+    cycles by the family's ``ff_cycles`` for one core of the array's size."""
+
+    name = "fixar_array"
+    top = "fixar_array"
+    arch = "fixar"
+    block = staticmethod(fixar_array)
+    make_params = staticmethod(array_params)
+    signals = staticmethod(array_signals)
+
+    def transactions(self, rng, n, prm):
+        R, C, pp = prm.rows, prm.cols, prm.pe
+        for _ in range(n):
+            P = int(rng.integers(1, 2 * C + 1))
+            Q = int(rng.integers(1, (8 if rng.random() < 0.1 else 3) * R + 1))
+            half = bool(rng.random() < 0.5)
+            W = _signed(rng, pp.weight_bits, P * Q).reshape(P, Q)
+            if half:
+                xs = [_signed(rng, pp.mul_bits, Q), _signed(rng, pp.mul_bits, Q)]
+            else:
+                xs = [_signed(rng, pp.weight_bits, Q)]
+            ob, ib = -(-P // C), -(-Q // R)
+            tiles, y0, y1 = [], [], []
+            for o in range(ob):
+                sums = [[0] * C, [0] * C]
+                for i in range(ib):
+                    wt = [0] * (R * C)
+                    ops = [[0] * R for _ in xs]
+                    for r in range(R):
+                        q = i * R + r
+                        if q >= Q:
+                            continue
+                        for v, x in enumerate(xs):
+                            ops[v][r] = int(x[q])
+                        for c in range(C):
+                            if o * C + c < P:
+                                wt[r * C + c] = int(W[o * C + c, q])
+                    for c in range(C):
+                        col = [wt[r * C + c] for r in range(R)]
+                        if half:
+                            p0, p1 = pe.products_half(np.array(col, dtype=np.int64),
+                                                      np.array(ops[0], dtype=np.int64),
+                                                      np.array(ops[1], dtype=np.int64))
+                            sums[0][c] += int(sum(int(v) for v in p0))
+                            sums[1][c] += int(sum(int(v) for v in p1))
+                        else:
+                            sums[0][c] += sum(pe.product_full(x, a) for x, a in
+                                              zip(col, ops[0]))
+                    tiles.append((_pack(wt, pp.weight_bits),
+                                  0 if half else _pack(ops[0], pp.weight_bits),
+                                  _pack(ops[0], pp.mul_bits) if half else 0,
+                                  _pack(ops[1], pp.mul_bits) if half else 0,
+                                  i == ib - 1))
+                y0.append(tuple(sums[0]))
+                y1.append(tuple(sums[1]))
+            yield Txn("half" if half else "full", {"P": P, "Q": Q},
+                      {"y0": tuple(y0), "y1": tuple(y1),
+                       "cycles": ff_cycles(P, Q, 2 if half else 1, prm.timing, half=half)},
+                      stimulus={"half": half, "tiles": tiles, "blocks": ob})
+
+
+@block
+def array_tb(clk, rst, ports, txns, board, prm, stats):
+    """Array driver (a tile a cycle, layers back to back) and monitor (each output block's
+    sums at ``done``; a layer's busy cycles from its first tile to its last ``done``, less
+    the array's latency)."""
+    s = ports
+    C, YB = prm.cols, prm.sum_bits
+    due: deque = deque()
+    coverage: dict = {}
+    board.extra = {"coverage": coverage}
+    end = [False]
+
+    @instance
+    def drive():
+        while rst:
+            yield clk.negedge
+        for txn in txns:
+            st = txn.stimulus
+            for j, (w, a, h0, h1, last) in enumerate(st["tiles"]):
+                yield clk.negedge
+                if j == 0:                 # expected before the first block's done
+                    txn.cycle = stats.cycles
+                    board.expect(txn)
+                    count_coverage(coverage, txn)
+                    due.append((stats.cycles, st["blocks"]))
+                s["en"].next = True
+                s["half"].next = st["half"]
+                s["last"].next = last
+                s["w"].next = w
+                s["a"].next = a
+                s["h0"].next = h0
+                s["h1"].next = h1
+        yield clk.negedge
+        s["en"].next = False
+        for _ in range(ARRAY_LATENCY + 1):
+            yield clk.negedge
+        end[0] = True
+
+    @instance
+    def monitor():
+        y0, y1 = [], []
+        while True:
+            yield clk.negedge
+            if s["done"].val and due:
+                y0.append(_unpack(int(s["y0"].val), YB, C))
+                y1.append(_unpack(int(s["y1"].val), YB, C))
+                first, blocks = due[0]
+                if len(y0) == blocks:
+                    due.popleft()
+                    board.observe({"y0": tuple(y0), "y1": tuple(y1),
+                                   "cycles": stats.cycles - first - ARRAY_LATENCY + 1},
+                                  stats.cycles)
+                    y0, y1 = [], []
+            if end[0]:
+                board.finish(stats.cycles)
+                raise StopSimulation
+
+    return drive, monitor
+
+
+ArrayBench.tb = staticmethod(array_tb)

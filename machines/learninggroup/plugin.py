@@ -1,0 +1,158 @@
+"""The LearningGroup program family (seed 000): IC3Net with fully learnable weight grouping
+trained on predator-prey, through the simulator.
+
+A manifest (``machines/learninggroup/programs/predator_prey.toml``) names the architecture, the
+grouped program (``program``) and the dense one (``program_dense``, run when
+``network.groups`` is 1), the environment and its options, the network, the learning
+constants and the budget (``iterations``, or ``steps``: stop at the first episode end with
+that many environment steps, ``rlaccel run ... --steps N``). The plug-in passes the sizes
+to the program as defines, checks the binary's buffers against the environment, and reports
+the learning curve, the VPU utilisation (dense and sparse), the GFLOPS as the seed counts
+them, the encoder's work, the cores' workloads (Table I) and the latency per iteration.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.plugin import PackagePlugin, Run
+
+__all__ = ["PLUGIN", "LearningGroupPlugin", "defines", "learning_config", "obs_dim"]
+
+#: IC3Net's grid sizes (benchmarks.md 4.1): the predator-prey options we accept
+_ENV_KEYS = ("nagents", "dim", "vision", "max_steps", "mode")
+
+
+def obs_dim(env_kwargs: dict) -> int:
+    """Observation words per agent: ((2v+1)^2) (dim^2 + 4) (IC3Net's multi-hot window)."""
+    v, d = env_kwargs.get("vision", 0), env_kwargs.get("dim", 5)
+    return (2 * v + 1) ** 2 * (d * d + 4)
+
+
+def learning_config(m: dict):
+    from rlaccel.machines.learninggroup.config import LearningConfig
+    lr = m["learning"]
+    return LearningConfig(env_id=m["environment"], env_kwargs=dict(m["environment_kwargs"]),
+                          batch_episodes=lr["batch_episodes"], iterations=m["iterations"],
+                          lr=lr["lr"], alpha=lr["alpha"], eps=lr["eps"], gamma=lr["gamma"],
+                          value_coeff=lr["value_coeff"], detach_gap=lr["detach_gap"],
+                          seed=m["seed"])
+
+
+def defines(m: dict) -> dict:
+    """The program's defines: sizes, initialisation bounds, hyper-parameters."""
+    env, net, lr = m["environment_kwargs"], m["network"], m["learning"]
+    nobs, H = obs_dim(env), net["hid"]
+    return {"NA": env["nagents"], "NOBS": nobs, "H": H, "G": net["groups"],
+            "TMAX": env["max_steps"], "SEED": m["seed"], "BENC": 1.0 / math.sqrt(nobs),
+            "BH": 1.0 / math.sqrt(H), "BGRP": math.sqrt(3.0), "LR": lr["lr"],
+            "ALPHA": lr["alpha"], "EPS": lr["eps"], "VCOEF2": 2.0 * lr["value_coeff"]}
+
+
+class LearningGroupPlugin(PackagePlugin):
+    machine = "learninggroup"
+    description = ("IC3Net + FLGW on predator-prey on the LearningGroup accelerator (seed 000): "
+                   "OSEL, row-based load balancing, 3 x 264 FP16 VPUs")
+    run_options = {"steps": "steps"}
+
+    @property
+    def schema(self) -> dict:
+        return {
+            "program_dense": "", "environment": "rlaccel/PredatorPrey-v2",
+            "environment_kwargs": {"__free__": True},
+            "iterations": 2000, "steps": 0,
+            "network": {"hid": 128, "groups": 1},
+            "learning": {"batch_episodes": 16, "lr": 1e-3, "alpha": 0.97, "eps": 1e-6,
+                         "gamma": 1.0, "value_coeff": 0.01, "detach_gap": 10,
+                         "grad_scale": "sum"},
+        }
+
+    def validate(self, m: dict) -> None:
+        where, env = m["__path__"], m["environment_kwargs"]
+        bad = sorted(set(env) - set(_ENV_KEYS))
+        if bad:
+            raise ManifestError(f"{where}: unknown environment_kwargs {', '.join(bad)}; known: "
+                                f"{', '.join(_ENV_KEYS)}")
+        env.setdefault("nagents", 4)
+        env.setdefault("dim", 5)
+        env.setdefault("vision", 0)
+        env.setdefault("max_steps", 20)
+        for key in ("nagents", "dim", "max_steps"):
+            if not isinstance(env[key], int) or isinstance(env[key], bool) or env[key] < 1:
+                raise ManifestError(f"{where}: 'environment_kwargs.{key}' must be an integer "
+                                    f">= 1, not {env[key]!r}")
+        for key, hi in (("dim", 1000), ("max_steps", 1_000_000)):
+            if env[key] > hi:
+                raise ManifestError(f"{where}: 'environment_kwargs.{key}' must be at most "
+                                    f"{hi:,}, not {env[key]:,}")
+        v = env["vision"]
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= env["dim"]:
+            raise ManifestError(f"{where}: 'environment_kwargs.vision' must be an integer from "
+                                f"0 to dim ({env['dim']}), not {v!r}")
+        if not 2 <= env["nagents"] <= 16:
+            raise ManifestError(f"{where}: 'environment_kwargs.nagents' must be 2..16 (a batch "
+                                f"of one instruction), not {env['nagents']}")
+        for key, lo in (("iterations", 1), ("steps", 0)):
+            if m[key] < lo:
+                raise ManifestError(f"{where}: '{key}' must be at least {lo}, not {m[key]}")
+        net, lr = m["network"], m["learning"]
+        if net["hid"] < 1:
+            raise ManifestError(f"{where}: 'network.hid' must be at least 1, not {net['hid']}")
+        if net["groups"] < 1:
+            raise ManifestError(f"{where}: 'network.groups' must be at least 1, not "
+                                f"{net['groups']}")
+        for key in ("batch_episodes", "detach_gap"):
+            if lr[key] < 1:
+                raise ManifestError(f"{where}: 'learning.{key}' must be at least 1, not "
+                                    f"{lr[key]}")
+        for key, lo, hi in (("lr", 0.0, None), ("alpha", 0.0, 1.0), ("eps", 0.0, None),
+                            ("gamma", 0.0, 1.0), ("value_coeff", 0.0, None)):
+            if lr[key] < lo or (hi is not None and lr[key] > hi):
+                span = f"from {lo:g} to {hi:g}" if hi is not None else f"{lo:g} or more"
+                raise ManifestError(f"{where}: 'learning.{key}' must be {span}, not {lr[key]}")
+        if lr["grad_scale"] not in ("sum", "mean"):
+            raise ManifestError(f"{where}: 'learning.grad_scale' must be \"sum\" or \"mean\", "
+                                f"not {lr['grad_scale']!r}")
+
+    def program_path(self, m: dict) -> Path:
+        key = "program_dense" if m["network"]["groups"] == 1 else "program"
+        return Path(m["__path__"]).parent / m[key]
+
+    def prepare(self, m: dict, arch) -> Run:
+        G = m["network"]["groups"]
+        if G > arch.knobs.max_groups:
+            raise ManifestError(f"{m['__path__']}: network.groups = {G} is beyond the "
+                                f"hardware's {arch.knobs.max_groups} groups (max_groups of "
+                                f"'{arch.name}')")
+        return Run(self.program_path(m), defines(m), state={"m": m})
+
+    def bind(self, m: dict, run: Run, binary, arch) -> None:
+        from rlaccel.isa.dtypes import get_dtype
+
+        from rlaccel.machines.learninggroup.host import HostPlan, LgHost
+        plan = HostPlan(iterations=m["iterations"], steps=m["steps"],
+                        grad_scale=m["learning"]["grad_scale"])
+        run.hosts = LgHost(learning_config(m), plan, binary, get_dtype(arch.knobs.dtype))
+        run.reported = 0
+
+    def progress(self, run: Run) -> list[str]:
+        host, lines = run.hosts, []
+        while run.reported < len(host.curve):
+            r = host.curve[run.reported]
+            lines.append(f"iteration {r['iteration']:5d}: {r['episodes']} episodes, "
+                         f"{r['steps']} steps, success {r['success_rate']:.0%}, caught "
+                         f"{r['caught_rate']:.0%}")
+            run.reported += 1
+        return lines
+
+    def results(self, m: dict, run: Run, res, platform) -> dict:
+        from rlaccel.machines.learninggroup.results import family_results
+        return family_results(m, run.hosts, res, platform)
+
+    # ---- rlaccel report learninggroup ----
+    has_report = True
+
+
+PLUGIN = LearningGroupPlugin()

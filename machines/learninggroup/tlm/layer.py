@@ -1,0 +1,157 @@
+"""A layer as the cores hold it after weight compression (seed 000 sections III-C, III-D):
+the unmasked weights of every row, the rows split over the cores, and the per-row workloads
+the core controller schedules.
+
+``PackedLayer.build`` is the load allocation unit's work (``wcomp``): from the weights in the
+global parameter memory and the sparse row memory of the mask (:mod:`.osel`; none for a dense
+layer), with the transposed tuples for back-propagation (W read in place, section III-C),
+row-based over the cores (:func:`.load_allocation.row_based`). The products run in
+:mod:`.kernels`; :func:`.core.sparse_forward` is the same arithmetic in plain numpy, which
+the tests compare them with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlaccel.isa.errors import SimError
+
+from rlaccel.machines.learninggroup.tlm import kernels, timing
+from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
+from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory
+
+__all__ = ["PackedLayer"]
+
+
+@dataclass
+class PackedLayer:
+    """The compressed weights of one (possibly transposed) layer of ``rows`` x ``cols``.
+
+    ``row_group[r]`` -- the group whose columns row r keeps (-1: none); ``gptr``/``gcols`` --
+    each group's columns, ascending (columns no row keeps form a last group, so every output
+    is written); ``row_off`` -- where row r's packed weights start in ``vals`` (float32
+    holding binary16); ``cores`` -- the row boundaries of the cores; ``workloads`` -- the
+    unmasked weights per row; ``bias`` -- the forward layer's bias (empty when transposed).
+    """
+
+    rows: int
+    cols: int
+    transposed: bool
+    row_group: np.ndarray
+    row_off: np.ndarray
+    vals: np.ndarray
+    gptr: np.ndarray
+    gcols: np.ndarray
+    cores: np.ndarray
+    workloads: np.ndarray
+    bias: np.ndarray
+    sparse: bool
+    _cycles: tuple | None = None
+
+    @classmethod
+    def build(cls, W: np.ndarray, bias: np.ndarray | None, srm: SparseRowMemory | None,
+              cores: int, transposed: bool = False) -> "PackedLayer":
+        """Compress ``W`` (M x N binary16) through ``srm`` (the forward tuples, or with
+        ``transposed`` the transposed ones, whose rows are W's columns); ``srm=None`` keeps
+        every weight."""
+        W = np.asarray(W)
+        A = W.T if transposed else W
+        rows, cols = A.shape
+        if srm is None:
+            row_group = np.zeros(rows, np.int64)
+            groups = [np.arange(cols, dtype=np.int64)]
+        else:
+            if srm.rows != rows or srm.width != cols:
+                raise SimError(f"the sparse row memory encodes {srm.rows} x {srm.width}, not "
+                               f"the {rows} x {cols} matrix it compresses")
+            by_group: dict[int, np.ndarray] = {}
+            row_group = np.empty(rows, np.int64)
+            for r in range(rows):
+                t = srm.row(r)
+                by_group.setdefault(t.max_index, np.asarray(t.nz, np.int64))
+                row_group[r] = t.max_index
+            order = sorted(by_group)
+            remap = {g: k for k, g in enumerate(order)}
+            groups = [by_group[g] for g in order]
+            row_group = np.array([remap[int(g)] for g in row_group], np.int64)
+        covered = np.zeros(cols, bool)
+        for cols_g in groups:
+            covered[cols_g] = True
+        rest = np.flatnonzero(~covered)
+        sizes = [len(g) for g in groups]
+        row_group = np.where(np.array([sizes[g] for g in row_group], np.int64) > 0,
+                             row_group, -1) if rows else row_group
+        gcols = np.concatenate(groups + [rest]).astype(np.int64)
+        gptr = np.concatenate([[0], np.cumsum(sizes + [rest.size])]).astype(np.int64)
+        workloads = np.array([sizes[g] if g >= 0 else 0 for g in row_group], np.int64)
+        row_off = np.concatenate([[0], np.cumsum(workloads)]).astype(np.int64)
+        vals = np.empty(int(row_off[-1]), np.float32)
+        A32 = A.astype(np.float32)
+        for r in range(rows):
+            g = row_group[r]
+            if g >= 0:
+                vals[row_off[r]:row_off[r + 1]] = A32[r, gcols[gptr[g]:gptr[g + 1]]]
+        blocks = row_based(workloads, cores)
+        bounds = np.array([0] + [int(b[-1]) + 1 if b.size else 0 for b in blocks], np.int64)
+        bounds = np.maximum.accumulate(bounds)
+        b = (np.zeros(0, np.float32) if bias is None or transposed
+             else np.asarray(bias).astype(np.float32))
+        return cls(rows, cols, transposed, row_group, row_off, vals, gptr, gcols, bounds,
+                   workloads, b, srm is not None)
+
+    # ---- the cores' work -----------------------------------------------------------------
+    def core_workloads(self) -> list[np.ndarray]:
+        """The workloads of each core's rows, in order."""
+        return [self.workloads[self.cores[c]:self.cores[c + 1]]
+                for c in range(self.cores.size - 1)]
+
+    @property
+    def nnz(self) -> int:
+        """Unmasked weights (multiply-accumulates per vector)."""
+        return int(self.workloads.sum())
+
+    def forward(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``X`` (batch x rows, binary16) times the layer (plus the bias of a forward layer):
+        batch x cols, binary16, into ``out`` if given (:func:`.kernels.packed_forward`)."""
+        X = np.ascontiguousarray(X, np.float16)
+        if X.ndim != 2 or X.shape[1] != self.rows:
+            raise SimError(f"a {self.rows} x {self.cols} layer takes vectors of {self.rows}, "
+                           f"not {X.shape[-1]}")
+        if out is None:
+            out = np.empty((X.shape[0], self.cols), np.float16)
+        kernels.packed_forward(X.view(np.uint16), self.cores, self.row_group, self.row_off,
+                               self.vals, self.gptr, self.gcols, self.cols, self.bias,
+                               out.view(np.uint16))
+        return out
+
+    def accumulate(self, X: np.ndarray, D: np.ndarray, G: np.ndarray) -> None:
+        """Add ``X[b]^T D[b]`` on the kept weights and ``D[b]`` on the bias row to the
+        ``(rows+1) x cols`` binary16 accumulator ``G`` in place (a forward layer only)."""
+        if self.transposed:
+            raise SimError("weight gradients accumulate on the forward layer, not the "
+                           "transposed one")
+        Gu = G.view(np.uint16)
+        kernels.packed_grad(np.ascontiguousarray(X, np.float16).view(np.uint16),
+                            np.ascontiguousarray(D, np.float16).view(np.uint16),
+                            self.row_group, self.gptr, self.gcols, self.cols, Gu[:self.rows],
+                            Gu[self.rows])
+
+    def core_cycles(self, lanes: int, rows_per_pass: int, stream: bool = False) -> list[int]:
+        """Cycles of each core for one vector (:func:`.timing.core_cycles`, or
+        :func:`.timing.core_stream_cycles` with ``stream``), computed once."""
+        key = (lanes, rows_per_pass, stream)
+        if self._cycles is None or self._cycles[0] != key:
+            f = timing.core_stream_cycles if stream else timing.core_cycles
+            self._cycles = (key, [f(w, lanes, rows_per_pass) for w in self.core_workloads()])
+        return self._cycles[1]
+
+    def mask(self) -> np.ndarray:
+        """The rows x cols mask the packed layer keeps."""
+        m = np.zeros((self.rows, self.cols), bool)
+        for r in range(self.rows):
+            g = self.row_group[r]
+            if g >= 0:
+                m[r, self.gcols[self.gptr[g]:self.gptr[g + 1]]] = True
+        return m

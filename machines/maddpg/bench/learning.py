@@ -1,0 +1,175 @@
+"""MADDPG learning THROUGH THE SIMULATOR on the real MPE tasks (seed 003's machine), next to
+the float reference and a random policy.
+
+    python machines/maddpg/bench/learning.py [--envs E ...] [--seeds 1 2 3] [--episodes N]
+                                    [--window W] [--reference out/maddpg_learning.json]
+                                    [--json out/maddpg_sim_learning.json] [--reuse]
+                                    [--plot out/maddpg_sim_learning]
+
+For every task and seed: ``rlaccel run machines/maddpg/<task>.toml --seed S --set
+episodes=N`` (the learners on the simulated U200: machines/maddpg/programs/learner.s on every agent,
+the host's sample generation, the shared buffer, the reference hyper-parameters), the mean
+episode reward per window of W episodes, the final window's mean, Predator-Prey's touches,
+and the run's eq. 7 figures. The float reference's curves and the random policy's means
+come from ``machines/maddpg/bench/reference.py learn`` (its JSON, the same seeds and windows); the
+final comparison uses the reference's window that ends at the same episode. The JSON is
+written after every run. ``--reuse`` keeps the runs the JSON already holds for the same
+task, seed, episodes and window (and only attaches the reference's figures to them), so a
+reference measured later, or an interrupted bench, needs no new simulation. ``--plot BASE``
+draws every task's curves (the seeds' mean, bars from the lowest to the highest seed; the
+reference's likewise; the random policy's mean) as ``BASE_<task>.png`` and ``.svg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rlaccel.programs.runner import run
+from rlaccel.isa.machine import machine
+
+ROOT = machine("maddpg").programs
+MANIFESTS = {"simple_speaker_listener_v4": ROOT / "speaker_listener.toml",
+             "simple_tag_v3": ROOT / "simple_tag.toml"}
+
+
+def _write(path, data) -> None:
+    if path:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(tmp, path)
+
+
+def one(env: str, seed: int, episodes: int, window: int) -> dict:
+    t0 = time.perf_counter()
+
+    def progress(line):
+        print(f"  {env} seed {seed}: {line} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    r = run(MANIFESTS[env], [f"episodes={episodes}", f"window={window}"], seed=seed,
+            progress=progress)
+    learn, ips = r["learning"], r["ips"]
+    out = {"episodes": learn["episodes"], "steps": learn["steps"], "rounds": learn["rounds"],
+           "curve": learn["curve"], "final": learn["final"],
+           "final_agents": learn["final_agents"], "wall_s": time.perf_counter() - t0,
+           "ips": ips, "cycles": r["cycles"], "saturations": r["saturations"]}
+    if "final_touches" in learn:
+        out["touches_curve"] = learn["touches_curve"]
+        out["final_touches"] = learn["final_touches"]
+    return out
+
+
+NAMES = {"simple_speaker_listener_v4": "Cooperative Communication",
+         "simple_tag_v3": "Predator-Prey"}
+
+
+def _band(curves, window):
+    k = min(len(c) for c in curves)
+    a = np.asarray([c[:k] for c in curves], dtype=np.float64)
+    return {"x": [window * (j + 1) for j in range(k)], "y": a.mean(axis=0).tolist(),
+            "lo": a.min(axis=0).tolist(), "hi": a.max(axis=0).tolist()}
+
+
+def plot(res: dict, ref: dict, base: str) -> list[str]:
+    """The simulated machine's curves next to the reference's, per task."""
+    from rlaccel.util.plots import lines, save
+    w, files = res["window"], []
+    for env, e in res["envs"].items():
+        seeds = sorted(e["seeds"], key=int)
+        if not seeds:
+            continue
+        series = {f"simulated machine ({len(seeds)} seeds)":
+                  _band([e["seeds"][s]["curve"] for s in seeds], w)}
+        rr = ref.get("envs", {}).get(env, {})
+        rc = [rr["seeds"][s]["curve"][:e["episodes"] // w] for s in seeds
+              if s in rr.get("seeds", {})]
+        if len(rc) == len(seeds) and ref.get("window") == w:
+            series[f"float reference ({len(seeds)} seeds)"] = _band(rc, w)
+        rnd = [e["seeds"][s].get("random") for s in seeds]
+        f = lines(f"MADDPG on {NAMES[env]}: mean episode reward per {w} episodes",
+                  "episodes", "episode reward (sum over agents)", series,
+                  reference=(float(np.mean(rnd)) if None not in rnd else None),
+                  reference_label="random policy")
+        files += [str(x) for x in save(f, f"{base}_{env}")]
+    return files
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--envs", nargs="+", default=list(MANIFESTS), choices=list(MANIFESTS))
+    p.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    p.add_argument("--episodes", type=int, default=10000)
+    p.add_argument("--window", type=int, default=1000)
+    p.add_argument("--reference", default="out/maddpg_learning.json")
+    p.add_argument("--json", default="out/maddpg_sim_learning.json")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep the runs the JSON holds for the same seed, episodes and window")
+    p.add_argument("--plot", metavar="BASE", help="draw the curves as BASE_<task>.png/.svg")
+    args = p.parse_args(argv)
+    ref = json.loads(Path(args.reference).read_text()) if Path(args.reference).exists() else {}
+    res = json.loads(Path(args.json).read_text()) if Path(args.json).exists() else {}
+    res.update({"what": "MADDPG learning through the simulator (machines/maddpg/bench/learning.py)",
+                "window": args.window})
+    envs = res.setdefault("envs", {})
+    for env in args.envs:
+        e = envs.setdefault(env, {"seeds": {}})
+        old = e["seeds"] if e.get("episodes") == args.episodes else {}
+        e["episodes"] = args.episodes
+        e["seeds"] = {k: v for k, v in old.items() if len(v["curve"]) * args.window
+                      == args.episodes}
+        for seed in args.seeds:
+            r = e["seeds"].get(str(seed)) if args.reuse else None
+            if r is None:
+                r = one(env, seed, args.episodes, args.window)
+            rr = ref.get("envs", {}).get(env, {})
+            k = args.episodes // args.window
+            fr = rr.get("seeds", {}).get(str(seed), {})
+            if fr.get("window") == args.window or ref.get("window") == args.window:
+                if len(fr.get("curve", [])) >= k:
+                    r["reference_at_budget"] = fr["curve"][k - 1]
+                if len(fr.get("touches_curve", [])) >= k:
+                    r["reference_touches_at_budget"] = fr["touches_curve"][k - 1]
+            rnd = rr.get("random", {}).get(str(seed))
+            if rnd:
+                r["random"] = rnd["mean"]
+                if "touches" in rnd:
+                    r["random_touches"] = rnd["touches"]
+            e["seeds"][str(seed)] = r
+            print(f"{env} seed {seed}: simulated final {r['final']:.2f}"
+                  + (f" (touches {r['final_touches']:.2f})" if "final_touches" in r else "")
+                  + (f", reference {r['reference_at_budget']:.2f}"
+                     if "reference_at_budget" in r else "")
+                  + (f", random {r['random']:.2f}" if "random" in r else "")
+                  + f"; {r['wall_s'] / 60:.1f} min", flush=True)
+            _write(args.json, res)
+        done = [e["seeds"][str(s)] for s in args.seeds if str(s) in e["seeds"]]
+        e["summary"] = {
+            "final_mean": float(np.mean([d["final"] for d in done])),
+            "reference_mean": (float(np.mean([d["reference_at_budget"] for d in done]))
+                               if all("reference_at_budget" in d for d in done) else None),
+            "random_mean": (float(np.mean([d["random"] for d in done]))
+                            if all("random" in d for d in done) else None)}
+        if all("final_touches" in d for d in done):
+            e["summary"]["touches_mean"] = float(np.mean([d["final_touches"] for d in done]))
+            if all("random_touches" in d for d in done):
+                e["summary"]["random_touches_mean"] = float(np.mean(
+                    [d["random_touches"] for d in done]))
+            if all("reference_touches_at_budget" in d for d in done):
+                e["summary"]["reference_touches_mean"] = float(np.mean(
+                    [d["reference_touches_at_budget"] for d in done]))
+        print(f"{env}: {e['summary']}", flush=True)
+        _write(args.json, res)
+    if args.plot:
+        print("plots: " + ", ".join(plot(res, ref, args.plot)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""``rlaccel dse maddpg --manifest M [--json F]``: seed 003's design-space exploration
+(section IV) for a manifest's task on its architecture's device, the design a run of that
+manifest uses.
+
+Agents are placed on the SLRs in proportion to their DSPs, every compute unit's unroll factor
+follows from the base factor f by eq. 5, and f is the largest that keeps eq. 6 (DSPs and
+SRAM banks under every SLR's budget); prints the unroll factors, the per-SLR DSP and BRAM use
+against the budgets (and the seed's Table II where it has the task), and the predicted
+throughput; ``--json`` writes :meth:`~rlaccel.machines.maddpg.tlm.dse.DseResult.as_dict`
+(``unroll_factors``, ``slr`` with ``dsp_used``, ``dsp_budget``, ``bram_used``,
+``bram_budget`` per SLR, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_parser", "TABLE_II", "explore_manifest"]
+
+#: seed 003, Table II: post-synthesis use of the whole design
+TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", "bram": 1060,
+                                           "bram_percent": 49, "ff": 1_182_000,
+                                           "ff_percent": 50, "lut": 774_000,
+                                           "lut_percent": 65, "dsp": 3320,
+                                           "dsp_percent": 49},
+            "simple_tag_v3": {"task": "Predator-Prey", "bram": 1519, "bram_percent": 73,
+                              "ff": 1_438_000, "ff_percent": 61, "lut": 829_000,
+                              "lut_percent": 70, "dsp": 2447, "dsp_percent": 36}}
+
+
+def explore_manifest(manifest, overrides=None, arch=None, search=None) -> dict:
+    """The design a run of ``manifest`` uses, as a dictionary (with the task, the manifest
+    and Table II)."""
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.programs.runner import configure
+
+    from rlaccel.machines.maddpg.plugin import config, design
+    from rlaccel.machines.maddpg.task import make_task
+    plugin, m = configure(manifest, overrides or [], arch=arch)
+    if plugin.machine != "maddpg":
+        from rlaccel.programs.manifest import ManifestError
+        raise ManifestError(f"{manifest}: machine '{plugin.machine}'; rlaccel dse maddpg "
+                            f"explores the design of a maddpg manifest (machine = \"maddpg\")")
+    if search is not None:
+        m["dse"]["search"] = search
+    cfg = config(m)
+    task = make_task(cfg.env, max_cycles=cfg.max_episode_len, policies=cfg.policies)
+    a = load_arch(m["arch"])
+    res = design(m, a, task)
+    d = res.as_dict()
+    d.update({"manifest": str(manifest), "arch": a.name, "environment": cfg.env,
+              "agents": [s.name for s in task.specs],
+              "table_ii": TABLE_II.get(cfg.env)})
+    return d
+
+
+def _print(d: dict) -> None:
+    print(f"{d['environment']} on {d['arch']} ({d['device']}, {d['clock_mhz']:g} MHz), "
+          f"{d['search']} search: base factor f = {d['f']}, slowest stage "
+          f"{d['stage_cycles']} cycles per sample -> {d['samples_per_s'] / 1e6:.3f} M samples/s "
+          f"per pipeline (eq. 3)")
+    for name, pipes in d["unroll_factors"].items():
+        for p, stages in pipes.items():
+            print(f"  {name} {p}: " + ", ".join(f"{s['stage']} F={s['F']} ({s['cycles']})"
+                                                for s in stages))
+    for s in d["slr"]:
+        print(f"  {s['name']}: {', '.join(s['agents']) or '-'}: DSP {s['dsp_used']} of "
+              f"{s['dsp_budget']}, BRAM {s['bram_used']:g} of {s['bram_budget']:g}")
+    line = (f"  total: DSP {d['dsp_used']} ({d['dsp_percent']:.1f} % of {d['dsp_total']}), "
+            f"BRAM {d['bram_used']:g} ({d['bram_percent']:.1f} % of {d['bram_total']:g})")
+    t = d.get("table_ii")
+    if t:
+        line += (f"; Table II ({t['task']}): DSP {t['dsp']} ({t['dsp_percent']} %), "
+                 f"BRAM {t['bram']} ({t['bram_percent']} %)")
+    print(line)
+
+
+def cmd_dse(args) -> int:
+    from rlaccel.programs.runner import json_text
+    from rlaccel.util.files import check_outputs, save_or_rescue
+    if args.machine != "maddpg":            # pragma: no cover - argparse's choices
+        raise SystemExit(2)
+    check_outputs({"--json": args.json}, {"the manifest": args.manifest,   # before any work
+                                          "the architecture file": args.arch})
+    d = explore_manifest(args.manifest, args.set, arch=args.arch, search=args.search)
+    _print(d)
+    save_or_rescue([(args.json, json_text(d) if args.json else None)])
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add ``dse`` to the top-level subparsers."""
+    from rlaccel.util.args import file_name
+    d = sub.add_parser("dse", help="design-space exploration of a machine (seed 003, IV)",
+                       description=__doc__.split("\n\n")[0].replace("``", ""),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("machine", choices=["maddpg"], help="the machine (maddpg)")
+    d.add_argument("--manifest", required=True, metavar="M", type=file_name,
+                   help="a maddpg manifest (its task, networks and architecture)")
+    d.add_argument("--json", metavar="FILE", type=file_name, help="write the design as JSON")
+    d.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="another architecture (name or .toml) than the manifest's")
+    d.add_argument("--search", choices=["base", "latency"],
+                   help="the seed's base-factor search, or every balanced latency")
+    d.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a manifest key (repeatable)")
+    d.set_defaults(func=cmd_dse)

@@ -1,0 +1,256 @@
+"""``rlaccel report maddpg``: seed 003's Fig. 7 and Table II on the simulator.
+
+For both tasks and every batch size (64 .. 1024 by default) it simulates a few update rounds
+of the machine (``machines/maddpg/<task>.toml`` with that batch, learning from the first
+full batch) and measures the CPU-only baseline here (:mod:`.baseline`: the float reference
+training every agent on this CPU), then writes
+
+* Fig. 7(a, b): the learners' training time per round, simulated accelerator (whole round:
+  host link, pipelines, gradients, the policy back; and the training alone) against the CPU
+  baseline, and the speed-up, next to the seed's 3.6x - 24.3x;
+* Fig. 7(c, d): system throughput IPS = 1 / (T_SG + T_MU) (eq. 7; one environment step and
+  one update round per iteration), both systems with the T_SG and replay sampling measured
+  here, next to the seed's "up to 1.99x"; and the same with openai/maddpg's list-based
+  replay sampling, which the seed's baselines inherit;
+* Table II next to the design-space exploration of each task;
+* the pipelines as simulated (fill, steady state, bottleneck) and the ring (hidden or not);
+
+as ``DIR/report.md``, ``DIR/report.json`` and PNG and SVG plots. Host-side times are this
+process's CPU time (what an idle core would take; the wall clock on a shared machine also
+counts waiting); run it with ``OPENBLAS_NUM_THREADS=1`` for the seed's single training
+thread (the JSON records the setting).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rlaccel.machines.maddpg.results import describe_pipeline
+
+__all__ = ["add_arguments", "cmd_report", "SEED"]
+
+ROOT = Path(__file__).parent / "programs"
+MANIFESTS = {"simple_speaker_listener_v4": ROOT / "speaker_listener.toml",
+             "simple_tag_v3": ROOT / "simple_tag.toml"}
+NAMES = {"simple_speaker_listener_v4": "Cooperative Communication",
+         "simple_tag_v3": "Predator-Prey"}
+
+#: the seed's headline figures (abstract, section V-D)
+SEED = {"speedup_min": 3.6, "speedup_max": 24.3, "ips_gain_max": 1.99}
+
+
+def add_arguments(parser) -> None:
+    from rlaccel.util.args import file_name, int_in, seed
+    parser.add_argument("-o", "--output", metavar="DIR", type=file_name,
+                        default="out/report_maddpg", help="output folder")
+    parser.add_argument("--envs", nargs="+", choices=list(MANIFESTS), default=list(MANIFESTS),
+                        help="the tasks (default: both)")
+    parser.add_argument("--batches", nargs="+", type=int_in(1, 65_536),
+                        default=[64, 128, 256, 512, 1024],
+                        metavar="B", help="batch sizes (default 64 .. 1024)")
+    parser.add_argument("--rounds", type=int_in(1, 1_000_000), default=5, metavar="R",
+                        help="simulated update rounds per batch size (default 5)")
+    parser.add_argument("--baseline-rounds", type=int_in(1, 1_000_000), default=10, metavar="R",
+                        help="CPU baseline rounds per batch size, medians (default 10)")
+    parser.add_argument("--steps", type=int_in(1, 100_000_000), default=2000, metavar="N",
+                        help="environment steps that measure T_SG (default 2000)")
+    parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a manifest key of every run (e.g. learning.hidden=[8,8])")
+
+
+def _simulate(env: str, B: int, rounds: int, seed: int, extra) -> dict:
+    from rlaccel.programs.runner import run
+    every = 100
+    first = -(-B // every) * every                     # the first due step, buffer >= B
+    r = run(MANIFESTS[env], [f"learning.batch={B}", f"learning.learning_starts={B}",
+                             f"learning.update_every={every}", "window=10", *extra],
+            seed=seed, steps=first + (rounds - 1) * every)
+    ips, pipes = r["ips"], r["pipelines"]
+    units = [u for lr in r["learners"] for u in lr["units"] if not u["stage"].startswith("head")]
+    return {"rounds": ips["rounds"], "learner_s": ips["learner_s"],
+            "compute_s": ips["compute_s"], "transfer_s": ips["transfer_s"],
+            "t_sg_cpu_s": ips["t_sg_cpu_s"], "t_sample_cpu_s": ips["t_sample_cpu_s"],
+            "pipelines": pipes, "ring": r["ring"],
+            "cu_utilization_mean": float(np.mean([u["utilization"] for u in units])),
+            "cu_utilization_max": float(np.max([u["utilization"] for u in units])),
+            "dse": {k: r["dse"][k] for k in ("f", "stage_cycles", "dsp_used", "bram_used")},
+            "cycles": r["cycles"], "sim_wall_s": r["sim"]["run_wall_s"]}
+
+
+def _figures(env: str, sim: dict, base: dict, batches) -> dict:
+    t_sg = base["t_sg_cpu_s"]
+    rows = []
+    for B in batches:
+        s, c = sim[str(B)], base["batches"][str(B)]
+        cpu_mu = c["sampling_cpu_s"] + c["training_cpu_s"]
+        acc_mu = c["sampling_cpu_s"] + s["learner_s"]
+        row = {"batch": B, "cpu_training_s": c["training_cpu_s"],
+               "acc_learner_s": s["learner_s"], "acc_compute_s": s["compute_s"],
+               "acc_transfer_s": s["transfer_s"],
+               "speedup": c["training_cpu_s"] / s["learner_s"],
+               "speedup_compute_only": c["training_cpu_s"] / s["compute_s"],
+               "sampling_s": c["sampling_cpu_s"], "t_sg_s": t_sg,
+               "ips_cpu": 1.0 / (t_sg + cpu_mu), "ips_acc": 1.0 / (t_sg + acc_mu)}
+        row["ips_gain"] = row["ips_acc"] / row["ips_cpu"]
+        if "openai_list_sampling_cpu_s" in c:
+            ls = c["openai_list_sampling_cpu_s"]
+            row["ips_cpu_openai_sampling"] = 1.0 / (t_sg + ls + c["training_cpu_s"])
+            row["ips_acc_openai_sampling"] = 1.0 / (t_sg + ls + s["learner_s"])
+            row["ips_gain_openai_sampling"] = (row["ips_acc_openai_sampling"]
+                                               / row["ips_cpu_openai_sampling"])
+        rows.append(row)
+    first = rows[0]
+    implied = first["cpu_training_s"] / SEED["speedup_min"]
+    return {"rows": rows,
+            "speedup_range": [min(r["speedup"] for r in rows), max(r["speedup"] for r in rows)],
+            "ips_gain_max": max(r["ips_gain"] for r in rows),
+            "ips_gain_max_openai_sampling": max((r.get("ips_gain_openai_sampling", 0.0)
+                                                 for r in rows), default=None),
+            "implied_fixed": {"batch": first["batch"], "seed_speedup": SEED["speedup_min"],
+                              "fpga_round_s": implied,
+                              "fixed_s": implied - first["acc_compute_s"]}}
+
+
+def _plots(out: Path, env: str, fig: dict) -> list[str]:
+    from rlaccel.util.plots import lines, save
+    rows = fig["rows"]
+    xs = [r["batch"] for r in rows]
+    none = [None] * len(xs)
+    tag = "cc" if env.startswith("simple_speaker") else "pp"
+    files = []
+
+    def series(**kw):
+        return {name: {"x": xs, "y": [r[key] * scale for r in rows], "lo": none, "hi": none}
+                for name, (key, scale) in kw.items()}
+    f = lines(f"Fig. 7({'a' if tag == 'cc' else 'b'}) {NAMES[env]}: learner training time "
+              f"per round", "batch size", "ms per round",
+              series(**{"CPU only (measured here)": ("cpu_training_s", 1e3),
+                        "CPU-FPGA, simulated (round)": ("acc_learner_s", 1e3),
+                        "CPU-FPGA, simulated (training only)": ("acc_compute_s", 1e3)}),
+              xticks=xs)
+    ax = f.axes[0]
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(xs, [str(x) for x in xs])
+    files += [str(p) for p in save(f, out / f"fig7_{tag}_training_time")]
+    f = lines(f"Fig. 7({'c' if tag == 'cc' else 'd'}) {NAMES[env]}: system throughput "
+              f"(eq. 7)", "batch size", "iterations per second",
+              series(**{"CPU only": ("ips_cpu", 1.0), "CPU-FPGA (simulated)": ("ips_acc", 1.0),
+                        "CPU only, openai list sampling": ("ips_cpu_openai_sampling", 1.0),
+                        "CPU-FPGA, openai list sampling": ("ips_acc_openai_sampling", 1.0)}),
+              xticks=xs)
+    ax = f.axes[0]
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(xs, [str(x) for x in xs])
+    files += [str(p) for p in save(f, out / f"fig7_{tag}_ips")]
+    return files
+
+
+def _ms(x) -> str:
+    return f"{x * 1e3:.3f}"
+
+
+def _markdown(doc: dict) -> str:
+    L = ["# Seed 003 on the simulator: Fig. 7 and Table II (`rlaccel report maddpg`)", "",
+         f"Simulated: {doc['rounds']} update rounds per batch size on the `maddpg` machines "
+         f"(fp32, 300 MHz, the DSE's unroll factors, PCIe and ring of the architecture "
+         f"files). CPU-only baseline: the float reference on this machine, medians of "
+         f"{doc['baseline_rounds']} rounds, BLAS threads: {doc['blas_threads']}. Host times "
+         f"are CPU time. An iteration is one environment step and one update round (eq. 7).",
+         ""]
+    for env, e in doc["envs"].items():
+        fig = e["figures"]
+        L += [f"## {NAMES[env]} (`{env}`)", "",
+              f"T_SG (every agent's inference, the environment step, storing) "
+              f"{e['baseline']['t_sg_cpu_s'] * 1e3:.3f} ms per step; load average "
+              f"{e['baseline']['load_average']:.1f} during the baseline.", "",
+              "| batch | CPU training (ms) | accelerator round (ms) | of which host link | "
+              "training only | speed-up | speed-up, training only | replay sampling (ms) | "
+              "IPS CPU | IPS CPU-FPGA | IPS gain | IPS gain, openai sampling |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in fig["rows"]:
+            L.append(f"| {r['batch']} | {_ms(r['cpu_training_s'])} | {_ms(r['acc_learner_s'])} "
+                     f"| {_ms(r['acc_transfer_s'])} | {_ms(r['acc_compute_s'])} | "
+                     f"{r['speedup']:.1f}x | {r['speedup_compute_only']:.1f}x | "
+                     f"{_ms(r['sampling_s'])} | {r['ips_cpu']:.1f} | {r['ips_acc']:.1f} | "
+                     f"{r['ips_gain']:.2f}x | "
+                     f"{r.get('ips_gain_openai_sampling', float('nan')):.2f}x |")
+        imp = fig["implied_fixed"]
+        L += ["", f"Speed-up {fig['speedup_range'][0]:.1f}x - {fig['speedup_range'][1]:.1f}x "
+                  f"(seed: {SEED['speedup_min']}x - {SEED['speedup_max']}x over both tasks); "
+                  f"IPS gain up to {fig['ips_gain_max']:.2f}x, "
+                  f"{fig['ips_gain_max_openai_sampling']:.2f}x with openai/maddpg's list "
+                  f"sampling (seed: up to {SEED['ips_gain_max']}x).",
+              f"Had our CPU baseline been the seed's, its {imp['seed_speedup']}x at batch "
+              f"{imp['batch']} would put the FPGA round at {imp['fpga_round_s'] * 1e3:.3f} ms, "
+              f"{imp['fixed_s'] * 1e3:.3f} ms more than our simulated training of that batch: "
+              f"fixed costs (launch, transfers, host) that large.", ""]
+        s = e["simulated"][str(max(int(b) for b in e["simulated"]))]
+        for name, p in s["pipelines"].items():
+            if p:
+                L.append(f"* batch {max(int(b) for b in e['simulated'])}, "
+                         f"{describe_pipeline(name, p)}.")
+        ring = s["ring"]
+        L.append(f"* ring: a sample's all-gather takes {ring['per_sample_allgather_cycles']} "
+                 f"cycles against a {ring['slowest_stage_cycles']}-cycle slowest stage: "
+                 f"{'hidden' if ring['hidden_by_formula'] else 'NOT hidden'}; the learners' "
+                 f"critics waited " + ", ".join(f"{x:.0f}" for x in
+                                                ring["exposed_cycles_per_round"])
+                 + " cycles per round for the other learners' actions (their pipelines and "
+                   "the ring).")
+        d, t = e["dse"], e["dse"]["table_ii"]
+        L += ["", "| Table II | DSP | BRAM | FF | LUT |", "|---|---:|---:|---:|---:|",
+              f"| seed (post-synthesis) | {t['dsp']} ({t['dsp_percent']} %) | {t['bram']} "
+              f"({t['bram_percent']} %) | {t['ff']:,} ({t['ff_percent']} %) | {t['lut']:,} "
+              f"({t['lut_percent']} %) |",
+              f"| our DSE (eq. 6: CUs only), f = {d['f']} | {d['dsp_used']} "
+              f"({d['dsp_percent']:.1f} %) | {d['bram_used']:g} ({d['bram_percent']:.1f} %) | "
+              f"- | - |", "",
+              "Per SLR: " + "; ".join(f"{s['name']} ({', '.join(s['agents']) or '-'}): "
+                                      f"{s['dsp_used']}/{s['dsp_budget']} DSP, "
+                                      f"{s['bram_used']:g}/{s['bram_budget']:g} BRAM"
+                                      for s in d["slr"]), ""]
+    L += ["Plots: " + ", ".join(Path(f).name for f in doc["plots"] if f.endswith(".png")), ""]
+    return "\n".join(L)
+
+
+def cmd_report(args) -> int:
+    from rlaccel.programs.runner import write_json
+    from rlaccel.util.files import atomic_write
+
+    from rlaccel.machines.maddpg.baseline import blas_threads, measure
+    from rlaccel.machines.maddpg.dse import explore_manifest
+    from rlaccel.machines.maddpg.plugin import config
+    from rlaccel.programs.runner import configure
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    doc = {"rounds": args.rounds, "baseline_rounds": args.baseline_rounds,
+           "batches": args.batches, "seed": args.seed, "blas_threads": blas_threads(),
+           "seed_figures": SEED, "envs": {}, "plots": []}
+    for env in args.envs:
+        _, m = configure(MANIFESTS[env], args.set)
+        cfg = config(m)
+        print(f"{NAMES[env]}: CPU baseline ...", flush=True)
+        base = measure(env, args.batches, args.baseline_rounds, args.steps, args.seed,
+                       policies=cfg.policies, hidden=cfg.hidden)
+        sim = {}
+        for B in args.batches:
+            sim[str(B)] = _simulate(env, B, args.rounds, args.seed, args.set)
+            print(f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
+                  f"round, CPU {base['batches'][str(B)]['training_cpu_s'] * 1e3:.3f} ms",
+                  flush=True)
+        fig = _figures(env, sim, base, args.batches)
+        doc["envs"][env] = {"baseline": base, "simulated": sim, "figures": fig,
+                            "dse": explore_manifest(MANIFESTS[env], args.set)}
+        doc["plots"] += _plots(out, env, fig)
+    doc["wall_s"] = time.perf_counter() - t0
+    write_json(out / "report.json", doc)
+    atomic_write(out / "report.md", _markdown(doc))
+    print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(doc['plots'])} plot "
+          f"files ({doc['wall_s']:.0f} s)")
+    return 0

@@ -1,0 +1,198 @@
+"""The MADDPG ring transactor: ``rlaccel run <maddpg manifest> --rtl maddpg_ring`` runs every
+per-sample all-gather of the learners' ``rgather`` on the MyHDL ring (:mod:`.ring`).
+
+The ring is shared by the learners, so the transactor says ``all_agents = True``;
+:meth:`RtlRing.attach` wraps the ``run`` of every learner's ``rgather``. The TLM's model runs
+first, in SimPy time: the learners meet, the last to arrive schedules every sample's
+all-gather (``stream_allgather``: sample ``k`` of learner ``i`` starts at
+``start[i, k, 0]``, when its vector is ready and its sample ``k - 1`` is done) and each writes
+every learner's vectors into its rows. When the first learner comes out, the transactor runs
+the batch on the RTL, sample by sample: ``clear``, each node's vector loaded (fp32 bit
+patterns, a word a cycle), each node's ``go`` raised at its start relative to the sample's
+first, the cycle each node's ``done`` rises recorded, every node's copy of every vector read
+back. Every learner's rows must equal, bit for bit, what the TLM wrote (and are written
+there, the same words), and every node's done cycle must equal the TLM's ``done[i, k]`` of
+``stream_allgather`` -- the recurrence of ``allgather_cycles`` with the architecture's hop.
+Any difference is a :class:`SimError`.
+MyHDL runs one simulation per process: call :meth:`close` before starting another.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from myhdl import delay
+
+from rlaccel.isa.errors import SimError
+from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
+
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.machines.maddpg.rtl.params import maddpg_params
+from rlaccel.machines.maddpg.rtl.ring import MAX_WORDS, maddpg_ring, ring_signals
+
+__all__ = ["RtlRing"]
+
+
+class RtlRing(JobTransactor):
+    """A ``datapath=`` for a MADDPG platform whose ring all-gathers run on the RTL."""
+
+    #: the ring is shared by the learners: attach to a machine of several
+    all_agents = True
+
+    def __init__(self):
+        self.gathers = 0             # rgather instructions (every learner's)
+        self.samples = 0             # per-sample all-gathers
+        self.rtl_cycles = 0          # first go to last done, summed over samples
+        self.fault = None            # tests: a function (sample result) -> sample result
+
+    def attach(self, agent) -> None:
+        from rlaccel.machines.maddpg.tlm.streams import _exchange
+        require_family(agent, "marl", "maddpg_ring", "MADDPG")
+        plat = agent.platform
+        prm = maddpg_params(agent.arch)
+        if plat.n_agents < 2:
+            raise RtlError("--rtl maddpg_ring needs a ring of two or more learners")
+        if prm.learners != plat.n_agents:
+            raise RtlError(f"the RTL ring has {prm.learners} nodes, the machine "
+                           f"{plat.n_agents} learners")
+        self.prm, self.n, self.platform = prm, plat.n_agents, plat
+        self._exchange = _exchange
+        self.ports = ports = ring_signals(prm)
+        self._sim = JobSim(maddpg_ring, ports, prm, "ring")
+        self._calls: dict[int, dict] = {}
+        for a in plat.agents:
+            for op in a.ops:
+                if op.mnemonic == "rgather":
+                    op.run = self._runner(a, op, op.run)
+
+    def _runner(self, agent, op, tlm_run):
+        o = dict(op.operands)
+        U = agent.memory("unified")
+        i = agent.index
+        where = f"agent {i}: PC {op.pc} ({op.text})"
+
+        def run():
+            from rlaccel.machines.maddpg.tlm.streams import rows
+            ex = self._exchange(self.platform)
+            c = ex.calls[i]                          # the meeting this call joins
+            call = self._calls.setdefault(c, {"slot": None, "out": None, "left": self.n})
+            gen = tlm_run()
+            event = next(gen)                         # the learners' meeting
+            if call["slot"] is None:
+                call["slot"] = ex.slots.get(c)
+            yield event
+            yield from gen                            # the TLM writes every learner's rows
+            slot = call["slot"]
+            if slot is None or "result" not in slot:
+                raise SimError(f"{where}: the transactor missed the learners' meeting")
+            if call["out"] is None:
+                call["out"] = self.gather([p[0] for p in slot["parts"]], slot["result"])
+            B, m = o["batch"], o["m"]
+            dst = rows(U, o["dst"], o["sd"], m, B, write=True)
+            got = call["out"][i]
+            tlm = dst.view(np.uint32)
+            if not np.array_equal(got, tlm):
+                k, j = (int(v[0]) for v in np.nonzero(got != tlm))
+                raise SimError(f"{where}: the RTL ring differs from the TLM's all-gather at "
+                               f"sample {k}, word {j}: TLM {int(tlm[k, j]):#010x}, RTL "
+                               f"{int(got[k, j]):#010x}")
+            tlm[:] = got
+            call["left"] -= 1
+            if call["left"] == 0:
+                del self._calls[c]
+            self.gathers += 1
+        return run
+
+    # ---------------------------------------------------------------------------------------
+    def gather(self, parts: list, result) -> list:
+        """Every sample's all-gather of ``parts`` (each learner's ``batch x words`` rows) on
+        the RTL, starting as the TLM's stream did; every learner's rows (uint32 bit
+        patterns) after it. Checks every node's done cycle against the TLM's."""
+        if self._sim is None:
+            raise RtlError("the RTL ring is not attached to a platform (or was closed)")
+        done, start, _ = result
+        vecs = [np.ascontiguousarray(p, dtype=np.float32).view(np.uint32) for p in parts]
+        sizes = [v.shape[1] for v in vecs]
+        if max(sizes) > MAX_WORDS or min(sizes) < 1:
+            raise RtlError(f"the RTL ring carries vectors of 1..{MAX_WORDS} words; the "
+                           f"learners send {', '.join(map(str, sizes))}")
+        B = vecs[0].shape[0]
+        out = [np.empty((B, sum(sizes)), dtype=np.uint32) for _ in range(self.n)]
+        t = self.prm
+        for k in range(B):
+            t0 = [int(start[i, k, 0]) for i in range(self.n)]
+            base = min(t0)
+            rel = [s - base for s in t0]
+            res = self._sample([[int(w) for w in v[k]] for v in vecs], rel)
+            if self.fault is not None:
+                res = self.fault(res)
+            held, fin = res
+            for i in range(self.n):
+                if fin[i] is None or fin[i] + base != int(done[i, k]):
+                    formula = allgather_cycles(sizes, t.hop_latency, 1, t.link_words, rel)[i]
+                    raise SimError(f"the RTL ring's node {i} finished sample {k}'s all-gather "
+                                   f"at cycle {fin[i]} after the first start, the TLM's "
+                                   f"stream at {int(done[i, k]) - base} (allgather_cycles: "
+                                   f"{formula})")
+                out[i][k] = np.concatenate([np.array(h, dtype=np.uint32) for h in held[i]])
+            self.samples += 1
+            self.rtl_cycles += max(fin)
+        return out
+
+    def _sample(self, vecs: list, starts: list):
+        s, clk, sim, n = self.ports, self._sim.clk, self._sim, self.n
+        t = self.prm
+        limit = max(starts) + 16 + n * n * (t.hop_latency + MAX_WORDS + 2)
+
+        def job():
+            s["clear"].next = True
+            s["go"].next = 0
+            yield clk.negedge
+            s["clear"].next = False
+            for i, vec in enumerate(vecs):
+                for j, v in enumerate(vec):
+                    s["ld_we"].next = True
+                    s["ld_node"].next = i
+                    s["ld_addr"].next = j
+                    s["ld_data"].next = v
+                    s["ld_len"].next = len(vec)
+                    yield clk.negedge
+            s["ld_we"].next = False
+            base = sim.cycles
+            fin = [None] * n
+            go = 0
+            while any(d is None for d in fin) and sim.cycles - base < limit:
+                for i, t0 in enumerate(starts):
+                    if sim.cycles - base == t0:
+                        go |= 1 << i
+                s["go"].next = go
+                yield delay(1)
+                for i in range(n):
+                    if fin[i] is None and (int(s["done"].val) >> i) & 1:
+                        fin[i] = sim.cycles - base
+                yield clk.negedge
+            held = []
+            for i in range(n):
+                node = []
+                for j, vec in enumerate(vecs):
+                    words = []
+                    for a in range(len(vec)):
+                        s["rd_node"].next = i
+                        s["rd_slot"].next = j
+                        s["rd_addr"].next = a
+                        yield clk.negedge
+                        words.append(int(s["rd_data"].val))
+                    node.append(words)
+                held.append(node)
+            return held, fin
+
+        words = sum(len(v) for v in vecs)
+        return sim.run(job, 2 + words * (n + 1) + limit)
+
+    # ---------------------------------------------------------------------------------------
+    def summary(self) -> str:
+        return (f"  RTL ring (MyHDL): {self.gathers:,} rgather instructions of {self.n} "
+                f"learners, {self.samples:,} per-sample all-gathers, {self.rtl_cycles:,} RTL "
+                f"cycles first go to last done in {self.wall_s:.1f} s;\n    every learner's "
+                f"rows equal the TLM's all-gather, every node's done cycle the TLM's stream "
+                f"(allgather_cycles)")

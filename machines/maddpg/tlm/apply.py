@@ -1,0 +1,106 @@
+"""Once per batch, on a compute unit's weight banks: instruction models of ``cucfg``,
+``gclip``, ``wadam``, ``wsgd``, ``wsoft``, ``wld`` and ``wst``.
+
+The seed applies a batch's gradients and moves the targets (Algorithm 1, lines 11-14) but
+gives their cost only per sample (eq. 4). We let the CU that owns a layer's weight banks walk
+them: ``ceil(n / F)`` cycles per pass of its ``F`` elements over ``n`` words, times the
+passes of the architecture's ``[learner]`` table (Adam 4, SGD 1, clipping 2, soft update 2,
+loading or storing 1). The semantics are :mod:`rlaccel.machines.maddpg.tlm.update` in fp32.
+An instruction issues in one cycle; its CU stays busy for those cycles (the controller starts
+it when the CU is free, and a reader of its results waits for them).
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+import numpy as np
+
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost, InstructionModel
+from rlaccel.tlm.families.base.energy import ACTIONS as WORD_ACTIONS
+from rlaccel.tlm.families.base.energy import word_actions
+from rlaccel.machines.maddpg.tlm.update import adam_step, clip_by_norm, sgd, soft_update
+from rlaccel.machines.maddpg.tlm.learner import learner, unit_name
+
+__all__ = ["MODELS"]
+
+#: mnemonic -> the [learner] constant that counts its passes
+_PASSES = {"gclip": "clip_passes", "wadam": "adam_passes", "wsgd": "sgd_passes",
+           "wsoft": "soft_passes", "wld": "bank_passes", "wst": "bank_passes"}
+
+
+def _cucfg(b: Binding):
+    o, agent = b.ops, b.agent
+
+    def run():
+        learner(agent).configure(o["u"], o["f"])
+    return run
+
+
+def _apply(b: Binding):
+    o, S, U, mn = b.ops, b.mem("synapse"), b.mem("unified"), b.mnemonic
+    agent = b.agent
+    n = o["n"]
+
+    def sl(addr):
+        return slice(addr, addr + n)
+
+    def run():
+        L = learner(agent)
+        f = L.factor(o["u"], mn)
+        with np.errstate(all="ignore"):
+            if mn == "gclip":
+                S[sl(o["dst"])] = clip_by_norm(S[sl(o["dst"])], float(U[o["k"]]),
+                                               counter=b.counter)
+            elif mn == "wadam":
+                lr_t, b1, b2, eps = (float(x) for x in U[o["k"]:o["k"] + 4])
+                w, m, v = adam_step(S[sl(o["dst"])], S[sl(o["src"])], S[sl(o["m"])],
+                                    S[sl(o["v"])], lr_t, b1, b2, eps, counter=b.counter)
+                S[sl(o["dst"])], S[sl(o["m"])], S[sl(o["v"])] = w, m, v
+            elif mn == "wsgd":
+                S[sl(o["dst"])] = sgd(S[sl(o["dst"])], S[sl(o["src"])], float(U[o["k"]]),
+                                      counter=b.counter)
+            elif mn == "wsoft":
+                S[sl(o["dst"])] = soft_update(S[sl(o["dst"])], S[sl(o["src"])],
+                                              float(U[o["k"]]), counter=b.counter)
+            elif mn == "wld":
+                S[sl(o["dst"])] = U[sl(o["k"])]
+            else:                                              # wst
+                U[sl(o["k"])] = S[sl(o["src"])]
+        cycles = L.constants[_PASSES[mn]] * ceil(n / f)
+        return Cost(1, 2, busy=((unit_name(o["u"]), cycles),))
+    return run
+
+
+def _config_cost(b: Binding) -> Cost:
+    return Cost(1, 1)
+
+
+def _actions(b: Binding) -> dict:
+    """Per execution: the element operations and the bank words of one pass sequence."""
+    o, nw, mn = b.ops, b.knobs.neuron_words, b.mnemonic
+    c = dict.fromkeys(WORD_ACTIONS, 0)
+    rd, wr = [], []
+    n = o.get("n", 0)
+    if mn == "gclip":
+        c.update(mac=n, mul=n, sram_read=2 * n, sram_write=n)
+        rd = [(o["k"], 1)]
+    elif mn == "wadam":
+        c.update(mul=6 * n, add=4 * n, act=n, sram_read=4 * n, sram_write=3 * n)
+        rd = [(o["k"], 4)]
+    elif mn in ("wsgd", "wsoft"):
+        c.update(mul=2 * n, add=n, sram_read=2 * n, sram_write=n)
+        rd = [(o["k"], 1)]
+    elif mn == "wld":
+        c.update(sram_write=n)
+        rd = [(o["k"], n)]
+    elif mn == "wst":
+        c.update(sram_read=n)
+        wr = [(o["k"], n)]
+    words = word_actions(rd, wr, nw)
+    return {k: c[k] + words[k] for k in c}
+
+
+MODELS = {"cucfg": InstructionModel("cucfg", "exec", _cucfg, _config_cost, _actions, "APPLY"),
+          **{m: InstructionModel(m, "exec", _apply, DYNAMIC, _actions, "APPLY")
+             for m in _PASSES}}

@@ -1,0 +1,133 @@
+"""What a learner (seed 003, section III-B) keeps while it runs: its compute units' unroll
+factors, when every sample of every buffer it has streamed will be ready, its constants.
+
+Every agent of a ``marl`` machine is one learner. Its controller issues one stream per compute
+unit (CU) and goes on; the CU works through the batch in simulated time
+(:func:`rlaccel.machines.maddpg.tlm.stream.stream`). So that a consumer CU starts sample
+``k`` only when its producer has finished sample ``k``, every stream records, for the words
+it writes, the cycle at which each sample's result is ready (:meth:`Learner.produced`); a
+later stream whose operand overlaps them waits sample by sample (:meth:`Learner.ready`). A
+buffer the host wrote is ready when the instruction that reads it issues.
+
+The architecture's ``[learner]`` table holds the constants the seed leaves open::
+
+    [learner]
+    stage_depth = 0     # cycles a sample's result needs after its T cycles on the CU
+    adam_passes = 4     # passes of a CU's F elements over its weights per Adam step
+    sgd_passes = 1
+    clip_passes = 2     # the sum of squares, then the scale
+    soft_passes = 2     # (1 - tau) w', then + tau w
+    bank_passes = 1     # wld / wst: F words per cycle through the CU's banks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rlaccel.isa.errors import ArchError, SimError
+
+__all__ = ["LEARNER_KEYS", "Learner", "learner", "unit_name", "RING_UNIT"]
+
+#: the ``[learner]`` constants, with their defaults
+LEARNER_KEYS = {"stage_depth": 0, "adam_passes": 4, "sgd_passes": 1, "clip_passes": 2,
+                "soft_passes": 2, "bank_passes": 1}
+
+#: the unit that stands for a learner's ring port (its link to the next learner)
+RING_UNIT = "ring"
+
+
+def unit_name(u: int) -> str:
+    """The platform unit of compute unit ``u`` (``cu07``)."""
+    return f"cu{u:02d}"
+
+
+def _constants(arch) -> dict:
+    origin = arch.path or arch.name
+    table = arch.extra.get("learner", {})
+    if not isinstance(table, dict):
+        raise ArchError(f"{origin}: [learner] must be a table")
+    unknown = sorted(set(table) - set(LEARNER_KEYS))
+    if unknown:
+        raise ArchError(f"{origin}: [learner] has unknown key(s) {', '.join(unknown)}; known: "
+                        f"{', '.join(LEARNER_KEYS)}")
+    out = dict(LEARNER_KEYS)
+    for key, v in table.items():
+        low = 0 if key == "stage_depth" else 1
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise ArchError(f"{origin}: [learner] {key} must be a whole number >= {low}, "
+                            f"not {v!r}")
+        out[key] = v
+    return out
+
+
+@dataclass
+class _Written:
+    space: int
+    lo: int
+    hi: int
+    done: np.ndarray            # per sample: the cycle its result is ready
+    ring: bool                  # written by the ring (for the report of exposed ring time)
+
+
+@dataclass
+class Learner:
+    """A learner's state (one per agent, in ``agent.state["marl.learner"]``)."""
+
+    index: int
+    constants: dict
+    factors: dict = field(default_factory=dict)        # CU -> unroll factor F
+    written: list = field(default_factory=list)        # _Written, newest last
+    ring_wait: int = 0           # cycles CUs waited for the ring beyond their other inputs
+    ring_samples: int = 0        # samples that waited for the ring
+    last: dict = field(default_factory=dict)           # CU -> (start, done, T) of its last stream
+
+    def factor(self, u: int, what: str) -> int:
+        f = self.factors.get(u)
+        if f is None:
+            raise SimError(f"learner {self.index}: {what} runs on compute unit {u}, which has "
+                           f"no unroll factor: configure it with 'cucfg u={u}, f=F' first")
+        return f
+
+    def configure(self, u: int, f: int) -> None:
+        if f < 1:
+            raise SimError(f"learner {self.index}: compute unit {u} needs f >= 1 elements, "
+                           f"not {f}")
+        old = self.factors.get(u)
+        if old is not None and old != f:
+            raise SimError(f"learner {self.index}: compute unit {u} has {old} elements; it "
+                           f"cannot be configured again with {f}")
+        self.factors[u] = f
+
+    def ready(self, space: int, lo: int, hi: int, batch: int):
+        """Per sample, when the words ``[lo, hi)`` of ``space`` are ready, and the same over
+        what the ring did not write: ``(all, not_ring)``, each None when no stream wrote
+        there."""
+        out = [None, None]
+        for w in self.written:
+            if w.space != space or w.hi <= lo or hi <= w.lo:
+                continue
+            d = w.done if len(w.done) == batch else np.full(batch, w.done.max(), np.int64)
+            for j in ((0,) if w.ring else (0, 1)):
+                out[j] = d.copy() if out[j] is None else np.maximum(out[j], d)
+        return out[0], out[1]
+
+    def produced(self, space: int, lo: int, hi: int, done: np.ndarray,
+                 ring: bool = False) -> None:
+        """A stream wrote ``[lo, hi)``; sample k is ready at ``done[k]``."""
+        self.written = [w for w in self.written
+                        if w.space != space or w.hi <= lo or hi <= w.lo]
+        self.written.append(_Written(space, lo, hi, np.asarray(done, np.int64), ring))
+
+
+def learner(agent) -> Learner:
+    """The learner state of an agent (made on first use, its constants checked)."""
+    st = agent.state.get("marl.learner")
+    if st is None:
+        if agent.dt.name != "fp32":
+            origin = agent.arch.path or agent.arch.name
+            raise ArchError(f"{origin}: the learners' instructions compute in fp32 (seed 003, "
+                            f"section IV-A); this architecture's dtype is {agent.dt.name}")
+        st = agent.state["marl.learner"] = Learner(agent.index, _constants(agent.arch))
+    return st

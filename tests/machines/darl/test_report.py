@@ -1,0 +1,53 @@
+"""rlaccel report darl's pieces that need no simulation: the time to target of a learning
+run, medians, and the Markdown from a report's numbers."""
+
+from __future__ import annotations
+
+from rlaccel.machines.darl.report import _median, markdown, system_to_target
+
+
+def _run(**kw):
+    r = {"task": "cartpole", "agents": 1, "seed": 1, "stages": 3, "env_steps": 300,
+         "first_stage_at_target": 3, "first_stage_any_agent_at_target": 3,
+         "episodes_to_target": 3, "returns": [10.0, 20.0, 500.0], "wall_s": 5.0,
+         "budget": False, "ips": {"quiet_host": 30000.0}}
+    r.update(kw)
+    return r
+
+
+def test_time_to_target_is_the_steps_over_the_quiet_ips():
+    assert system_to_target(_run()) == 300 / 30000.0
+    assert system_to_target(_run(first_stage_at_target=None)) is None
+
+
+def test_median():
+    assert _median([3.0, None, 1.0, 2.0]) == 2.0
+    assert _median([4.0, 1.0]) == 2.5
+    assert _median([None]) is None
+
+
+def test_markdown_names_the_seed_beside_ours():
+    rep = {"args": {"stages": 5},
+           "table1": {"cartpole/8": {"task": "cartpole", "agents": 8, "latency_cycles": 546.0,
+                                     "latency_inference_cycles": 276.0, "formula": 546,
+                                     "seed": 547, "residual": (546 - 547) / 547,
+                                     "allreduce_cycles": 129,
+                                     "allreduce_iteration_cycles": 129.0}},
+           "fig10a": {"none": {"1": 417.0, "8": 546.0}, "codebook": {"1": 451.0, "8": 580.0}},
+           "fig11": {"cartpole/1": {"task": "cartpole", "agents": 1, "ips": 1.0,
+                                    "ips_quiet": 31817.0, "ips_quiet_parallel_envs": 31817.0,
+                                    "ips_quiet_parallel_envs_serial_link": 31000.0,
+                                    "watts": 6.96, "ips_per_w_quiet": 4570.0,
+                                    "ips_per_w_quiet_parallel_envs": 4571.0}},
+           "learning": {"files": ["x.json"], "runs": [_run(), _run(seed=2, budget=True,
+                                                             first_stage_at_target=None)]},
+           "cpu": {"runs": [{"seed": 1, "stages_to_target": 76, "wall_to_target_s": 9.0,
+                             "cpu_to_target_s": 2.0}]}}
+    md = markdown(rep)
+    assert "| CartPole | 8 | 546 | 547 | -0.2 % | 276 | 129 |" in md
+    assert "| CartPole | 1 | 1 | 31,817 | 31,817 | 31,000 | 6.96 | 4,570 | 4,571 |" in md
+    assert "| none | 417 | 546 |" in md and "| codebook | 451 | 580 |" in md and "31,817" in md
+    rep["fig10a"] = {"none": 417.0}                       # an older report: one agent only
+    assert "| none | 417 |" in markdown(rep)
+    assert "5 (budget)" in md
+    assert "speed-up 200x" in md          # 2.0 s CPU / (300 / 30000) s

@@ -1,0 +1,34 @@
+"""The host link's cost: per-call overhead, DMA latency, bytes at the bandwidth."""
+
+import pytest
+
+from rlaccel.isa.errors import ArchError
+from rlaccel.machines.fixar.tlm.pcie import (PcieLink, overhead_from_seed, step_bytes,
+                                             step_transfer_seconds, transfer_seconds)
+
+
+def test_step_bytes():
+    """HalfCheetah, B = 64: the state and 64 transitions of 17 + 6 + 1 + 17 + 1 words in,
+    six action words out."""
+    assert step_bytes(17, 6, 64) == ((17 + 64 * 42) * 4, 24)
+
+
+def test_transfer_by_hand():
+    link = PcieLink(call_overhead_s=1e-3, bandwidth=1e9, latency_s=1e-6)
+    assert transfer_seconds(1000, link, calls=2) == pytest.approx(2 * (1e-3 + 1e-6) + 1e-6)
+    down, up = step_bytes(17, 6, 64)
+    assert step_transfer_seconds(17, 6, 64, link) == pytest.approx(
+        1e-3 + 2e-6 + (down + up) / 1e9)
+
+
+def test_overhead_from_the_seed():
+    """512 / 25293.3 - 2 ms - 512 / 53826.8 = 8.73 ms at B = 512; no room at B = 64."""
+    assert overhead_from_seed(512) == pytest.approx(512 / 25293.3 - 2e-3 - 512 / 53826.8)
+    assert overhead_from_seed(512) == pytest.approx(8.73e-3, abs=0.01e-3)
+    with pytest.raises(ArchError, match="cannot have been measured there"):
+        overhead_from_seed(64)
+
+
+def test_bad_link():
+    with pytest.raises(ArchError, match="non-positive bandwidth"):
+        PcieLink(call_overhead_s=0.0, bandwidth=0.0)

@@ -1,0 +1,82 @@
+"""rlaccel report learninggroup: the seed's figures as Markdown, JSON and plots, with the
+interface other checks rely on (report.json's ``osel`` keyed by G)."""
+
+from __future__ import annotations
+
+import json
+
+from rlaccel.cli import main
+
+
+def _learning(tmp_path):
+    """A learning-bench JSON of two runs (the shape machines/learninggroup/bench/learning.py writes)."""
+    curve = [{"iteration": 1, "episodes": 4, "steps": 60, "success_rate": 0.25,
+              "caught_rate": 0.5}]
+    common = {"agents": 4, "batch": 4, "seed": 1, "success_all": 0.25,
+              "success_last_tenth": 0.25, "caught_all": 0.5, "steps": 60, "iterations": 1,
+              "curve": curve, "wall_s": 60.0}
+    runs = [{"kind": "machine", "groups": 2, **common,
+             "table1": {"lstm_ih": {"row_max": 40.0, "threshold_max": 50.0}}},
+            {"kind": "reference", "groups": 2, **common}]
+    p = tmp_path / "learning.json"
+    p.write_text(json.dumps({"runs": runs}))
+    return p
+
+
+def test_the_report_writes_the_seeds_figures(tmp_path, capsys):
+    out = tmp_path / "rep"
+    status = main(["report", "learninggroup", "-o", str(out), "--draws", "1", "--agents", "3",
+                   "--batches", "1", "--groups", "1", "2", "--rows-per-pass", "4",
+                   "--episodes", "1", "--fig10-groups", "2", "32", "--learning",
+                   str(_learning(tmp_path))])
+    assert status == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert set(rep["osel"]) == {"2", "32"}
+    for G, row in rep["osel"].items():
+        assert {"baseline_cycles", "osel_cycles", "baseline_bytes", "osel_bytes"} <= set(row)
+        assert row["osel_cycles"] < row["baseline_cycles"]
+        assert row["osel_bytes"] < row["baseline_bytes"] < row["dense_bytes"]
+        c = row["osel"]["cycles"]
+        assert c["total"] == c["max_index"] + c["index_miss"] + c["index_hit"] + \
+            c["weight_compression"]
+        assert row["baseline"]["cycles"]["index_hit"] == 0        # the baseline never hits
+    # G = 32 runs on the 5-bit max index variant: 640 cycles of MaxIndex (128x32 + 32x512
+    # grouping words, 32 per cycle)
+    assert rep["osel"]["32"]["osel"]["cycles"]["max_index"] == 640
+    assert rep["throughput"]["speedup"]["4"]["2"]["inference"] > 1
+    names = {h["figure"] for h in rep["headline"]}
+    assert "Fig. 10(a) OSEL cycle speed-up (max over G)" in names
+    md = (out / "report.md").read_text()
+    for title in ("## Fig. 10(a)", "## Fig. 10(b)", "## Fig. 11", "## Fig. 13", "## Table I",
+                  "## Fig. 9", "| machine A=4 | 2 | 25.0% |", "| 86.03 / 47.44 |"):
+        assert title in md, title
+    assert "50.0 / 40.0" in md                                   # Table I from the training run
+    for fig in ("fig10a_cycles", "fig10b_memory", "fig11_throughput", "fig11_groups",
+                "fig13_speedup", "fig9_accuracy"):
+        assert (out / f"{fig}.png").stat().st_size > 0 and (out / f"{fig}.svg").exists()
+
+
+def test_fig9_keeps_one_row_per_budget(tmp_path):
+    """A kind and A trained at two budgets (the machine's 1000 x 4 beside a longer float
+    reference) are two rows, not one overwriting the other; a run stopped early counts
+    at its planned budget."""
+    from rlaccel.machines.learninggroup.report import learning_tables
+    curve = [{"iteration": 1, "episodes": 4, "steps": 60, "success_rate": 0.25,
+              "caught_rate": 0.5}]
+    common = {"agents": 4, "groups": 1, "seed": 1, "success_last_tenth": 0.25,
+              "caught_all": 0.5, "steps": 60, "curve": curve, "wall_s": 60.0}
+    runs = [{"kind": "machine", "iterations": 1000, "batch": 4, "success_all": 0.04,
+             **common},
+            {"kind": "reference", "iterations": 1000, "batch": 4, "success_all": 0.03,
+             **common},
+            {"kind": "reference", "iterations": 2000, "batch": 16, "success_all": 0.26,
+             **common},
+            {"kind": "reference", "iterations": 300, "planned_iterations": 2000, "batch": 16,
+             "partial": True, "success_all": 0.05, **common, "groups": 4}]
+    p = tmp_path / "learning.json"
+    p.write_text(json.dumps({"runs": runs}))
+    fig9 = learning_tables([str(p)])["fig9"]
+    assert set(fig9) == {"machine A=4", "reference A=4, 1000 x 4", "reference A=4, 2000 x 16"}
+    assert fig9["reference A=4, 1000 x 4"][1]["success_all"] == 0.03
+    assert fig9["reference A=4, 2000 x 16"][1]["success_all"] == 0.26
+    assert fig9["reference A=4, 2000 x 16"][4]["partial"]

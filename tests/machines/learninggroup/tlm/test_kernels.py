@@ -1,0 +1,185 @@
+"""The compiled FP16 kernels (machines/learninggroup/tlm/kernels.py) compute exactly what the
+numpy unit models compute: the binary16 rounding of every float32 and float64, the packed
+layer's forward, transposed and gradient products against core.py and vpu.py, and the
+vector operations against vector.py, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from rlaccel.machines.learninggroup.tlm import core, kernels as K, osel, vector, vpu
+from rlaccel.machines.learninggroup.tlm.layer import PackedLayer
+from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
+
+F16 = np.float16
+
+
+@njit
+def _map32(x):
+    out = np.empty(x.size, np.float32)
+    for i in range(x.size):
+        out[i] = K.r16(x[i])
+    return out
+
+
+@njit
+def _map64(x):
+    out = np.empty(x.size, np.float32)
+    for i in range(x.size):
+        out[i] = K.r16d(x[i])
+    return out
+
+
+@njit
+def _h2f(h):
+    out = np.empty(h.size, np.float32)
+    for i in range(h.size):
+        out[i] = K.h2f(h[i])
+    return out
+
+
+@njit
+def _f2h(x):
+    out = np.empty(x.size, np.uint16)
+    for i in range(x.size):
+        out[i] = K.f2h(x[i])
+    return out
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.all((a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b)))
+
+
+EDGES = [65504.0, 65519.99, 65520.0, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -26,
+         1.5 * 2.0 ** -24, 2.5 * 2.0 ** -24, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 0.0, 1e-9,
+         np.inf, np.nan]
+
+
+def test_r16_is_numpys_float32_to_float16_rounding():
+    """Ties to even, overflow from 65520 on, the 2^-24 grid below 2^-14, signed zeros, NaN:
+    on a million random float32 bit patterns and the edge values."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2 ** 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.concatenate([x, np.float32(EDGES), -np.float32(EDGES)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert _same(_map32(x), x.astype(F16).astype(np.float32))
+
+
+def test_r16d_rounds_float64_once():
+    """A float64 straight to binary16 (no double rounding through float32)."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(500_000) * np.exp(rng.uniform(-25, 12, 500_000))
+    x = np.concatenate([x, EDGES, -np.asarray(EDGES), [1 + 2.0 ** -11 + 2.0 ** -40]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert _same(_map64(x), x.astype(F16).astype(np.float32))
+
+
+def test_bits_convert_both_ways_for_every_binary16():
+    h = np.arange(65536, dtype=np.uint16)
+    v = h.view(F16).astype(np.float32)
+    assert _same(_h2f(h), v)
+    back = _f2h(v)
+    assert np.all((back == h) | np.isnan(v))
+
+
+def _layer(seed, M, N, G):
+    rng = np.random.default_rng(seed)
+    W = (rng.standard_normal((M, N)) * 0.5).astype(F16)
+    bias = rng.standard_normal(N).astype(F16)
+    IG = rng.standard_normal((M, G)).astype(F16)
+    OG = rng.standard_normal((G, N)).astype(F16)
+    return rng, W, bias, IG, OG
+
+
+@pytest.mark.parametrize("method", osel.METHODS)
+@pytest.mark.parametrize("G", [1, 3, 8])
+def test_packed_products_equal_the_cores_dataflow(method, G):
+    """forward (with the bias added by the aggregator), transposed and the weight-gradient
+    accumulation over a batch equal core.sparse_forward / sparse_transposed and the VPU MAC
+    chain of vpu.py, bit for bit, over three cores."""
+    rng, W, bias, IG, OG = _layer(G, 23, 37, G)
+    fwd = osel.sparse_generation(IG, OG, method).srm
+    bwd = osel.sparse_generation(IG, OG, method, transposed=True).srm
+    L = PackedLayer.build(W, bias, fwd, 3)
+    LT = PackedLayer.build(W, None, bwd, 3, transposed=True)
+    X = rng.standard_normal((4, 23)).astype(F16)
+    X[0, 0] = F16(-0.0)
+    D = rng.standard_normal((4, 37)).astype(F16)
+    alloc, alloc_t = row_based(L.workloads, 3), row_based(LT.workloads, 3)
+    want = np.stack([vpu.add(core.sparse_forward(W, x, fwd, alloc), bias) for x in X])
+    assert np.array_equal(L.forward(X).view(np.uint16), want.view(np.uint16))
+    want_t = np.stack([core.sparse_transposed(W, d, bwd, alloc_t) for d in D])
+    assert np.array_equal(LT.forward(D).view(np.uint16), want_t.view(np.uint16))
+    G_acc = rng.standard_normal((24, 37)).astype(F16)
+    keep = fwd.mask()
+    G_acc[:23][~keep] = 0
+    want_g = G_acc.copy()
+    for x, d in zip(X, D):
+        want_g[:23] = np.where(keep, vpu.mac(want_g[:23], x[:, None], d[None, :]), F16(0))
+        want_g[23] = vpu.add(want_g[23], d)
+    L.accumulate(X, D, G_acc)
+    assert np.array_equal(G_acc.view(np.uint16), want_g.view(np.uint16))
+
+
+def test_a_layer_with_rows_and_columns_left_out():
+    """Rows whose group has no column contribute nothing, columns no row keeps get the bias
+    alone; a forward layer of fewer rows than cores still runs."""
+    W = np.arange(12, dtype=F16).reshape(2, 6)
+    bias = np.full(6, 0.5, F16)
+    IG = np.array([[1, 0, 0], [1, 0, 0]], F16)              # both rows in group 0
+    OG = np.array([[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 0, 0]], F16)
+    srm = osel.sparse_generation(IG, OG, "osel").srm           # group 0 keeps columns 4, 5
+    L = PackedLayer.build(W, bias, srm, 3)
+    assert L.workloads.tolist() == [2, 2] and L.nnz == 4
+    y = L.forward(np.array([[1.0, 2.0]], F16))
+    assert y.tolist() == [[0.5, 0.5, 0.5, 0.5, 0.5 + 4 + 20, 0.5 + 5 + 22]]
+    IG2 = np.array([[0, 1, 0], [1, 0, 0]], F16)                # row 0 in group 1: no column
+    L2 = PackedLayer.build(W, None, osel.sparse_generation(IG2, OG, "osel").srm, 3)
+    assert L2.row_group[0] == -1 and L2.forward(np.array([[1.0, 2.0]], F16)).tolist() == \
+        [[0, 0, 0, 0, 20, 22]]
+    assert np.array_equal(L2.mask(), osel.sparse_generation(IG2, OG, "osel").srm.mask())
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, F16).view(np.uint16).ravel()
+
+
+def test_vector_kernels_equal_the_vector_models():
+    """lstm.fw (exhaustively over every finite binary16 gate input), lstm.bw with and
+    without the BPTT cut, the communication mean, add and scale."""
+    rng = np.random.default_rng(5)
+    A, H = 3, 8
+    z = (rng.standard_normal((A, 4 * H)) * 3).astype(F16)
+    sp = rng.standard_normal((A, H)).astype(F16)
+    gates, s, ts, h = vector.lstm_forward(z, sp)
+    out = np.zeros(7 * A * H, np.uint16)
+    K.lstm_fw(_bits(z), _bits(sp), out, A, H)
+    assert np.array_equal(out, np.concatenate([_bits(gates), _bits(s), _bits(ts), _bits(h)]))
+    allv = np.arange(65536, dtype=np.uint16).view(F16)
+    allv = allv[np.isfinite(allv)]
+    allv = allv[:allv.size // 32 * 32].reshape(-1, 32)
+    zero = np.zeros((allv.shape[0], 8), F16)
+    g2 = vector.lstm_forward(allv, zero)
+    out2 = np.zeros(7 * allv.size // 4, np.uint16)
+    K.lstm_fw(_bits(allv), _bits(zero), out2, allv.shape[0], 8)
+    assert np.array_equal(out2, np.concatenate([_bits(x) for x in g2]))
+    dh, dsn = rng.standard_normal((A, H)).astype(F16), rng.standard_normal((A, H)).astype(F16)
+    for keep in (0.0, 1.0):
+        dz, nxt = vector.lstm_backward(dh, dsn, gates, ts, sp, keep)
+        got_dz, got_n = np.zeros(4 * A * H, np.uint16), _bits(dsn).copy()
+        K.lstm_bw(_bits(dh), got_n, out, _bits(sp), np.float16(keep).view(np.uint16), got_dz,
+                  A, H)
+        assert np.array_equal(got_dz, _bits(dz)) and np.array_equal(got_n, _bits(nxt))
+    talk = np.array([1, 0, 1], F16)
+    got = np.zeros(A * H, np.uint16)
+    K.comm_mean(_bits(h), _bits(talk), got, A, H)
+    assert np.array_equal(got, _bits(vector.comm_mean(h, talk)))
+    a, b = rng.standard_normal(50).astype(F16), rng.standard_normal(50).astype(F16)
+    r = np.zeros(50, np.uint16)
+    K.vec_add(_bits(a), _bits(b), r)
+    assert np.array_equal(r, _bits(a + b))
+    K.vec_muls(_bits(a), _bits(b)[0], r)
+    assert np.array_equal(r, _bits(a * b[0]))

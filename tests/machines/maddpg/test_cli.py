@@ -1,0 +1,48 @@
+"""The MADDPG machine's verbs: rlaccel dse maddpg writes the design other checks read
+(unroll_factors; per SLR dsp_used, dsp_budget, bram_used, bram_budget); rlaccel report maddpg
+writes Fig. 7 and Table II as Markdown, JSON and plots."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rlaccel.cli import main
+from rlaccel.isa.machine import machine
+
+ROOT = machine("maddpg").programs
+
+
+def test_dse_json(tmp_path, capsys):
+    out = tmp_path / "d.json"
+    assert main(["dse", "maddpg", "--manifest", str(ROOT / "speaker_listener.toml"),
+                 "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert set(d["unroll_factors"]) == {"speaker_0", "listener_0"}
+    assert len(d["unroll_factors"]["speaker_0"]["value"]) == 15
+    assert len(d["unroll_factors"]["speaker_0"]["policy"]) == 14
+    for s in d["slr"]:
+        assert {"dsp_used", "dsp_budget", "bram_used", "bram_budget"} <= set(s)
+        assert s["dsp_used"] < s["dsp_budget"] and s["bram_used"] < s["bram_budget"]
+    assert (d["f"], d["stage_cycles"], d["dsp_used"]) == (12, 118, 4295)
+    assert "Table II (Cooperative Communication): DSP 3320 (49 %)" in capsys.readouterr().out
+
+
+def test_report(tmp_path, capsys):
+    out = tmp_path / "rep"
+    assert main(["report", "maddpg", "-o", str(out), "--envs", "simple_speaker_listener_v4",
+                 "--batches", "16", "32", "--rounds", "2", "--baseline-rounds", "1",
+                 "--steps", "40", "--set", "learning.hidden=[8,8]"]) == 0
+    doc = json.loads((out / "report.json").read_text())
+    rows = doc["envs"]["simple_speaker_listener_v4"]["figures"]["rows"]
+    assert [r["batch"] for r in rows] == [16, 32]
+    for r in rows:
+        # the report's relations, to rounding (its sums may be taken in another order)
+        assert r["speedup"] == pytest.approx(r["cpu_training_s"] / r["acc_learner_s"], rel=1e-12)
+        assert r["ips_acc"] == pytest.approx(
+            1 / (r["t_sg_s"] + r["sampling_s"] + r["acc_learner_s"]), rel=1e-12)
+    md = (out / "report.md").read_text()
+    assert "| Table II |" in md and "seed: 3.6x - 24.3x" in md
+    for tag in ("training_time", "ips"):
+        for ext in ("png", "svg"):
+            assert (out / f"fig7_cc_{tag}.{ext}").stat().st_size > 0

@@ -1,0 +1,40 @@
+"""A compute unit working through a batch (machines/maddpg/tlm/stream.py): each sample starts
+when its inputs are ready and the unit has finished the previous one; a chain of streams is
+the pipeline schedule of timing.schedule."""
+
+import numpy as np
+import pytest
+
+from rlaccel.isa.errors import SimError
+from rlaccel.machines.maddpg.tlm.stream import busy_runs, stream
+from rlaccel.machines.maddpg.tlm.timing import schedule
+
+
+def test_by_hand():
+    """5 cycles a sample; inputs ready at 0, 1, 20, 21; the unit free from 3: samples start at
+    3, 8 (waits for the unit), 20 (waits for its input), 25."""
+    start, done = stream([0, 1, 20, 21], 5, free=3)
+    assert start.tolist() == [3, 8, 20, 25] and done.tolist() == [8, 13, 25, 30]
+    assert busy_runs(start, 5) == [(0, 3, 10), (2, 20, 10)]
+    _, done = stream([0, 0], 5, depth=2)
+    assert done.tolist() == [7, 12]
+
+
+@pytest.mark.parametrize("T", [[2, 5, 3], [7, 1, 1], [1, 1, 7], [3, 7, 3, 7], [118, 1, 35]])
+def test_a_chain_of_streams_is_the_pipeline_schedule(T):
+    """Stage j reads stage j - 1's done times: every start and finish equals the pipeline
+    recurrence, so fill, steady state and bottleneck come out of the units."""
+    B = 9
+    want_start, want_finish = schedule(T, B)
+    ready = np.zeros(B, np.int64)
+    for j, t in enumerate(T):
+        start, ready = stream(ready, t)
+        assert start.tolist() == want_start[:, j].tolist()
+        assert ready.tolist() == want_finish[:, j].tolist()
+
+
+def test_errors():
+    with pytest.raises(SimError, match="one ready time per sample"):
+        stream([], 3)
+    with pytest.raises(SimError, match="at least one cycle per sample"):
+        stream([0], 0)

@@ -1,7 +1,7 @@
 """Passes 1 and 2: symbols and layout, then encoding through the ISA table.
 
 ``assemble(text)`` -> :class:`Assembly` (the :class:`~assembler.rlb.Binary`, the decoded
-instructions and a listing). Every problem raises a located :class:`~isa.errors.AsmError`.
+instructions and a listing). Every problem raises a located :class:`~rlaccel.util.errors.AsmError`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import numpy as np
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Encoding, Instruction, encoding_for, kind_words
-from rlaccel.isa.errors import ArchError, AsmError, DTypeError, EncodeError
+from rlaccel.util.errors import ArchError, AsmError, DTypeError, EncodeError
 from rlaccel.isa.immediate import imm_from_value
 from rlaccel.isa.table import ENUMS, TABLE
 from rlaccel.util.files import read_text
 
-from rlaccel.assembler import __version__
+from rlaccel.util.version import VERSION
 from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, err, fold
 from rlaccel.assembler.evaluate import (CONST_MAX, CONST_MIN, SECTION_SPACE, Evaluator, Sym, check_constant,
                        space_of_kind)
@@ -605,7 +605,7 @@ def _source_meta(file: str, text: str, included: list[Path], texts: dict) -> dic
         except (ValueError, OSError):
             rel = str(p)
         files.append({"path": rel, "sha256": hashlib.sha256(texts[p].encode()).hexdigest()})
-    return {"files": files, "assembler": f"rlaccel {__version__}"}
+    return {"files": files, "assembler": f"rlaccel {VERSION}"}
 
 
 def assemble_file(path: str | Path, arch: Arch | str | None = None,

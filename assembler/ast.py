@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 
 __all__ = ["Loc", "Num", "Name", "BinOp", "Unary", "Expr", "Arg", "Label", "Directive",
            "InstrStmt", "Stmt", "fold", "err"]

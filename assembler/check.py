@@ -11,7 +11,7 @@ contents mean something on the architecture it names:
   (decoded, its jump targets inside the program, its memory ranges inside their memories,
   its immediates and the data images finite numbers). It returns the decoded program.
 
-Every problem is a :class:`~rlaccel.isa.errors.BinaryFormatError` (or an ``ArchError`` for
+Every problem is a :class:`~rlaccel.util.errors.BinaryFormatError` (or an ``ArchError`` for
 an architecture that does not match) whose message starts with the binary's path.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from rlaccel.isa.arch import Arch, arch_names, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Encoding, Instruction, encoding_for
-from rlaccel.isa.errors import ArchError, BinaryFormatError, DecodeError
+from rlaccel.util.errors import ArchError, BinaryFormatError, DecodeError
 from rlaccel.isa.immediate import value_from_imm
 from rlaccel.isa.table import FAMILIES, TABLE
 

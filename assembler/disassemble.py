@@ -25,7 +25,7 @@ from rlaccel.isa.encoding import Instruction, encoding_for
 from rlaccel.isa.immediate import value_from_imm
 from rlaccel.isa.table import ENUMS, TABLE
 
-from rlaccel.assembler import __version__
+from rlaccel.util.version import VERSION
 from rlaccel.assembler.check import arch_of, check_binary
 from rlaccel.assembler.evaluate import SECTION_SPACE, space_of_kind
 from rlaccel.assembler.parser import is_plain_name
@@ -156,7 +156,7 @@ def disassemble(b: Binary, arch: Arch | str | None = None) -> str:
     dt = get_dtype(arch.knobs.dtype)
     names = _Names(b)
     origin = "".join(c if c.isprintable() else "?" for c in b.origin)
-    lines = [f"; disassembled by rlaccel {__version__} from {origin}",
+    lines = [f"; disassembled by rlaccel {VERSION} from {origin}",
              f"; {len(program)} instructions of {enc.instr_bits} bits, families "
              f"{', '.join(b.families)}",
              f".arch   {_arch_text(b.arch)}"]

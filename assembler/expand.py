@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 from rlaccel.util.files import read_text
 
 from rlaccel.assembler.ast import (Arg, BinOp, Directive, Expr, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err,

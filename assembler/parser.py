@@ -1,6 +1,6 @@
 """Source text -> list of statements (Lark LALR, building the AST of :mod:`.ast` as it parses).
 
-Every Lark error becomes an :class:`~isa.errors.AsmError` located at ``file:line:col`` with
+Every Lark error becomes an :class:`~rlaccel.util.errors.AsmError` located at ``file:line:col`` with
 the source line, a caret and what was expected, in words.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 
 from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Num, Stmt, Unary, err
 from rlaccel.assembler.evaluate import MAX_INT_BITS, check_float

@@ -8,7 +8,7 @@ encoding it was assembled for. The byte layout is specified in ``docs/rlb-format
 The container is reproducible: equal :class:`Binary` values serialise to identical bytes
 (families and symbols are kept in a canonical order, JSON keys are sorted, nothing records a
 time). The loader trusts nothing: every way a file can be wrong (magic, version, CRC,
-truncation, sections, metadata, symbol table) is a :class:`~isa.errors.BinaryFormatError`
+truncation, sections, metadata, symbol table) is a :class:`~rlaccel.util.errors.BinaryFormatError`
 naming the file and what is wrong.
 
 Example::
@@ -31,7 +31,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlaccel.isa.errors import ArchError, BinaryFormatError, RlaccelError
+from rlaccel.util.errors import ArchError, BinaryFormatError, RlaccelError
 from rlaccel.util.files import atomic_write, read_bytes
 
 __all__ = [

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 from rlaccel.util.files import read_text
 
 from rlaccel.assembler.assemble import (Assembly, _assemble, _no_cycle_collection, assemble_file, binary_symbol,

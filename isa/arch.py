@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from rlaccel.util.files import read_toml
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES
 
@@ -247,7 +247,7 @@ def arch_files() -> dict[str, Path]:
     """Every installed architecture file by name: the ``archs`` folder of every machine."""
     files: dict[str, Path] = {}
     for m in machines().values():
-        for p in sorted(m.archs.glob("*.toml")):
+        for p in sorted(m.archs.glob("*.toml"), key=lambda p: p.stem):
             if p.stem in files:
                 raise ArchError(f"{p}: architecture '{p.stem}' is already {files[p.stem]}")
             files[p.stem] = p

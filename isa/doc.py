@@ -1,12 +1,13 @@
-"""The ISA reference, generated from the table for one architecture (``rlaccel isa``)."""
+"""The ISA reference, generated from the table for one architecture, and the list of the
+installed architectures (``rlaccel isa``)."""
 
 from __future__ import annotations
 
-from rlaccel.isa.arch import Arch
+from rlaccel.isa.arch import Arch, arch_files, load_arch
 from rlaccel.isa.encoding import encoding_for
 from rlaccel.isa.table import ENUMS, FAMILIES, FIXED_WIDTHS, KIND_DOC, TABLE
 
-__all__ = ["markdown", "summary"]
+__all__ = ["markdown", "summary", "architectures"]
 
 
 def _operand_text(d) -> str:
@@ -83,6 +84,20 @@ def summary(arch: Arch, implemented: frozenset = frozenset()) -> str:
         names = [d.mnemonic for d in enc.ops.values() if d.family == fam]
         tag = "" if fam in implemented else " (encoding only)"
         lines.append(f"  {fam}{tag}: {' '.join(names)}")
+    return "\n".join(lines) + "\n"
+
+
+def architectures(implemented: frozenset = frozenset()) -> str:
+    """One line per installed architecture: its machine, instruction width, number format and
+    families (``implemented`` as in :func:`markdown`)."""
+    lines = ["installed architectures (rlaccel isa --arch NAME for one):"]
+    for name, path in arch_files().items():
+        a = load_arch(path)
+        enc = encoding_for(a)
+        fams = ", ".join(f if f in implemented else f"{f} (encoding only)"
+                         for f in a.knobs.families)
+        lines.append(f"  {name:16s} {path.parent.parent.name:14s} {enc.instr_bits:4d}-bit "
+                     f"instructions, {a.knobs.dtype:8s} families {fams}")
     return "\n".join(lines) + "\n"
 
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from rlaccel.isa.arch import Arch, load_arch
-from rlaccel.isa.errors import DecodeError, EncodeError
+from rlaccel.util.errors import DecodeError, EncodeError
 from rlaccel.isa.expr import compile_expr
 from rlaccel.isa.table import ENUMS, EXTENT_KNOBS, FIXED_WIDTHS, FORMATS, OPCODES, SPACES, TABLE, OpDef
 

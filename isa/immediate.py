@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["imm_from_value", "value_from_imm", "raw_from_imm"]
 

@@ -19,7 +19,7 @@ Machines are found in three places, in this order:
   package that declares ``MACHINE``).
 
 A name found twice, a package without ``MACHINE`` or whose ``MACHINE.name`` is not its
-folder's name is an :class:`~rlaccel.isa.errors.IsaError` naming the folder.
+folder's name is an :class:`~rlaccel.util.errors.IsaError` naming the folder.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from rlaccel.isa.errors import IsaError
+from rlaccel.util.errors import IsaError
 
 __all__ = ["Machine", "machines", "machine", "MACHINES_ENV", "PACKAGE"]
 

@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
-from rlaccel.isa.errors import IsaError
+from rlaccel.util.errors import IsaError
 from rlaccel.isa.expr import compile_expr, names_in
 from rlaccel.isa import base
 from rlaccel.isa.machine import machines

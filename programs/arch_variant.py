@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from rlaccel.isa.arch import Knobs, load_arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.util.files import atomic_write
 from rlaccel.util.toml_literal import toml_literal
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import atomic_write
 
 __all__ = ["CheckpointError", "run_checkpointed", "FORMAT"]

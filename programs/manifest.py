@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from rlaccel.util.files import read_toml
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["ManifestError", "FromProgram", "load_manifest", "parse_value", "apply_overrides"]
 

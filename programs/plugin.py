@@ -18,7 +18,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.isa.machine import machines
 
 __all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_machines", "COMMON_SCHEMA"]

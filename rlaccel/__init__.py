@@ -1,19 +1,20 @@
 """rlaccel: assemble, simulate and verify reinforcement-learning accelerators.
 
 The public facade; the layers live in the subpackages ``rlaccel.isa``, ``rlaccel.assembler``,
-``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs`` and ``rlaccel.util``. ``Platform`` (the
+``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs``, ``rlaccel.sweep`` and ``rlaccel.util``,
+the machines in ``rlaccel.machines``. ``Platform`` (the
 simulator) and ``run`` (run a manifest) are imported on first use, so importing a layer stays
 light.
 """
 
-from rlaccel.assembler import __version__
 from rlaccel.assembler.assemble import Assembly, assemble, assemble_file
 from rlaccel.assembler.disassemble import disassemble
 from rlaccel.assembler.rlb import Binary, Symbol, read as read_binary, write as write_binary
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Instruction, encoding_for
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
+from rlaccel.util.version import VERSION as __version__
 
 __all__ = [
     "__version__",

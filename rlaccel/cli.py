@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rlaccel.isa.errors import OutputError, RlaccelError
+from rlaccel.util.errors import OutputError, RlaccelError
 from rlaccel.util.args import file_name, int_in, seed
 
 __all__ = ["main"]
@@ -119,12 +119,18 @@ def cmd_dis(args) -> int:
 
 
 def cmd_isa(args) -> int:
-    from rlaccel.isa.doc import markdown, summary
+    from rlaccel.isa.doc import architectures, markdown, summary
     from rlaccel.tlm.arch_check import check_arch
     from rlaccel.tlm.families import implemented
 
-    arch = check_arch(args.arch)
     done = implemented()
+    if args.arch is None:
+        if args.markdown:
+            raise RlaccelError("--markdown needs --arch NAME (the reference is laid out for "
+                               "one architecture's widths)")
+        sys.stdout.write(architectures(done))
+        return 0
+    arch = check_arch(args.arch)
     sys.stdout.write(markdown(arch, done) if args.markdown else summary(arch, done))
     return 0
 
@@ -305,10 +311,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("isa", help="print the instruction set reference",
                        description="Print the ISA, generated from the table, for an "
-                                   "architecture.")
-    i.add_argument("--markdown", action="store_true", help="full Markdown reference")
-    i.add_argument("--arch", metavar="NAME", default="adhdp", type=file_name,
-                   help="architecture name or .toml path (default: adhdp)")
+                                   "architecture; without --arch, list the installed "
+                                   "architectures.")
+    i.add_argument("--markdown", action="store_true",
+                   help="full Markdown reference (with --arch)")
+    i.add_argument("--arch", metavar="NAME", type=file_name,
+                   help="architecture name or .toml path")
     i.set_defaults(func=cmd_isa)
     rep = sub.add_parser("report", help="reproduce a seed's figures on the simulator",
                          description="Run a machine's programs and write the seed's figures "

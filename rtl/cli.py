@@ -112,7 +112,7 @@ def after_run(datapath) -> None:
 
 # -------------------------------------------------------------------------------------------
 def cmd_cosim(args) -> int:
-    from rlaccel.isa.errors import OutputError
+    from rlaccel.util.errors import OutputError
     from rlaccel.util.files import atomic_output, check_outputs, rescuing
 
     from rlaccel.tlm.arch_check import check_arch
@@ -147,7 +147,7 @@ def _cosim_summary(args, r) -> int:
 
 
 def cmd_rtl(args) -> int:
-    from rlaccel.isa.errors import OutputError
+    from rlaccel.util.errors import OutputError
     from rlaccel.util.files import atomic_write, check_outputs, save_or_rescue
 
     from rlaccel.tlm.arch_check import check_arch

@@ -1,6 +1,6 @@
-"""Errors of the RTL layer, in the project's exception tree (:mod:`isa.errors`)."""
+"""Errors of the RTL layer, in the project's exception tree (:mod:`util.errors`)."""
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["RtlError", "ToolMissing"]
 

@@ -17,7 +17,7 @@ from typing import Callable, Generator
 
 from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.rtl.bench import counted_clock
 from rlaccel.rtl.errors import RtlError

@@ -1,6 +1,6 @@
 """The sweep layer's error: a bad spec, database or executor, reported as a user error."""
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["SweepError"]
 

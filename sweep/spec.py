@@ -176,7 +176,7 @@ class Spec:
     def validate(self) -> None:
         """Check every key against its manifest family and every distinct configuration
         as ``rlaccel run`` would; raises :class:`SweepError` before anything runs."""
-        from rlaccel.isa.errors import RlaccelError
+        from rlaccel.util.errors import RlaccelError
         from rlaccel.programs.runner import configure, plugin_of
 
         manifests = {}

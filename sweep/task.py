@@ -16,6 +16,7 @@ import time
 import traceback
 
 from rlaccel.sweep.metrics import Metric, MetricError
+from rlaccel.util.version import VERSION
 
 __all__ = ["make_tasks", "run_task", "DONE", "FAILED", "SPEC_ERROR"]
 
@@ -38,11 +39,6 @@ def make_tasks(spec, points, batch: int = 1) -> list[dict]:
     return tasks
 
 
-def _version() -> str:
-    from rlaccel import __version__
-    return __version__
-
-
 def _worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -51,7 +47,7 @@ def _result(index, status, *, metrics=None, error=None, wall=0.0, report=None) -
     return {"index": index, "status": status, "metrics": metrics, "error": error,
             "wall_s": wall, "arch": report.get("arch") if report else None,
             "binary_sha256": report.get("binary_sha256") if report else None,
-            "version": _version(), "worker": _worker()}
+            "version": VERSION, "worker": _worker()}
 
 
 def _keep(index, report, metrics, wall) -> dict:
@@ -63,7 +59,7 @@ def _keep(index, report, metrics, wall) -> dict:
 
 
 def _failure(exc: BaseException) -> str:
-    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.errors import RlaccelError
     if isinstance(exc, RlaccelError):
         return str(exc)
     return ("internal error (a bug; please report it): "

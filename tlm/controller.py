@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core.payload import GenericPayload
 from rlaccel.tlm.core.quantum import QuantumKeeper

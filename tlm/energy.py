@@ -13,7 +13,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import Mapping
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["EnergyTable", "CLOCK_UNIT"]
 

@@ -28,7 +28,7 @@ from typing import Mapping, Protocol
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import AccessTiming
 

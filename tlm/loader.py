@@ -17,7 +17,7 @@ from rlaccel.assembler.disassemble import format_instruction
 from rlaccel.assembler.rlb import Binary
 from rlaccel.isa.arch import Arch
 from rlaccel.isa.encoding import Encoding
-from rlaccel.isa.errors import ArchError, DecodeError
+from rlaccel.util.errors import ArchError, DecodeError
 
 from rlaccel.tlm.model import DYNAMIC, Binding, Cost
 

@@ -35,7 +35,7 @@ from rlaccel.assembler.rlb import Binary
 from rlaccel.isa.arch import Arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import encoding_for
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.isa.table import SPACES
 
 from rlaccel.tlm.agent import Agent

@@ -36,7 +36,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
-from rlaccel.isa.errors import OutputError, RlaccelError, SourceError
+from rlaccel.util.errors import OutputError, RlaccelError, SourceError
 
 __all__ = ["atomic_write", "atomic_output", "check_outputs", "check_output_dir",
            "rescuing", "save_or_rescue", "make_output_dir", "read_text",
@@ -614,7 +614,7 @@ def read_text(path: str | os.PathLike, what: str = "source file",
               error: type[SourceError] = SourceError, limit: int = MAX_TEXT_BYTES) -> str:
     """UTF-8 text of a regular file (a leading byte-order mark is dropped).
 
-    ``error`` is a :class:`~rlaccel.isa.errors.SourceError` class: a file that cannot be
+    ``error`` is a :class:`~rlaccel.util.errors.SourceError` class: a file that cannot be
     read raises ``error(why, path)``; a byte that is not UTF-8 raises it at that byte's line
     and column, with the line shown (bad bytes as U+FFFD) and a caret.
     """

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["PALETTE", "stacked_bars", "lines", "grouped_bars", "save"]
 

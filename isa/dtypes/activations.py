@@ -21,7 +21,7 @@ from decimal import ROUND_FLOOR, Context, Decimal
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["ACTIVATIONS", "PWL_FUNCTIONS", "activation_name", "float_activate",
            "float_derivative"]

@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.isa.dtypes._rounding import round_shift
+
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["DType", "SaturationCounter"]
 
@@ -123,18 +125,14 @@ class DType:
 
     # ------------------------------------------------------------------ conversion
     def cast(self, raw, target, *, counter=None) -> np.ndarray:
-        """Raw values of this format as raw values of ``target`` (a DType or its name).
+        """Raw values of this format as raw values of ``target`` (a DType).
 
         Fixed to fixed shifts the binary point exactly, rounding half up when fraction bits
         are dropped, then saturates; every other pair goes through the exact float64 value
         (``target.quantize(self.to_float(raw))``). Saturations count on ``target``.
         """
-        if isinstance(target, str):
-            from rlaccel.isa.dtypes.registry import get_dtype
-            target = get_dtype(target)
         if self.is_float or target.is_float:
             return target.quantize(self.to_float(raw), counter=counter)
-        from rlaccel.isa.dtypes._rounding import round_shift
         x = self._raw(raw)
         d = target.frac_bits - self.frac_bits
         y = x << np.int64(d) if d >= 0 else round_shift(x, -d)    # |x| <= 2^31, d <= 31

@@ -25,7 +25,8 @@ import numpy as np
 from rlaccel.isa.dtypes._rounding import round_shift
 from rlaccel.isa.dtypes.activations import activation_name
 from rlaccel.isa.dtypes.base import DType
-from rlaccel.isa.errors import DTypeError
+from rlaccel.isa.dtypes.pwl import PwlTable
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["FixedType"]
 
@@ -255,7 +256,6 @@ class FixedType(DType):
     # ------------------------------------------------------------------ activations
     def pwl(self, name: str, segments: int | None = None, xmax: float | None = None):
         """The (cached) :class:`~isa.dtypes.PwlTable` of ``name`` in this format."""
-        from rlaccel.isa.dtypes.pwl import PwlTable
         key = (name, segments or self.segments, xmax)
         table = self._tables.get(key)
         if table is None:

@@ -49,7 +49,7 @@ import numpy as np
 
 from rlaccel.isa.dtypes.activations import activation_name, float_activate, float_derivative
 from rlaccel.isa.dtypes.base import DType
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["FloatType", "Float64Type", "Fp16Type", "Fp32Type"]
 

@@ -33,16 +33,12 @@ slope rounded down, product rounding); beyond ``xmax`` it is ``|f(inf) - f(xmax)
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rlaccel.isa.dtypes._rounding import round_shift
 from rlaccel.isa.dtypes.activations import PWL_FUNCTIONS, exact_raw
-from rlaccel.isa.errors import DTypeError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rlaccel.isa.dtypes.fixed import FixedType
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["PwlTable", "PWL_DEFAULT_SEGMENTS", "PWL_DEFAULT_XMAX"]
 
@@ -62,7 +58,7 @@ _SMALL = 16    # vectors up to this length take the element-by-element path
 
 class PwlTable:
     """A piecewise-linear table of ``func`` (``"tanh"``, ``"sigmoid"`` or ``"bsig"``) in a
-    fixed-point ``dtype`` (a :class:`FixedType` or its name).
+    fixed-point ``dtype`` (a :class:`~rlaccel.isa.dtypes.FixedType`).
 
     Public arrays, raw int64 in the table's format: ``breaks`` (S + 1 segment boundaries on
     ``[0, xmax_raw]``), ``slopes`` (S), ``intercepts`` (S); scalars ``end_value`` (raw output at
@@ -73,9 +69,6 @@ class PwlTable:
 
     def __init__(self, func: str, dtype, segments: int | None = None,
                  xmax: float | None = None) -> None:
-        if isinstance(dtype, str):
-            from rlaccel.isa.dtypes.registry import get_dtype
-            dtype = get_dtype(dtype)
         if dtype.is_float:
             raise DTypeError(f"PWL tables are for fixed-point formats, not {dtype.name}")
         if not isinstance(func, str) or func.lower() not in PWL_FUNCTIONS:
@@ -94,7 +87,7 @@ class PwlTable:
 
         n = dtype.frac_bits
         self.name = func
-        self.dtype: FixedType = dtype
+        self.dtype = dtype
         self.odd = _ODD[func]
         xr = Fraction(xmax) * (1 << n) + Fraction(1, 2)
         self.xmax_raw = min(xr.numerator // xr.denominator, dtype.max_raw)

@@ -35,7 +35,7 @@ from rlaccel.isa.dtypes.base import DType
 from rlaccel.isa.dtypes.fixed import FixedType
 from rlaccel.isa.dtypes.floating import Float64Type, Fp16Type, Fp32Type
 from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["get_dtype", "ALIASES", "VALID_FORMS"]
 
@@ -53,7 +53,7 @@ _cache: dict[tuple, DType] = {}
 
 def get_dtype(name: str, **opts) -> DType:
     """The (cached) number format called ``name``; see the module docstring for names and
-    options. Unknown names or options raise :class:`~isa.errors.DTypeError`."""
+    options. Unknown names or options raise :class:`~rlaccel.util.errors.DTypeError`."""
     unknown = sorted(set(opts) - set(_OPTIONS))
     if unknown:
         raise DTypeError(f"unknown number-format option {', '.join(unknown)}: valid options "

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.tlm.fast import fixedpoint as fx
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.automaton import run_round

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["SEED_POWER_MW", "calibrate_clock", "dynamic_energy", "energy_at"]
 

@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import rlaccel.programs.envs  # noqa: F401 - registers the rlaccel/ environments
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.tlm.hostlink import HostTimeline
 
 __all__ = ["LearningConfig", "Trials", "AdhdpHost", "REPLY_FIELDS"]

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 from rlaccel.machines.adhdp.host import Trials
 

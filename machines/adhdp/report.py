@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["SIZES", "SEED_SPEEDUP", "ARCHS", "Size", "measure", "speedups", "sensitivity",
            "build", "markdown", "add_arguments", "cmd_report"]

@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import RlaccelError, SimError
+from rlaccel.util.errors import RlaccelError, SimError
 from rlaccel.machines.darl.tlm import position_matrix
 from rlaccel.tlm.hostlink import HostTimeline
 

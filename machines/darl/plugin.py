@@ -68,7 +68,7 @@ class DarlPlugin(PackagePlugin):
     def validate(self, m: dict) -> None:
         from rlaccel.isa.arch import load_arch
         from rlaccel.machines.darl.tlm import stages
-        from rlaccel.isa.errors import ArchError
+        from rlaccel.util.errors import ArchError
 
         from rlaccel.programs.arch_variant import arch_variant
         where = m["__path__"]

@@ -125,7 +125,7 @@ def fig11(stages: int, seed: int) -> dict:
 def learning(files) -> dict:
     """The runs of machines/darl/bench/learning.py's JSON files (a file that is not one is an
     RlaccelError naming it)."""
-    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.errors import RlaccelError
     from rlaccel.util.files import read_bytes
     runs = []
     for f in files:
@@ -328,7 +328,7 @@ def cmd_report(args) -> int:
     if args.reuse:
         old = out / "report.json"
         if not old.exists():
-            from rlaccel.isa.errors import RlaccelError
+            from rlaccel.util.errors import RlaccelError
             raise RlaccelError(f"--reuse: {old} does not exist (run the report once without it)")
         rep = json.loads(old.read_text())
         rep["learning"] = learning(files)

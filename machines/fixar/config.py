@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["DdpgConfig", "ConfigError", "NUMERICS", "ACT_FORMATS", "TANH_GRADS"]
 

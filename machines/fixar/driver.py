@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.fixar.tlm.adam import AdamHyper, constants
 from rlaccel.machines.fixar.tlm.soft_update import tau_raw
 from rlaccel.tlm.hostlink import HostTimeline

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import gymnasium as gym
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 from rlaccel.machines.fixar.config import DdpgConfig
 from rlaccel.machines.fixar.replay import ReplayBuffer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["ReplayBuffer", "BATCH_FIELDS"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.tlm.hostlink import HostTimeline
 
 from rlaccel.machines.learninggroup.config import LearningConfig

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import read_bytes
 
 __all__ = ["SEED", "fig10", "implied_miss_cycles", "throughput", "learning_tables", "build", "markdown",

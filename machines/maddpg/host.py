@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError, SimError
+from rlaccel.util.errors import RlaccelError, SimError
 from rlaccel.machines.maddpg.tlm.update import adam_rate
 from rlaccel.tlm.hostlink import HostTimeline
 

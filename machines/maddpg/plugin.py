@@ -16,12 +16,7 @@ from __future__ import annotations
 from rlaccel.programs.manifest import ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
 
-__all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines",
-           "stage_names", "HEADS"]
-
-#: compute units of a learner with two hidden layers (learner.s): the value pipeline's 15
-#: and the policy pipeline's 14 stages (machines/maddpg/tlm/pipeline.py order), the heads
-HEADS = ("head pi' (value)", "head pi (policy)", "head backward (policy)")
+__all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines"]
 
 #: learning keys of the manifest -> MaddpgConfig's
 _LEARNING = {"batch": 1024, "lr": 0.01, "gamma": 0.95, "tau": 0.01, "buffer": 1_000_000,
@@ -90,13 +85,6 @@ def agent_defines(m: dict, task, res) -> list[dict]:
         d.update({f"F{u}": f for u, f in enumerate(F)})
         out.append(d)
     return out
-
-
-def stage_names(res, name: str) -> list[str]:
-    """Compute unit u's stage, for learner ``name`` (value, policy, then the heads)."""
-    lr = next(x for x in res.learners if x.name == name)
-    return ([f"value: {st.name}" for st in lr.value] + [f"policy: {st.name}" for st in lr.policy]
-            + list(HEADS))
 
 
 class MaddpgPlugin(PackagePlugin):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 from rlaccel.machines.maddpg.mlp import backward, forward, gumbel_softmax, init_mlp, softmax_backward
 from rlaccel.machines.maddpg.optim import clip_by_norm, make_optimizer, soft_update

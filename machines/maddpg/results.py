@@ -213,9 +213,16 @@ def _round_link(ctrl) -> int:
             + link.to_host.delay(b.symbol("POL").length) + link.to_device.delay(1))
 
 
-def _stage_names(design, name):
-    from rlaccel.machines.maddpg.plugin import stage_names
-    return stage_names(design, name)
+#: compute units of a learner with two hidden layers (learner.s): the value pipeline's 15
+#: and the policy pipeline's 14 stages (machines/maddpg/tlm/pipeline.py order), the heads
+HEADS = ("head pi' (value)", "head pi (policy)", "head backward (policy)")
+
+
+def _stage_names(design, name: str) -> list[str]:
+    """Compute unit u's stage, for learner ``name`` (value, policy, then the heads)."""
+    lr = next(x for x in design.learners if x.name == name)
+    return ([f"value: {st.name}" for st in lr.value] + [f"policy: {st.name}" for st in lr.policy]
+            + list(HEADS))
 
 
 def summary(r: dict) -> str:

@@ -49,7 +49,7 @@ PARALLEL_ENV_IDS = {env_id: m.qualified(ref) for m in machines().values()
 def make_parallel(env_id: str, **kwargs):
     """A new PettingZoo parallel environment of :data:`PARALLEL_ENV_IDS` with ``kwargs`` as
     its options; an unknown id is an ``RlaccelError`` that lists the known ones."""
-    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.errors import RlaccelError
 
     if env_id not in PARALLEL_ENV_IDS:
         raise RlaccelError(f"no multi-agent environment {env_id!r} (known: "

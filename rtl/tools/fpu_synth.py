@@ -11,7 +11,7 @@ from pathlib import Path
 from myhdl import block
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.rtl import hdl
 from rlaccel.rtl.fpu import fadd, float_format, fmul
 from rlaccel.rtl.signals import sig_unsigned

@@ -1,7 +1,7 @@
 import pytest
 
 from rlaccel.assembler.assemble import assemble
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 
 
 @pytest.fixture

@@ -160,7 +160,7 @@ def test_include_cycle(tmp_path):
     (tmp_path / "b.inc").write_text('.include "a.inc"\n')
     (tmp_path / "m.s").write_text('.arch adhdp\n.include "a.inc"\n')
     from rlaccel.assembler.assemble import assemble_file
-    from rlaccel.isa.errors import AsmError
+    from rlaccel.util.errors import AsmError
     with pytest.raises(AsmError, match=r"\.include cycle: m\.s -> a\.inc -> b\.inc -> a\.inc"):
         assemble_file(tmp_path / "m.s")
 

@@ -9,7 +9,7 @@ from rlaccel.assembler.assemble import assemble, assemble_file
 from rlaccel.assembler.disassemble import disassemble, decode_program
 from rlaccel.assembler.rlb import dumps, loads
 from rlaccel.isa.encoding import Instruction, encoding_for
-from rlaccel.isa.errors import ArchError, DecodeError
+from rlaccel.util.errors import ArchError, DecodeError
 from rlaccel.isa.machine import machines
 
 PROGRAMS = sorted(p for m in machines().values() for p in m.programs.glob("*.s"))

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from rlaccel.assembler.assemble import assemble, assemble_file
 from rlaccel.assembler.disassemble import disassemble
 from rlaccel.assembler.rlb import SPACES, Symbol, dumps, loads
-from rlaccel.isa.errors import BinaryFormatError, RlaccelError
+from rlaccel.util.errors import BinaryFormatError, RlaccelError
 from rlaccel.isa.machine import machine
 
 ORIGIN = "fuzz.rlb"

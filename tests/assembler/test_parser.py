@@ -4,7 +4,7 @@ import pytest
 
 from rlaccel.assembler.ast import BinOp, Directive, InstrStmt, Label, Name, Num
 from rlaccel.assembler.parser import parse
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 
 
 def test_statements_and_locations():

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rlaccel.assembler import rlb
 from rlaccel.assembler.rlb import (FORMAT_VERSION, KINDS, MAGIC, SPACES, Binary, Symbol,
                            UnknownSymbolError, check_arch, dumps, loads, read, write)
-from rlaccel.isa.errors import ArchError, BinaryFormatError, RlaccelError
+from rlaccel.util.errors import ArchError, BinaryFormatError, RlaccelError
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

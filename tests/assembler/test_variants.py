@@ -5,7 +5,7 @@ import pytest
 from rlaccel.assembler.assemble import assemble_file
 from rlaccel.assembler.rlb import dumps
 from rlaccel.assembler.variants import Variants
-from rlaccel.isa.errors import AsmError
+from rlaccel.util.errors import AsmError
 
 SOURCE = """.arch adhdp
 .default SEED, 1

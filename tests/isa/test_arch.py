@@ -3,7 +3,7 @@
 import pytest
 
 from rlaccel.isa.arch import arch_names, derive, load_arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 
 def test_shipped_architectures():

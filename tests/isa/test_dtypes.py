@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import rlaccel.isa.dtypes as dtypes
 from rlaccel.isa.dtypes import ACTIVATIONS, SaturationCounter, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 FIXED = ["q6.18", "q2.4", "q8.8", "fixed16", "fixed32"]
 
@@ -344,8 +344,8 @@ def test_cast_between_formats():
     c = SaturationCounter()
     assert f32.cast(raw, f16, counter=c).tolist() == [384, 257, 256, -256, f16.max_raw]
     assert c.saturations == 1
-    assert f16.cast(f16.quantize(1.5), "fixed32").tolist() == 1.5 * 65536
-    assert f32.cast(raw, "float64").tolist() == f32.to_float(raw).tolist()
+    assert f16.cast(f16.quantize(1.5), get_dtype("fixed32")).tolist() == 1.5 * 65536
+    assert f32.cast(raw, get_dtype("float64")).tolist() == f32.to_float(raw).tolist()
     assert get_dtype("float64").cast(0.3, f16).tolist() == int(f16.quantize(0.3))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import Fp16Type, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 ACC = get_dtype("fp16", accumulate="fp16")
 F16 = get_dtype("fp16")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rlaccel.isa.dtypes import Fp32Type, SaturationCounter, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 F = get_dtype("fp32")
 f32_values = st.floats(-2.0 ** 100, 2.0 ** 100, width=32, allow_nan=False, allow_infinity=False)
@@ -143,6 +143,6 @@ def test_golden_words(value, word):
 def test_cast_between_formats():
     """cast goes through the exact value: fp32 -> float64 is exact, float64 -> fp32 rounds."""
     raw = F.quantize([0.1, -3.5])
-    assert F.cast(raw, "float64").tolist() == raw.astype(np.float64).tolist()
+    assert F.cast(raw, get_dtype("float64")).tolist() == raw.astype(np.float64).tolist()
     assert get_dtype("float64").cast(np.array([0.1]), F).tobytes() == \
         np.float32([0.1]).tobytes()

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlaccel.isa.dtypes import PWL_DEFAULT_XMAX, PwlTable, SaturationCounter, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 F2MAX = {"tanh": 4 / (3 * math.sqrt(3)), "sigmoid": math.sqrt(3) / 18,
          "bsig": 1 / (3 * math.sqrt(3))}
@@ -162,7 +162,7 @@ def test_constants_are_raw_and_fit():
     # golden constants (60-digit decimal arithmetic, independent of the host libm)
     assert t.slopes[:4].tolist() == [256816, 227748, 181436, 132588]
     assert t.intercepts[:4].tolist() == [0, 7267, 30423, 67059]
-    assert PwlTable("sigmoid", "q6.18").xmax == PWL_DEFAULT_XMAX["sigmoid"] == 8.0
+    assert PwlTable("sigmoid", get_dtype("q6.18")).xmax == PWL_DEFAULT_XMAX["sigmoid"] == 8.0
 
 
 def test_activate_uses_tables():
@@ -186,7 +186,7 @@ def test_segments_limited_by_resolution():
     dt = get_dtype("q3.1")
     t = PwlTable("tanh", dt, 16)
     assert (t.xmax_raw, t.segments) == (7, 7)
-    t2 = PwlTable("tanh", "q6.18", 12)
+    t2 = PwlTable("tanh", get_dtype("q6.18"), 12)
     assert t2.shift is None
     x = np.arange(-(5 << 18), 5 << 18, 5)
     assert np.all(np.diff(t2(x)) >= 0)
@@ -198,11 +198,11 @@ def test_pwl_errors():
         PwlTable("tanh", get_dtype("fp16"))
     with pytest.raises(DTypeError, match=re.escape("no PWL table for activation 'relu': tables "
                                                    "exist for tanh, sigmoid, bsig")):
-        PwlTable("relu", "q6.18")
+        PwlTable("relu", get_dtype("q6.18"))
     with pytest.raises(DTypeError, match="PWL segments must be a positive integer, not 0"):
-        PwlTable("tanh", "q6.18", 0)
+        PwlTable("tanh", get_dtype("q6.18"), 0)
     with pytest.raises(DTypeError, match="PWL xmax must be a positive finite number, not -1.0"):
-        PwlTable("tanh", "q6.18", 16, -1.0)
+        PwlTable("tanh", get_dtype("q6.18"), 16, -1.0)
 
 
 @pytest.mark.parametrize("fmt", ["q6.18", "q2.4", "q8.8", "q16.16"])

@@ -11,7 +11,7 @@ from rlaccel.assembler.disassemble import format_instruction
 from rlaccel.isa.arch import arch_names, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Instruction, encoding_for
-from rlaccel.isa.errors import DecodeError, EncodeError
+from rlaccel.util.errors import DecodeError, EncodeError
 from rlaccel.isa.table import TABLE
 
 GOLDEN = Path(__file__).with_name("golden_triples.txt")

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from rlaccel.isa.arch import arch_files, load_arch
 from rlaccel.isa.doc import summary
 from rlaccel.isa.encoding import encoding_for
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.tlm.arch_check import check_arch
 
 from tests.util.tomlgen import mutated_table, toml_text

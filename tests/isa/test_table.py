@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlaccel.isa.errors import IsaError
+from rlaccel.util.errors import IsaError
 from rlaccel.isa.table import FAMILIES, OPCODES, TABLE, op, validate
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from rlaccel.cli import main
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.programs.arch_variant import arch_variant, parse_arch_sets
 from rlaccel.programs.runner import configure, run
 from rlaccel.isa.machine import machine

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.programs.runner import configure
 
 from tests.util.tomlgen import mutated_table, toml_text

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from rlaccel.cli import main
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.programs.manifest import ManifestError
 from rlaccel.programs.plugin import load_plugin, plugin_machines
 from rlaccel.programs.runner import configure, run

@@ -4,7 +4,7 @@ validator (tlm.arch_check); the installed architectures pass it."""
 import pytest
 
 from rlaccel.isa.arch import arch_files, load_arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.tlm.arch_check import check_arch, installed
 from rlaccel.tlm.platform import Platform
 

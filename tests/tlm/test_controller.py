@@ -8,7 +8,7 @@ from rlaccel.tlm.controller import KERNELS
 
 from rlaccel.isa.arch import load_arch
 from rlaccel.isa.encoding import Instruction, encoding_for
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.tlm.platform import Platform
 
 from tests.tlm.conftest import ScriptedHost

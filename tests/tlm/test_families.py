@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.isa.rows import op
 from rlaccel.isa.table import TABLE
 from rlaccel.tlm.families import check_complete, family, implemented

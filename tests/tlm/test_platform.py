@@ -7,7 +7,7 @@ import pytest
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.tlm.platform import Platform
 
 TWO = """name = "two"

@@ -5,7 +5,7 @@ import pytest
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.tlm.platform import Platform
 
 ARCH = """name = "acc"

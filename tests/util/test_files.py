@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from rlaccel.isa.errors import AsmError, OutputError, RlaccelError, SourceError
+from rlaccel.util.errors import AsmError, OutputError, RlaccelError, SourceError
 from rlaccel.util import files
 from rlaccel.util.files import (atomic_write, check_outputs, read_bytes, read_text, read_toml,
                                 save_or_rescue)

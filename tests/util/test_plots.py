@@ -3,7 +3,7 @@ SVG text, and the values drawn are the values given."""
 
 import pytest
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.util.plots import grouped_bars, lines, save, stacked_bars
 
 

@@ -16,7 +16,7 @@ from typing import Callable, Generator
 import numpy as np
 import simpy
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core.timing import AccessTiming
 

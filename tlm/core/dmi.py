@@ -16,17 +16,24 @@ for initiators that hold several regions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
 from rlaccel.tlm.core.payload import Command, GenericPayload
 from rlaccel.tlm.core.timing import AccessTiming
 
-if TYPE_CHECKING:
-    from rlaccel.tlm.core.sockets import InitiatorSocket
+__all__ = ["DmiRegion", "DmiCache", "DmiSource"]
 
-__all__ = ["DmiRegion", "DmiCache"]
+
+class DmiSource(Protocol):
+    """What a :class:`DmiCache` needs of its socket (an initiator socket of
+    :mod:`rlaccel.tlm.core.sockets`, which this module does not import: the sockets hand out
+    :class:`DmiRegion` objects)."""
+
+    on_invalidate: Callable[..., None]
+
+    def get_direct_mem_ptr(self, payload: GenericPayload) -> "DmiRegion | None": ...
 
 
 def _no_count(reads: int = 0, writes: int = 0, words_read: int = 0,
@@ -105,7 +112,7 @@ class DmiCache:
     regions it holds and asks the target (one ``get_direct_mem_ptr``) on a miss.
     """
 
-    def __init__(self, socket: InitiatorSocket):
+    def __init__(self, socket: DmiSource):
         self.socket = socket
         self.regions: list[DmiRegion] = []
         self._payload = GenericPayload()

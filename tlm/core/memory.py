@@ -5,7 +5,7 @@ and writes, statistics counted), DMI (the whole array, granted unless disabled) 
 transport (no time, no statistics; it may write a read-only memory, which is how a loader
 fills one). An access outside ``[0, size)`` gets ADDRESS_ERROR with a message naming the
 memory, the words and its size; :meth:`Memory.check_range` raises the same message as a
-:class:`~isa.errors.SimError`.
+:class:`~rlaccel.util.errors.SimError`.
 
 Statistics are plain counters (:class:`MemoryStats`); energy is computed from them when asked,
 so counting costs two integer additions per access. Loops that use DMI report their accesses
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core.dmi import DmiRegion
 from rlaccel.tlm.core.payload import Command, GenericPayload, Status, _words
@@ -202,7 +202,7 @@ class Memory(Target):
     # ------------------------------------------------------------------ errors
     def check_range(self, address: int, length: int = 1,
                     command: Command = Command.READ) -> None:
-        """Raise :class:`~isa.errors.SimError` unless words ``address..+length`` exist."""
+        """Raise :class:`~rlaccel.util.errors.SimError` unless words ``address..+length`` exist."""
         if address < 0 or length < 0 or address + length > self.size:
             raise SimError(self._range_message(command, address, length))
 

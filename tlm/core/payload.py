@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["Command", "Status", "GenericPayload"]
 
@@ -109,7 +109,7 @@ class GenericPayload:
         return f"{self.command.value} of {_words(self.address, self.length)} failed: {what}"
 
     def raise_for_status(self) -> None:
-        """Raise :class:`~isa.errors.SimError` with :meth:`error_message` unless OK."""
+        """Raise :class:`~rlaccel.util.errors.SimError` with :meth:`error_message` unless OK."""
         if self.status is not _OK:
             raise SimError(self.error_message())
 

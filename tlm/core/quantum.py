@@ -29,7 +29,7 @@ from weakref import WeakKeyDictionary
 
 import simpy
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["DEFAULT_QUANTUM", "QuantumKeeper", "global_quantum", "set_global_quantum"]
 

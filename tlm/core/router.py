@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.tlm.core.dmi import DmiRegion
 from rlaccel.tlm.core.payload import GenericPayload, Status, _words

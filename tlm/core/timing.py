@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["AccessTiming"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Iterable, Sequence
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES, TABLE
 from rlaccel.tlm.model import Family, InstructionModel

@@ -31,7 +31,7 @@ import time
 import numpy as np
 import simpy
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.loader import EXEC, BRANCH, FAULT, HALT, HOST
 from rlaccel.tlm.fast import interp as I

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
 from rlaccel.tlm.model import Cost

@@ -63,7 +63,7 @@ class Program:
             self.units.append(u)
             if i >= len(self.UF):
                 if self.UF.base is not None:
-                    from rlaccel.isa.errors import SimError
+                    from rlaccel.util.errors import SimError
                     raise SimError(f"unit '{name}' appeared at run time in a batch member, "
                                    f"beyond the {len(self.UF)} units the batch holds")
                 self.UF = np.concatenate([self.UF, np.zeros(len(self.UF), dtype=np.int64)])

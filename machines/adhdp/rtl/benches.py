@@ -17,7 +17,7 @@ from myhdl import StopSimulation, always, block, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.isa.encoding import Instruction
-from rlaccel.isa.errors import DecodeError
+from rlaccel.util.errors import DecodeError
 
 from rlaccel.machines.adhdp.rtl.activation import ACT, activation, activation_signals
 from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles

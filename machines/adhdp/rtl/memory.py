@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from myhdl import always, block
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.adhdp.rtl.params import Params
 

@@ -15,7 +15,7 @@ from math import ceil
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import FixedType, get_dtype
 from rlaccel.isa.encoding import Encoding, encoding_for
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.rtl.signals import bits_for
 
 __all__ = ["Params", "params"]

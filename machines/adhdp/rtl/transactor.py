@@ -23,7 +23,7 @@ import time
 from myhdl import ResetSignal, Signal, Simulation, block, instance
 
 from rlaccel.isa.encoding import Instruction
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.rtl.bench import counted_clock
 from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles

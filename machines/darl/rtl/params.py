@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import FixedType, get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm.allreduce import stages
 from rlaccel.machines.darl.tlm.codebook import Codebook
 from rlaccel.machines.darl.tlm.models import constants

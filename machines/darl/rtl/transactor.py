@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, stages
 
 from rlaccel.rtl.errors import RtlError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import DType, FixedType, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["as_dtype", "saturate", "div_round"]
 

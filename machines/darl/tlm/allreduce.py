@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.tlm.core.timing import AccessTiming
 
 from rlaccel.machines.darl.tlm._fixed import as_dtype

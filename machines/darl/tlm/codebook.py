@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from rlaccel.isa.dtypes import FixedType, get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["Codebook", "BRAM36_WORDS"]
 

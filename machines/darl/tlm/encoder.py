@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from rlaccel.isa.dtypes import FixedType, get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.machines.darl.tlm.codebook import Codebook
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import FixedType
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import Butterfly
 from rlaccel.tlm.model import Binding, Cost, InstructionModel

@@ -11,7 +11,7 @@ iteration is ``P(n) * cycles / clock``.
 
 from __future__ import annotations
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["TABLE2", "PowerModel", "TABLE2_POWER"]
 

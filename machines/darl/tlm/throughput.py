@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["iteration_seconds", "ips", "ips_terms"]
 

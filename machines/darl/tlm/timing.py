@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from math import ceil, log2
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, stages
 from rlaccel.machines.darl.tlm.regression import chunks

@@ -15,7 +15,7 @@ everything still pending (before the target model is refreshed from ``Q``).
 Entries leave in push order; two pending entries of one row are both applied, oldest first,
 each add saturating in fixed point. The FIFO holds ``depth`` entries (by default one per
 action: a training schedule that applies a row's update before pushing the next never needs
-more); a push into a full FIFO is a :class:`~rlaccel.isa.errors.SimError`.
+more); a push into a full FIFO is a :class:`~rlaccel.util.errors.SimError`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections import deque
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.machines.darl.tlm._fixed import as_dtype
 

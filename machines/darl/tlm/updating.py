@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.machines.darl.tlm._fixed import as_dtype
 

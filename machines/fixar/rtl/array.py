@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
 
 from rlaccel.isa.arch import Arch
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.fixar.tlm.timing import AapTiming
 
 from rlaccel.rtl.signals import bits_for, sig_signed, sig_unsigned

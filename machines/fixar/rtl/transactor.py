@@ -18,7 +18,7 @@ import time
 import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, block, instance
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.timing import unit_cycles
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 

@@ -31,7 +31,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.isa.table import TABLE
 
 from rlaccel.tlm.model import DYNAMIC, Binding, Cost, Family, InstructionModel

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["PcieLink", "step_bytes", "transfer_seconds", "step_transfer_seconds",
            "overhead_from_seed", "SEED_SYSTEM_IPS", "SEED_ACCELERATOR_IPS", "SEED_ENV_SECONDS"]

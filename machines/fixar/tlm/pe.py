@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["WEIGHT_BITS", "MUL_BITS", "split", "product_full", "products_half"]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["REGISTERS", "GAUSS_FRAC", "splitmix64", "xorshift32", "NoiseGenerator"]
 

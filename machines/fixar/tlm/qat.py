@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 
 __all__ = ["RangeMonitor", "QatParams", "qat_params", "quantize", "quantize_raw",
            "dequantize", "operand"]

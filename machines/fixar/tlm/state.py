@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.machines.fixar.tlm.kernels import Operand, operand_into
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator

@@ -51,7 +51,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 
 __all__ = ["PredatorPreyEnv", "PredatorPreyError", "MOVES", "MODES"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from myhdl import delay
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory, SparseTuple
 from rlaccel.machines.learninggroup.tlm.timing import hit_cycles, miss_cycles
 

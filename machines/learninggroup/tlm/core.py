@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory
 from rlaccel.machines.learninggroup.tlm.vpu import FP16, half

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["max_index", "row_max_indexes", "col_max_indexes", "bitvector", "mask",
            "check_groups"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm import kernels, timing
 from rlaccel.machines.learninggroup.tlm.load_allocation import row_based

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["row_based", "threshold_based", "core_loads", "max_deviation", "row_addresses",
            "transposed_addresses", "SCHEMES", "allocate"]

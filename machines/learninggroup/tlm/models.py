@@ -25,7 +25,7 @@ from math import ceil
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.isa.table import TABLE
 
 from rlaccel.tlm.model import DYNAMIC, Binding, Cost, InstructionModel

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm import grouping
 from rlaccel.machines.learninggroup.tlm.timing import (EncoderParams, compression_cycles, hit_cycles, max_index_cycles,

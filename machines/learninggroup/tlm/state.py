@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm.load_allocation import max_deviation, row_based, threshold_based
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["EncoderParams", "max_index_cycles", "tuple_bits", "tuple_write_cycles",
            "miss_cycles", "hit_cycles", "compression_cycles", "core_passes", "core_cycles",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm import vpu
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["FP16", "FP16_ACC", "REGISTERS", "half", "mul", "add", "mac", "dot", "matvec", "VpuArray"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from myhdl import ResetSignal, Signal, always_comb, block
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.rtl import hdl
 from rlaccel.machines.maddpg.rtl import cu as cu_module
 from rlaccel.machines.maddpg.rtl.params import UNROLL, maddpg_params

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from myhdl import delay
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 
 from rlaccel.rtl.errors import RtlError

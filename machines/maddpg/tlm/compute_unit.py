@@ -29,7 +29,7 @@ from math import ceil
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["ComputeUnit", "cu_cycles", "DSP_PER_MAC", "fp", "bp", "wu"]
 

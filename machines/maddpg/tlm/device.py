@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from numbers import Real
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["Slr", "Device", "device_of", "check_device", "DEVICE_KEYS"]
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import ceil, floor
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC, cu_cycles
 from rlaccel.machines.maddpg.tlm.pipeline import Stage, learner_stages

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 __all__ = ["LEARNER_KEYS", "Learner", "learner", "unit_name", "RING_UNIT"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import Ring
 from rlaccel.tlm.model import Binding, Cost, InstructionModel

@@ -38,7 +38,7 @@ from math import ceil
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["allgather", "arrival_order", "hop_cycles", "allgather_cycles", "hidden",

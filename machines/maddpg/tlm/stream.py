@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 
 __all__ = ["stream", "busy_runs"]
 

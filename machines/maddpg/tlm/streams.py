@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import Ring
 from rlaccel.tlm.model import Binding, Cost, InstructionModel

@@ -23,7 +23,7 @@ from math import ceil
 
 import numpy as np
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 __all__ = ["throughput", "bottleneck", "fill_cycles", "batch_cycles", "schedule",
            "apply_cycles", "seconds"]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.adhdp.report import SIZES, build, speedups
 from rlaccel.cli import main
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.fixar.config import DdpgConfig
 from rlaccel.machines.fixar.host import DdpgHost, env_dims, make_env, train
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.fixar.replay import ReplayBuffer
 
 

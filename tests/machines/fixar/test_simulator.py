@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.fixar.host import DdpgHost, train
 from rlaccel.machines.fixar.reference import DdpgReference
 from rlaccel.programs.manifest import ManifestError

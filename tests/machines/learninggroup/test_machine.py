@@ -140,7 +140,7 @@ def test_a_program_too_short_for_the_episodes_is_refused():
     """A binary assembled for 20 frames cannot back-propagate 30-step episodes."""
     from rlaccel.assembler.assemble import assemble_file
     from rlaccel.isa.dtypes import get_dtype
-    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.errors import RlaccelError
     from rlaccel.machines.learninggroup.host import HostPlan, LgHost
     from rlaccel.machines.learninggroup.plugin import defines, learning_config
     from rlaccel.programs.runner import configure

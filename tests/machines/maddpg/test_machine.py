@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rlaccel.cli import main
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.programs import runner
 from rlaccel.machines.maddpg.host import flatten
 from rlaccel.machines.maddpg.optim import clip_by_norm

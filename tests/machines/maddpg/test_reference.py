@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.maddpg.mlp import forward, gumbel_softmax
 from rlaccel.machines.maddpg.reference import critic_input
 

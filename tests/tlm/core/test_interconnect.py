@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import simpy
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.tlm.core import AccessTiming, Butterfly, Ring
 
 HOP = AccessTiming(latency=3, per_beat=1, width=4)      # 3 + ceil(words / 4) cycles a hop

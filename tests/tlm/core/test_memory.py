@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.tlm.core import AccessTiming, Command, GenericPayload, InitiatorSocket, Memory, Status
 
 from tests.tlm.core.conftest import SIZE, build

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.tlm.core import Command, GenericPayload, Status
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import simpy
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.tlm.core import (DEFAULT_QUANTUM, AccessTiming, GenericPayload, InitiatorSocket, Memory,
                       QuantumKeeper, global_quantum, set_global_quantum)
 

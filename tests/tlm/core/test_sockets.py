@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.tlm.core import (AccessTiming, Command, DmiRegion, GenericPayload, InitiatorSocket,
                       Memory, Router, Status, Target, TargetSocket)
 

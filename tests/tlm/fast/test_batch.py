@@ -6,7 +6,7 @@ import pytest
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.tlm.fast.batch import Batch
 from rlaccel.tlm.platform import Platform
 

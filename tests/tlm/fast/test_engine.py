@@ -13,7 +13,7 @@ import pytest
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.tlm.fast.engine import prepare
 from rlaccel.tlm.platform import Platform

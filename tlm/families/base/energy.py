@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 
 from rlaccel.tlm.families.base.semantics import vu_words
 

@@ -8,7 +8,7 @@ the energy actions (:mod:`.energy`), the Fig. 11 category and the fused kernel
 from __future__ import annotations
 
 from rlaccel.isa.encoding import Instruction
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.isa.table import TABLE
 
 from rlaccel.tlm.model import BY_CONTROLLER, Binding, Cost, InstructionModel

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import allreduce_cycles, butterfly_allreduce, stages
 from rlaccel.machines.darl.tlm.allreduce import partners
 

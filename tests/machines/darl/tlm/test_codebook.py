@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import Codebook
 
 Q = get_dtype("fixed32")

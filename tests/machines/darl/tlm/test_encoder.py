@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import Encoder, encode_float, position_matrix
 
 Q = get_dtype("fixed32")

@@ -10,7 +10,7 @@ import pytest
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import butterfly_allreduce, iteration_cycles
 from rlaccel.machines.darl.tlm.timing import Optimisations, Workload, instruction_cycles
 from rlaccel.tlm.platform import Platform

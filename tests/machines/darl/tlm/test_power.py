@@ -3,7 +3,7 @@ implies, and energy per iteration is power times time."""
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm.power import TABLE2_POWER, PowerModel
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import ips, ips_terms, iteration_seconds
 
 

@@ -3,7 +3,7 @@ Fig. 10(a) as switches, on hand-computed cases."""
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import (TABLE1, LatencyConstants, Optimisations, Workload,
                                        iteration_cycles, latency_cycles)
 

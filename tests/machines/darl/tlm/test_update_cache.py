@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.machines.darl.tlm import UpdateCache, regress, update_hypervectors
 
 Q = get_dtype("fixed32")

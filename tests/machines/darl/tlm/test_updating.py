@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.darl.tlm import greedy, select, update_hypervectors, update_value
 
 Q = get_dtype("fixed32")

@@ -5,7 +5,7 @@ MyHDL and in Icarus, Verilator-clean; the default size is the architecture file'
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.rtl.cosim import run
 from rlaccel.machines.fixar.rtl import benches
 from rlaccel.machines.fixar.rtl.array import array_params

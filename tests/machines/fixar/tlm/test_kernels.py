@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.kernels import limb_plan, matmul_round, saturate
 from rlaccel.machines.fixar.tlm.pe import product_full
 

@@ -10,7 +10,7 @@ import pytest
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.fixar.tlm import activation
 from rlaccel.machines.fixar.tlm.adam import AdamHyper, adam_fixed, constants
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
@@ -223,7 +223,7 @@ def test_freeze_without_monitoring_and_unseeded_noise_are_errors():
 
 def test_ddpg_arithmetic_needs_q16_16():
     """The family computes in fixed32 = q16.16 only; another dtype is a clear error."""
-    from rlaccel.isa.errors import ArchError
+    from rlaccel.util.errors import ArchError
     from rlaccel.programs.arch_variant import arch_variant
     path = arch_variant("fixar", {"machine.dtype": "q8.24"})
     with pytest.raises(ArchError, match="q16.16"):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.fixar.tlm.pcie import (PcieLink, overhead_from_seed, step_bytes,
                                              step_transfer_seconds, transfer_seconds)
 

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.pe import MUL_BITS, product_full, products_half, split
 
 EDGES = [-(1 << 31), -(1 << 31) + 1, -65537, -65536, -65535, -1, 0, 1, 65535, 65536,

@@ -4,7 +4,7 @@ reproducible per seed and stream."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.prng import (GAUSS_FRAC, REGISTERS, NoiseGenerator,
                                              splitmix64, xorshift32)
 

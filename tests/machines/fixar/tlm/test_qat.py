@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.qat import (RangeMonitor, dequantize, operand, qat_params,
                                             quantize, quantize_raw)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.errors import DTypeError
+from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.soft_update import (TAU_FRAC, soft_update_fixed,
                                                     soft_update_float, tau_raw)
 

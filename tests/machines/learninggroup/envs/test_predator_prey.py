@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from rlaccel.isa.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError
 from rlaccel.programs.envs import PARALLEL_ENV_IDS, make_parallel
 from rlaccel.machines.learninggroup.envs.predator_prey import PredatorPreyEnv, PredatorPreyError
 

@@ -9,7 +9,7 @@ import pytest
 
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.arch import load_arch
-from rlaccel.isa.errors import AsmError, SimError
+from rlaccel.util.errors import AsmError, SimError
 from rlaccel.machines.learninggroup.tlm import core, grouping, osel, vector, vpu
 from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
 from rlaccel.machines.learninggroup.tlm.state import state_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.learninggroup.tlm import timing as t
 
 P = t.EncoderParams()

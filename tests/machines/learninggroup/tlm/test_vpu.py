@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.learninggroup.tlm import vpu
 
 F16 = np.float16

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.programs.runner import run
 from rlaccel.machines.maddpg.rtl.transactor import RtlRing
 

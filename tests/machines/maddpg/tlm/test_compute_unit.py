@@ -4,7 +4,7 @@ WU of one layer in fp32, against a direct computation."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.maddpg.tlm.compute_unit import ComputeUnit, bp, cu_cycles, fp, wu
 
 

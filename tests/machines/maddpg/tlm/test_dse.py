@@ -7,7 +7,7 @@ from math import ceil
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.maddpg.tlm.compute_unit import cu_cycles
 from rlaccel.isa.arch import load_arch
 from rlaccel.machines.maddpg.tlm.device import Device, Slr, device_of

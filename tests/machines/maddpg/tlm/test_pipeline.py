@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.maddpg.tlm.pipeline import learner_stages, policy_stages, value_stages
 
 SPEAKER = ((3, 64, 64, 3), (22, 64, 64, 1))      # Cooperative Communication's speaker

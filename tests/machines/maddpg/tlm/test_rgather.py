@@ -7,7 +7,7 @@ learner waits for the samples its producer streams."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles, stream_allgather
 
 from tests.machines.maddpg.tlm.conftest import values, view

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import simpy
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.tlm.core import AccessTiming, Ring
 from rlaccel.machines.maddpg.tlm.ring import (allgather, allgather_cycles, arrival_order,
                                               hidden, hop_cycles, stream_allgather)

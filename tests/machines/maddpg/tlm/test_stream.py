@@ -5,7 +5,7 @@ the pipeline schedule of timing.schedule."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import SimError
+from rlaccel.util.errors import SimError
 from rlaccel.machines.maddpg.tlm.stream import busy_runs, stream
 from rlaccel.machines.maddpg.tlm.timing import schedule
 

@@ -6,7 +6,7 @@ steady state and bottleneck of eq. 3."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, SimError
 from rlaccel.machines.maddpg.tlm.compute_unit import bp, fp, wu
 from rlaccel.machines.maddpg.tlm.loss import loss_error, td_target
 from rlaccel.machines.maddpg.tlm.softmax import gumbel_softmax, softmax_backward

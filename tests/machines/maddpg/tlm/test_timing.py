@@ -4,7 +4,7 @@ per-sample schedule, on hand-computed cases."""
 import numpy as np
 import pytest
 
-from rlaccel.isa.errors import ArchError
+from rlaccel.util.errors import ArchError
 from rlaccel.machines.maddpg.tlm.timing import (apply_cycles, batch_cycles, bottleneck,
                                                  fill_cycles, schedule, seconds, throughput)
 

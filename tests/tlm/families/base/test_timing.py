@@ -74,7 +74,7 @@ def test_synapse_ports_schedule_follows_the_timing():
 def test_bad_synapse_ports_is_a_clear_error():
     import pytest
 
-    from rlaccel.isa.errors import RlaccelError
+    from rlaccel.util.errors import RlaccelError
     from rlaccel.programs.runner import run
     with pytest.raises(RlaccelError, match=r"\[datapath\] synapse_ports must be one of 1, 2"):
         run(ADHDP / "cartpole.toml", ["max_steps=5"], trials=1,

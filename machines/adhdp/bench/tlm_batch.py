@@ -1,6 +1,6 @@
 """Batched runs: many seeds of one program as one simulation against the same runs one by one.
 
-    python bench/tlm_batch.py [--manifest machines/adhdp/programs/cartpole.toml] [--seeds 1-50]
+    python machines/adhdp/bench/tlm_batch.py [--manifest machines/adhdp/programs/cartpole.toml] [--seeds 1-50]
                               [--trials 20] [--arch adhdp] [--repeats R] [--cli]
                               [--json FILE]
 

@@ -1,7 +1,7 @@
 """Simulator speed: TLM instructions/s and simulated cycles/s, and wall time against the golden
 model.
 
-    python bench/tlm_speed.py [--manifest machines/adhdp/programs/cartpole.toml] [--trials 10]
+    python machines/adhdp/bench/tlm_speed.py [--manifest machines/adhdp/programs/cartpole.toml] [--trials 10]
                               [--repeats 3] [--vu] [--reference-kernels] [--json FILE]
 
 Runs the manifest's program for a fixed workload (``--trials`` trials from the manifest's

@@ -56,9 +56,11 @@ def atomic_write(path: str | os.PathLike, blob: bytes | str | memoryview,
       directory, synced to disk, which then replaces ``path`` in one rename.
     * An existing file keeps its permission bits (and, where allowed, its owner and group).
     * A symbolic link is followed: its target is replaced and the link stays a link.
-    * A file with several hard links: ``path`` becomes a new file with the new contents and
-      the other links keep the old contents (the rename gives ``path`` a new inode, as an
-      editor's atomic save does).
+    * A file with several hard links keeps them: the new contents are written to the
+      temporary file first (so they are complete and the disk has room for them), then
+      copied into the file itself, so every link sees them (a rename would give ``path`` a
+      new inode and leave the other links behind). Should that copy fail after all, the
+      error says where the complete contents are.
     * ``path`` must be a regular file or not exist: a directory, device, FIFO or socket is
       refused, never replaced.
 
@@ -144,11 +146,15 @@ def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelEr
             tmp = None
             return
         try:
-            if st is not None:
-                _keep_mode(fd, st)
             os.fsync(fd)
-            os.replace(tmp, target)
-            tmp = None
+            if st is not None and st.st_nlink > 1:
+                made, tmp = tmp, None                # kept if the copy fails
+                tmp = _copy_in_place(fd, made, target, name, error, scope)
+            else:
+                if st is not None:
+                    _keep_mode(fd, st)
+                os.replace(tmp, target)
+                tmp = None
         except OSError as e:
             problem = _oserror(name, directory, e, error)
             if scope is None:
@@ -162,6 +168,52 @@ def atomic_output(path: str | os.PathLike, error: type[RlaccelError] = RlaccelEr
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _copy_in_place(fd: int, tmp: str, target: str, name: str, error, scope) -> str | None:
+    """Copy the finished temporary file ``fd`` (``tmp``) into ``target`` itself, which has
+    several hard links (they all keep seeing it). Returns the temporary file to remove, or
+    None when the copy failed and it stays, under a visible name, as the only complete copy
+    (the error, or the rescue scope, says where)."""
+    size = os.fstat(fd).st_size
+    out = None
+    try:
+        out = os.open(target, os.O_WRONLY)
+        vfs = os.fstatvfs(out)
+        grow = size - os.fstat(out).st_size
+        if grow > 0 and grow > vfs.f_bavail * vfs.f_frsize:
+            raise OSError(28, os.strerror(28))          # checked before the file is touched
+        offset = 0
+        while chunk := os.pread(fd, 1 << 20, offset):
+            done = 0
+            while done < len(chunk):
+                done += os.pwrite(out, chunk[done:], offset + done)
+            offset += len(chunk)
+        os.ftruncate(out, size)
+        os.fsync(out)
+        return tmp
+    except OSError as e:
+        kept = _keep_copy(tmp, name)
+        problem = error(f"{name}: cannot write in place (the file has several hard links): "
+                        f"{e.strerror or e}; its complete new contents are in {kept}")
+        if scope is None:
+            raise problem from None
+        scope.saved(name, problem, kept)
+        return None
+    finally:
+        if out is not None:
+            os.close(out)
+
+
+def _keep_copy(tmp: str, name: str) -> str:
+    """A visible name for the temporary file that holds the only complete copy."""
+    stem, suffix = os.path.splitext(os.path.basename(name) or "output")
+    kept = os.path.join(os.path.dirname(tmp), f"{stem}.rescued-{os.urandom(4).hex()}{suffix}")
+    try:
+        os.rename(tmp, kept)
+        return kept
+    except OSError:
+        return tmp
 
 
 def _write_all(fd: int, blob) -> None:
@@ -584,15 +636,33 @@ def _read(name: str, limit: int, what: str) -> bytes:
         if st.st_size > limit:
             raise _Unreadable(f"is {st.st_size:,} bytes, larger than the {limit:,} bytes "
                               f"{_a(what)} may have")
-        with os.fdopen(os.dup(fd), "rb") as f:
-            blob = f.read(limit + 1)
-        if len(blob) > limit:            # grew while we read it
-            raise _Unreadable(f"is larger than the {limit:,} bytes {_a(what)} may have")
-        return blob
+        return _read_chunks(fd, limit, what)
+    except MemoryError:
+        raise _Unreadable(f"is {st.st_size:,} bytes, more than this process has the memory "
+                          f"to read") from None
     except OSError as e:
         raise _Unreadable(f"cannot read: {e.strerror or e}") from None
     finally:
         os.close(fd)
+
+
+#: bytes read at a time: a file is read as it is, never into a buffer of its limit's size
+_CHUNK = 1 << 20
+
+
+def _read_chunks(fd: int, limit: int, what: str) -> bytes:
+    """The bytes of the open file ``fd``, read in chunks: memory is taken for what the file
+    holds, never reserved for ``limit`` (a 4 GiB limit must not cost 4 GiB of address
+    space); a file that grows past ``limit`` while it is read is refused."""
+    parts, total = [], 0
+    while True:
+        chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        total += len(chunk)
+        if total > limit:                # grew while we read it
+            raise _Unreadable(f"is larger than the {limit:,} bytes {_a(what)} may have")
 
 
 def _a(what: str) -> str:

@@ -50,13 +50,66 @@ def test_a_dangling_link_creates_its_target(tmp_path):
     assert link.is_symlink() and (tmp_path / "later").read_text() == "x"
 
 
-def test_hard_links_the_named_path_gets_a_new_file(tmp_path):
-    """As documented: the path written becomes a new file, other links keep the old text."""
+def test_hard_links_are_kept(tmp_path):
+    """A file with several hard links is written in place: every link sees the new contents,
+    the inode and the permissions stay, no temporary file is left."""
     a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("old contents, longer than the new")
+    a.chmod(0o640)
+    os.link(a, b)
+    ino = a.stat().st_ino
+    atomic_write(a, "new")
+    assert (a.read_text(), b.read_text()) == ("new", "new")
+    assert a.stat().st_ino == ino and a.stat().st_nlink == 2
+    assert stat.S_IMODE(b.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]
+
+
+def test_hard_links_a_failed_copy_says_where_the_contents_are(tmp_path, monkeypatch):
+    a, b = tmp_path / "a.rlb", tmp_path / "b.rlb"
     a.write_text("old")
     os.link(a, b)
-    atomic_write(a, "new")
-    assert (a.read_text(), b.read_text()) == ("new", "old")
+
+    def full(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(files.os, "pwrite", full)
+    with pytest.raises(OutputError) as e:
+        atomic_write(a, "new", OutputError)
+    kept = [p for p in tmp_path.iterdir() if ".rescued-" in p.name]
+    assert len(kept) == 1 and kept[0].read_text() == "new"
+    assert str(e.value) == (f"{a}: cannot write in place (the file has several hard links): "
+                            f"No space left on device; its complete new contents are in "
+                            f"{kept[0]}")
+
+
+def test_reading_does_not_reserve_the_limit(tmp_path):
+    """A file is read in chunks: a 4 GiB limit costs nothing under an address-space limit
+    (the root cause of every rlaccel dis failing under ulimit -v 3000000)."""
+    import subprocess
+    import sys
+    p = tmp_path / "small"
+    p.write_bytes(b"x" * 1000)
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))\n"
+            "from rlaccel.util.files import read_bytes\n"
+            "from rlaccel.util.errors import RlaccelError\n"
+            f"assert len(read_bytes({str(p)!r}, RlaccelError, 'file', 0xFFFFFFFF)) == 1000\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_file_that_grows_past_its_limit_while_read_is_refused(tmp_path, monkeypatch):
+    p = tmp_path / "f"
+    p.write_bytes(b"x" * 10)
+    real = os.read
+    calls = []
+
+    def growing(fd, n):
+        calls.append(n)
+        return b"y" * n if len(calls) < 4 else real(fd, n)
+    monkeypatch.setattr(files.os, "read", growing)
+    with pytest.raises(RlaccelError, match=r"is larger than the 16 bytes a file may have$"):
+        read_bytes(p, RlaccelError, "file", 16)
 
 
 @pytest.mark.parametrize("make, what", [

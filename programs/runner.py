@@ -203,12 +203,9 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
         if trace is not None or datapath is not None or kernels != "compiled":
             raise ManifestError("--checkpoint runs the compiled loop: it does not take "
                                 "--trace, --rtl or --reference-kernels")
-        from rlaccel.programs.checkpoint import run_checkpointed
-        fingerprint = {"manifest": str(Path(manifest).resolve()), "overrides": list(overrides
-                       or []), "arch": s.arch.name, "seed": s.m["seed"],
-                       "options": {k: v for k, v in options.items() if v is not None},
-                       "binary_sha256": s.sha256()}
-        res = run_checkpointed(s, checkpoint, checkpoint_every, fingerprint)
+        from rlaccel.programs.checkpoint import identity, run_checkpointed
+        res = run_checkpointed(s, checkpoint, checkpoint_every,
+                               identity(s, manifest, overrides, options))
     else:
         res = s.platform.run()
     s.tick()

@@ -103,6 +103,33 @@ class Trials:
         return {"R": r, "TERM": float(term), "FIRST": float(first), "DONE": float(done),
                 "LRC": self.lr(self.cfg.lr_critic), "LRA": self.lr(self.cfg.lr_actor), "X": x}
 
+    # ---- checkpoints (rlaccel.programs.checkpoint) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The plant and the trial bookkeeping, as ``(arrays, fields)``."""
+        from rlaccel.programs.checkpoint import env_state, nest
+        arrays = {} if self.obs is None else {"obs": np.asarray(self.obs)}
+        fields = {"t": self.t, "running": self.running, "finished": self.finished,
+                  "steps": list(self.steps), "failed": list(self.failed),
+                  "obs": self.obs is not None}
+        nest("env", env_state(self.env), arrays, fields)
+        return arrays, fields
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state (``saved``: its
+        :class:`~rlaccel.programs.checkpoint.Saved`)."""
+        from rlaccel.programs.checkpoint import set_env_state
+        steps, failed = saved.get("steps", list), saved.get("failed", list)
+        if (len(steps) != len(failed) or not all(type(n) is int and n >= 0 for n in steps)
+                or not all(type(f) is bool for f in failed)):
+            raise saved.unfit("its trials are not lists of step counts and failures")
+        self.t = saved.get("t", int, lo=0)
+        self.running = saved.get("running", bool)
+        self.finished = saved.get("finished", bool)
+        self.steps, self.failed = steps, failed
+        n = len(self.scale)
+        self.obs = saved.array("obs", shape=(n,)) if saved.get("obs", bool) else None
+        set_env_state(self.env, saved.part("env"))
+
     def learning(self) -> dict:
         return {"steps_per_trial": list(self.steps), "failed": list(self.failed),
                 "trials": len(self.steps), "success": self.success_trial is not None,
@@ -131,6 +158,17 @@ class AdhdpHost:
     @property
     def finished(self) -> bool:
         return self.trials.finished
+
+    # ---- checkpoints (rlaccel.programs.checkpoint.Checkpointable) ----
+    #: the per-agent state of its families a checkpoint needs (the base family keeps none)
+    checkpoint_agent_state: tuple[str, ...] = ()
+
+    def checkpoint_state(self, agent) -> tuple[dict, dict]:
+        """The plant and trials (:meth:`Trials.checkpoint_state`); at any exchange."""
+        return self.trials.checkpoint_state()
+
+    def restore(self, agent, saved) -> None:
+        self.trials.restore(saved)
 
     def exchange(self, out: np.ndarray) -> np.ndarray:
         u = float(self.dt.to_float(out[:1])[0])

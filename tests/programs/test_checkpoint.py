@@ -4,7 +4,6 @@ fields aside); a checkpoint of another run, or a file that is not one, is refuse
 
 import copy
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 
 from rlaccel.cli import main
-from rlaccel.programs.checkpoint import CheckpointError, run_checkpointed
+from rlaccel.programs.checkpoint import CheckpointError, read, run_checkpointed, write
 from rlaccel.programs.runner import _Setup, run
 from rlaccel.isa.machine import machine
 
@@ -61,7 +60,7 @@ def test_a_killed_run_resumes_bit_for_bit(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    saved = pickle.loads(ck.read_bytes())["exchanges"]
+    saved = read(ck).get("exchanges", int)
     assert saved % EVERY == 0 and saved >= EVERY
 
     resumed = _setup()
@@ -88,12 +87,11 @@ def test_checkpoints_along_the_way_change_nothing(tmp_path):
 def test_a_checkpoint_of_another_run_or_no_checkpoint_is_refused(tmp_path):
     ck = tmp_path / "c.ckpt"
     s = _setup()
-    hook_state = {"format": "rlaccel-checkpoint-1", "fingerprint": _fingerprint(seed=9)}
-    ck.write_bytes(pickle.dumps(hook_state))
+    write(ck, _fingerprint(seed=9), {"exchanges": 1}, {})
     with pytest.raises(CheckpointError, match=r"made by another run \(it differs in seed\); "
                                               r"delete it to start afresh"):
         run_checkpointed(s, ck, EVERY, _fingerprint())
-    ck.write_bytes(b"not a pickle")
+    ck.write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="not an rlaccel checkpoint"):
         run_checkpointed(s, ck, EVERY, _fingerprint())
     with pytest.raises(CheckpointError, match="--checkpoint-every must be at least 1, not 0"):

@@ -20,6 +20,14 @@ the reference's), the PRNG seed (the accelerator's noise stream 1). Per exchange
 Warm-up steps (uniform random actions) need no accelerator. The host's wall time per part
 goes to the link's :class:`~rlaccel.tlm.hostlink.HostTimeline` (``environment``, ``replay
 sampling``, ``packing``, ``evaluation environment``), measured on this machine.
+
+Checkpoints (``rlaccel run --checkpoint``, :mod:`rlaccel.programs.checkpoint`): the driver
+can be saved while it waits for the answer to a training request (the first such exchange
+at or after each ``--checkpoint-every``-th; not during an evaluation or the warm-up, which
+hold an episode of the evaluation environment or no request open). It saves its counters,
+the host (:meth:`~.host.DdpgHost.checkpoint_state`) and the ddpg family's per-agent state
+(QAT monitors and quantisers, the freeze step, the PRNG streams' registers); a resumed
+driver takes the answer the saved run was waiting for and goes on from there.
 """
 
 from __future__ import annotations
@@ -73,29 +81,47 @@ class FixarDriver:
         #: also counts waiting for a core)
         self.cpu = {"environment": 0.0, "sampling": 0.0, "packing": 0.0}
         self.progress_lines: list[str] = []
-        #: checkpoints (:mod:`.checkpoint`): the saver, the step a run resumed at, and the
-        #: saved state until the program's second exchange puts it into the machine
-        self.checkpointer = None
+        #: None: a resumed run reports the whole run (its ``sim.checkpoint`` says where it
+        #: resumed); kept for the report's ``resumed_at`` key
         self.resumed_at: int | None = None
-        self._resume: dict | None = None
+        self._awaiting = False         # a training request is open (the driver can be saved)
+        self._restored = False         # restored from a checkpoint, not yet asked
 
-    # ---- checkpoints ----
-    #: what a checkpoint leaves out: the binding, the coroutine, the saver, and the measured
-    #: times (the resumed part measures its own; the link holds the time line)
-    _TRANSIENT = ("sym", "base", "init_base", "_gen", "_done", "checkpointer", "_resume",
-                  "progress_lines", "timeline", "wall", "cpu")
+    # ---- checkpoints (rlaccel.programs.checkpoint.Checkpointable) ----
+    #: the per-agent state of the ddpg family, saved with the driver
+    checkpoint_agent_state = ("fixar",)
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
+    def checkpoint_state(self, agent) -> tuple[dict, dict] | None:
+        """The driver's counters and measured times, the host and the family's state, while
+        a training request is open; None otherwise (module docstring)."""
+        from rlaccel.programs.checkpoint import nest
+        if not self._awaiting:
+            return None
+        arrays: dict = {}
+        fields = {"updates": self.updates, "quantized_at": self.quantized_at,
+                  "train_exchanges": self.train_exchanges,
+                  "eval_exchanges": self.eval_exchanges, "wall": dict(self.wall),
+                  "cpu": dict(self.cpu)}
+        nest("host", self.host.checkpoint_state(), arrays, fields)
+        nest("fixar", _family_state(agent), arrays, fields)
+        return arrays, fields
 
-    def resume(self, state: dict) -> None:
-        """Continue the run a :class:`~.checkpoint.Checkpointer` saved (``state``, its
-        ``load()``); call after ``bind`` and before the run."""
-        if self.checkpointer is None:
-            raise RlaccelError("resume: the driver has no checkpointer (its agent)")
-        self.__dict__.update(state["driver"])
-        self.resumed_at = self.host.t
-        self._resume = state
+    def restore(self, agent, saved) -> None:
+        """Continue the run :meth:`checkpoint_state` saved; call after ``bind``, before the
+        run."""
+        self.updates = saved.get("updates", int, lo=0)
+        self.quantized_at = saved.get("quantized_at", int, none=True, lo=0)
+        self.train_exchanges = saved.get("train_exchanges", int, lo=0)
+        self.eval_exchanges = saved.get("eval_exchanges", int, lo=0)
+        for name in ("wall", "cpu"):
+            times = saved.get(name, dict)
+            mine = getattr(self, name)
+            if set(times) != set(mine) or not all(type(v) is float for v in times.values()):
+                raise saved.unfit(f"its {name} times are not {', '.join(mine)}")
+            mine.update(times)
+        self.host.restore(saved.part("host"))
+        _restore_family(agent, saved.part("fixar"))
+        self._restored = True
 
     # ---- the binary ----
     def bind(self, binary) -> None:
@@ -123,7 +149,7 @@ class FixarDriver:
 
     def exchange(self, out: np.ndarray) -> np.ndarray:
         if self._gen is None:
-            self._gen = self._script()
+            self._gen = self._script(np.asarray(out) if self._restored else None)
             return next(self._gen)
         return self._gen.send(np.asarray(out))
 
@@ -187,16 +213,16 @@ class FixarDriver:
     def _action(self, out) -> np.ndarray:
         return self.acc.to_float(np.asarray(out, np.int64))
 
-    def _script(self):
-        """Fig. 3's loop (the same order as host.train), one yield per exchange."""
+    def _script(self, answer=None):
+        """Fig. 3's loop (the same order as host.train), one yield per exchange; ``answer``:
+        a restored run's first exchange, the answer to the training request it was saved
+        waiting for."""
         cfg, host, tl = self.cfg, self.host, self.timeline
-        yield self._init_reply()
-        if self._resume is not None:        # the program waits at step: as when it was saved
-            self.checkpointer.restore_machine(self._resume)
-            self._resume = None
+        if answer is None:
+            yield self._init_reply()
+        else:
+            yield from self._act(self._trained(answer))
         while host.t < cfg.steps:
-            if self.checkpointer is not None and self.checkpointer.due(host.t, self.resumed_at):
-                self.checkpointer.save(self)
             t0, c0 = time.perf_counter(), time.process_time()
             batch = host.batch()
             t1, c1 = time.perf_counter(), time.process_time()
@@ -209,20 +235,32 @@ class FixarDriver:
                 freeze = (cfg.qat and self.quantized_at is None and host.t >= cfg.qat_delay)
                 if freeze:
                     self.quantized_at = host.t
+                self._awaiting = True
                 out = yield self._request(host.state, batch, freeze)
-                self.updates += 1
-                self.train_exchanges += 1
-                action = self._action(out)
-            t2, c2 = time.perf_counter(), time.process_time()
-            host.apply(action)
-            dt = time.perf_counter() - t2
-            tl.add("environment", dt)
-            self.wall["environment"] += dt
-            self.cpu["environment"] += time.process_time() - c2
-            if host.t % cfg.eval_every == 0:
-                mean = yield from self._evaluate()
-                self.progress_lines.append(f"step {host.t}: evaluation return {mean:.1f}")
+                self._awaiting = False
+                action = self._trained(out)
+            yield from self._act(action)
         yield self._done_reply()
+
+    def _trained(self, out) -> np.ndarray:
+        """The exploring action the accelerator answered a training request with."""
+        self.updates += 1
+        self.train_exchanges += 1
+        return self._action(out)
+
+    def _act(self, action):
+        """Step the environment with ``action``; evaluate when it is time (a generator: the
+        evaluation's exchanges)."""
+        cfg, host = self.cfg, self.host
+        t2, c2 = time.perf_counter(), time.process_time()
+        host.apply(action)
+        dt = time.perf_counter() - t2
+        self.timeline.add("environment", dt)
+        self.wall["environment"] += dt
+        self.cpu["environment"] += time.process_time() - c2
+        if host.t % cfg.eval_every == 0:
+            mean = yield from self._evaluate()
+            self.progress_lines.append(f"step {host.t}: evaluation return {mean:.1f}")
 
     def _evaluate(self):
         """``host.evaluate`` with the accelerator's deterministic actor (one exchange per
@@ -247,3 +285,68 @@ class FixarDriver:
         mean = float(np.mean(returns))
         self.host.evals.append((self.host.t, mean))
         return mean
+
+
+# ---- the ddpg family's per-agent state in a checkpoint ----
+
+def _family_state(agent) -> tuple[dict, dict]:
+    """The QAT monitors and quantisers, the freeze step and the PRNG streams of
+    ``agent.state["fixar"]`` (the prepared weight operands are a cache, left out)."""
+    st = agent.state.get("fixar")
+    if st is None:
+        return {}, {"made": False}
+    slots = sorted(st.monitors)
+    arrays = {"monitor_slots": np.array(slots, np.int64),
+              "monitor_range": np.array([[st.monitors[k].amin, st.monitors[k].amax]
+                                         for k in slots], np.float64).reshape(-1, 2),
+              "monitor_count": np.array([st.monitors[k].count for k in slots], np.int64)}
+    qparams = None if st.qparams is None else [
+        [k, p.bits, p.delta, p.zero, p.exponent] for k, p in sorted(st.qparams.items())]
+    streams = {}
+    for s, g in sorted(st.prng.items()):
+        streams[str(s)] = {"seed": g.seed, "lanes": g.lanes, "cycles": g.cycles}
+        arrays[f"prng.{s}"] = g.state()
+    return arrays, {"made": True, "qparams": qparams, "frozen_at": st.frozen_at,
+                    "prng": streams}
+
+
+def _restore_family(agent, saved) -> None:
+    """Put :func:`_family_state`'s state into the fresh agent's ``state["fixar"]``."""
+    from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
+    from rlaccel.machines.fixar.tlm.qat import QatParams, RangeMonitor
+    from rlaccel.machines.fixar.tlm.state import state_of
+    if not saved.get("made", bool):
+        return
+    st = state_of(agent)
+    slots = saved.array("monitor_slots", np.int64, (None,))
+    n = len(slots)
+    ranges = saved.array("monitor_range", np.float64, (n, 2))
+    counts = saved.array("monitor_count", np.int64, (n,))
+    st.monitors = {}
+    for k, (lo, hi), c in zip(slots.tolist(), ranges.tolist(), counts.tolist()):
+        m = st.monitors[k] = RangeMonitor()
+        m.amin, m.amax, m.count = lo, hi, c
+    qp = saved.get("qparams", list, none=True)
+    if qp is not None and not all(
+            isinstance(q, list) and len(q) == 5 and type(q[0]) is int and q[0] in st.monitors
+            and type(q[1]) is int and type(q[2]) is float and type(q[3]) is int
+            and (q[4] is None or type(q[4]) is int) for q in qp):
+        raise saved.unfit("its QAT quantisers are not (monitored slot, bits, delta, zero, "
+                          "exponent)")
+    st.qparams = None if qp is None else {
+        k: QatParams(bits=b, delta=d, zero=z, exponent=e) for k, b, d, z, e in qp}
+    st.frozen_at = saved.get("frozen_at", int, none=True, lo=0)
+    st.prng = {}
+    streams = saved.part("prng")
+    for key in streams.fields:
+        if not key.isdigit():
+            raise saved.unfit(f"PRNG stream {key!r} is not a number")
+        p, s = streams.part(key), int(key)
+        gen = NoiseGenerator(p.get("seed", int), s, p.get("lanes", int, lo=1, hi=1 << 16))
+        try:
+            gen.restore(streams.array(key, np.uint32, gen.regs.shape))
+        except RlaccelError as exc:
+            raise saved.unfit(f"PRNG stream {s}: {exc}") from None
+        gen.cycles = p.get("cycles", int, lo=0)
+        st.prng[s] = gen
+    st.weights.clear()                  # prepared operands of the fresh run's weights

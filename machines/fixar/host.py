@@ -17,7 +17,6 @@ another, sharing this host.
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass, field
 
@@ -29,8 +28,7 @@ from rlaccel.util.errors import RlaccelError
 from rlaccel.machines.fixar.config import DdpgConfig
 from rlaccel.machines.fixar.replay import ReplayBuffer
 
-__all__ = ["make_env", "env_dims", "env_state", "set_env_state", "DdpgHost", "train",
-           "EVAL_SEED_OFFSET"]
+__all__ = ["make_env", "env_dims", "DdpgHost", "train", "EVAL_SEED_OFFSET"]
 
 #: evaluation episodes start from the states of seeds ``seed + EVAL_SEED_OFFSET + k``, the
 #: same ten at every evaluation (seed 002: "for given random 10 states")
@@ -52,46 +50,6 @@ def env_dims(env: gym.Env) -> tuple[int, int]:
         raise RlaccelError(f"{env.spec.id if env.spec else env}: DDPG needs a flat Box "
                            f"observation and action space, not {obs} and {act}")
     return int(obs.shape[0]), int(act.shape[0])
-
-
-_PLAIN = (np.ndarray, float, int, bool, np.floating, np.integer, type(None))
-
-
-def env_state(env: gym.Env) -> dict:
-    """What an episode in progress needs to continue bit for bit (for checkpoints): the
-    simulator's whole integration state for a MuJoCo environment (``mj_getState``: time,
-    positions, velocities, actuators, the solver's warm start), the plain attributes of the
-    environment (a classic-control ``state``), its random generator and the time limit's step
-    count. gymnasium's pickling rebuilds an environment from its constructor arguments, so
-    none of this would survive a pickle of the environment itself."""
-    u = env.unwrapped
-    out = {"attrs": {k: copy.deepcopy(v) for k, v in vars(u).items()
-                     if isinstance(v, _PLAIN)},
-           "np_random": u.np_random.bit_generator.state,
-           "elapsed": getattr(env, "_elapsed_steps", None)}
-    if hasattr(u, "data") and hasattr(u, "model"):
-        import mujoco
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
-        st = np.empty(mujoco.mj_stateSize(u.model, spec), np.float64)
-        mujoco.mj_getState(u.model, u.data, st, spec)
-        out["mujoco"] = st
-    return out
-
-
-def set_env_state(env: gym.Env, state: dict) -> None:
-    """Put :func:`env_state`'s snapshot into ``env`` (made by ``make_env`` with the same
-    id); resets it first so the wrappers accept the next step."""
-    env.reset()
-    u = env.unwrapped
-    for k, v in state["attrs"].items():
-        setattr(u, k, copy.deepcopy(v))
-    u.np_random.bit_generator.state = state["np_random"]
-    if state["elapsed"] is not None:
-        env._elapsed_steps = state["elapsed"]
-    if "mujoco" in state:
-        import mujoco
-        mujoco.mj_setState(u.model, u.data, state["mujoco"], mujoco.mjtState.mjSTATE_INTEGRATION)
-        mujoco.mj_forward(u.model, u.data)
 
 
 @dataclass
@@ -125,22 +83,41 @@ class DdpgHost:
         self.episodes: list[tuple[int, float, int]] = []     # (end step, return, length)
         self.evals: list[tuple[int, float]] = []              # (step, mean return)
 
-    # ---- checkpoints (pickle) ----
-    def __getstate__(self) -> dict:
-        """Everything but the environments, which :func:`env_state` captures instead; the
-        replay buffer's filled rows only."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("env", "eval_env")}
-        d["env_state"] = env_state(self.env)
-        return d
+    # ---- checkpoints (rlaccel.programs.checkpoint) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The training environment's whole state (:func:`~rlaccel.programs.checkpoint.
+        env_state`), the replay buffer's filled rows, the generator, the episode in progress
+        and the learning curve so far, as ``(arrays, fields)``. The evaluation environment
+        needs nothing: every evaluation episode resets it with its seed."""
+        from rlaccel.programs.checkpoint import env_state, nest, rng_state
+        arrays = {"obs": np.asarray(self.obs)}
+        fields = {"t": self.t, "return": self._ret, "length": self._len,
+                  "rng": rng_state(self.rng), "episodes": [list(e) for e in self.episodes],
+                  "evals": [list(e) for e in self.evals]}
+        nest("replay", self.replay.checkpoint_state(), arrays, fields)
+        nest("env", env_state(self.env), arrays, fields)
+        return arrays, fields
 
-    def __setstate__(self, d: dict) -> None:
-        d = dict(d)
-        env = d.pop("env_state")
-        self.__dict__.update(d)
-        self.env = make_env(self.cfg.env_id)
-        self.env.action_space.seed(self.cfg.seed)
-        set_env_state(self.env, env)
-        self.eval_env = make_env(self.cfg.env_id)       # evaluations reset it with a seed
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state (``saved``: its
+        :class:`~rlaccel.programs.checkpoint.Saved`) in this freshly made host."""
+        from rlaccel.programs.checkpoint import set_env_state
+        episodes, evals = saved.get("episodes", list), saved.get("evals", list)
+        if not all(isinstance(e, list) and len(e) == 3 and type(e[0]) is type(e[2]) is int
+                   and type(e[1]) is float for e in episodes):
+            raise saved.unfit("its episodes are not (end step, return, length) triples")
+        if not all(isinstance(e, list) and len(e) == 2 and type(e[0]) is int
+                   and type(e[1]) is float for e in evals):
+            raise saved.unfit("its evaluations are not (step, mean return) pairs")
+        self.t = saved.get("t", int, lo=0)
+        self._ret = saved.get("return", float)
+        self._len = saved.get("length", int, lo=0)
+        saved.rng("rng", self.rng)
+        self.episodes = [tuple(e) for e in episodes]
+        self.evals = [tuple(e) for e in evals]
+        self.obs = saved.array("obs", shape=(self.state_dim,))
+        self.replay.restore(saved.part("replay"))
+        set_env_state(self.env, saved.part("env"))
 
     # ---- the time step ----
     @property

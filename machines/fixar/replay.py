@@ -32,19 +32,26 @@ class ReplayBuffer:
 
     _FIELDS = ("s", "a", "r", "s2", "done")
 
-    def __getstate__(self) -> dict:
-        """For checkpoints: the filled rows only (a 1 M-transition ring is mostly empty)."""
+    # ---- checkpoints (rlaccel.programs.checkpoint) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The filled rows (a 1 M-transition ring is mostly empty) and the ring's place, as
+        ``(arrays, fields)``."""
         n = self.size
-        return {"capacity": self.capacity, "size": n, "_next": self._next,
-                **{f: getattr(self, f)[:n].copy() for f in self._FIELDS}}
+        return ({f: getattr(self, f)[:n] for f in self._FIELDS},
+                {"capacity": self.capacity, "size": n, "next": self._next})
 
-    def __setstate__(self, d: dict) -> None:
-        self.capacity, self.size, self._next = d["capacity"], d["size"], d["_next"]
+    def restore(self, saved) -> None:
+        """Refill this (empty, same-sized) buffer from :meth:`checkpoint_state`'s state."""
+        cap = saved.get("capacity", int)
+        if cap != self.capacity:
+            raise saved.unfit(f"its replay buffer holds {cap} transitions, this one "
+                              f"{self.capacity}")
+        n = saved.get("size", int, lo=0, hi=cap)
+        nxt = saved.get("next", int, lo=0, hi=cap - 1)
         for f in self._FIELDS:
-            rows = d[f]
-            full = np.zeros((self.capacity,) + rows.shape[1:], rows.dtype)
-            full[:len(rows)] = rows
-            setattr(self, f, full)
+            rows = getattr(self, f)
+            rows[:n] = saved.array(f, rows.dtype, (n,) + rows.shape[1:])
+        self.size, self._next = n, nxt
 
     def add(self, s, a, r, s2, done) -> None:
         i = self._next

@@ -10,9 +10,9 @@
 simulated accelerator, evaluation every 5000 steps on it too) and writes
 ``out/fixar_learning_<tag>.json`` (the report) and, while it runs, one line per evaluation to
 ``out/fixar_learning_<tag>.log`` (so a run cut short still has its curve). It saves the run
-to ``out/fixar_learning_<tag>.ckpt`` every ``--checkpoint-every`` steps (5000;
-``machines/fixar/checkpoint.py``): the same command run again resumes from there, bit for
-bit, and the finished run removes the file.
+to ``out/fixar_learning_<tag>.ckpt`` every ``--checkpoint-every`` host exchanges (10,000;
+``rlaccel run --checkpoint``, ``programs/checkpoint.py``): the same command run again
+resumes from there, bit for bit, and the finished run removes the file.
 
 ``speed`` measures, in one process on this machine, the wall time per environment step with
 training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
@@ -56,7 +56,7 @@ def manifest(env: str) -> str:
 
 
 def learn(args) -> dict:
-    from rlaccel.machines.fixar.checkpoint import run_resumable
+    from rlaccel.programs.runner import run
     OUT = Path(args.out)
     OUT.mkdir(exist_ok=True)
     tag = args.tag or f"{args.env}_{args.arch}_d{args.qat_delay}_s{args.seed}_{args.steps}"
@@ -77,17 +77,17 @@ def learn(args) -> dict:
             sets.append(f"learning.eval_every={args.eval_every}")
         if args.eval_episodes is not None:
             sets.append(f"learning.eval_episodes={args.eval_episodes}")
-        r = run_resumable(manifest(args.env), sets, arch=args.arch, seed=args.seed,
-                          steps=args.steps, progress=progress, checkpoint=ckpt,
-                          every=args.checkpoint_every,
-                          json_path=str(OUT / f"fixar_learning_{tag}.json"))
+        r = run(manifest(args.env), sets, arch=args.arch, seed=args.seed, steps=args.steps,
+                progress=progress, checkpoint=ckpt, checkpoint_every=args.checkpoint_every,
+                json_path=str(OUT / f"fixar_learning_{tag}.json"))
     wall = time.perf_counter() - t0
     out = {"tag": tag, "env": r["config"]["env_id"], "arch": r["arch"], "seed": args.seed,
            "steps": args.steps, "qat_delay": args.qat_delay, "quantized_at": r["quantized_at"],
            "eval_steps": r["learning"]["eval_steps"], "returns": r["learning"]["returns"],
            "wall_s": wall, "train_steps": r["train_steps"],
            "ips_accelerator": r["ips"]["accelerator"], "qat": r.get("qat"),
-           "resumed_at": r["resumed_at"], "blas_threads": os.environ["OPENBLAS_NUM_THREADS"]}
+           "resumed_at": r["sim"]["checkpoint"]["resumed_at"],
+           "blas_threads": os.environ["OPENBLAS_NUM_THREADS"]}
     (OUT / f"fixar_learning_{tag}.summary.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return out
@@ -221,7 +221,8 @@ def main(argv=None) -> int:
     lp.add_argument("--eval-every", type=int, default=None)
     lp.add_argument("--eval-episodes", type=int, default=None)
     lp.add_argument("--tag", default="")
-    lp.add_argument("--checkpoint-every", type=int, default=5000)
+    lp.add_argument("--checkpoint-every", type=int, default=10_000,
+                    help="host exchanges between checkpoints")
     lp.add_argument("--out", default=str(OUT), help="folder of the log, checkpoint and reports")
     sp = sub.add_parser("speed")
     sp.add_argument("--steps", type=int, default=300)

@@ -3,6 +3,9 @@ sizes, hyper-parameters, trials), with ``--set KEY=VALUE`` overrides on dotted k
 
 Every machine declares its schema (key -> default value; the default's type is the key's
 type); an unknown or mistyped key is an error naming the file, the key and what was expected.
+A :class:`Knob` adds the key's range, so every verb that reads a manifest (``run``, ``dse``, a
+sweep's validation) applies the same rules: numbers within their bounds, floats finite (in
+free tables too), lists of the right length whose items are in range.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import tomllib
+from dataclasses import dataclass
 from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,11 +21,16 @@ from typing import Any, Mapping
 from rlaccel.util.files import read_toml
 from rlaccel.util.errors import RlaccelError
 
-__all__ = ["ManifestError", "FromProgram", "load_manifest", "parse_value", "apply_overrides"]
+__all__ = ["ManifestError", "FromProgram", "Knob", "load_manifest", "parse_value",
+           "apply_overrides", "COUNT_MAX"]
 
 
 #: integers in a manifest are signed 64-bit (they become program constants and counters)
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+
+#: the most trials, steps, episodes or iterations a run may be given (as the command line's
+#: --trials and --steps)
+COUNT_MAX = 1 << 40
 
 #: keys that, where a machine's schema has them, must name something (not be empty)
 NAMES = ("machine", "arch", "program")
@@ -42,6 +51,74 @@ class FromProgram:
         return f"FromProgram({self.kind.__name__})"
 
 
+@dataclass(frozen=True)
+class Knob:
+    """A schema entry with its range: ``default`` (its type is the key's type; a
+    :class:`FromProgram` when the program's ``.default`` applies), ``lo`` and ``hi`` (both
+    included; None: unbounded on that side) for a number or for every item of a list,
+    ``length`` (a list's length, or ``(min, max)``), and ``why`` (what the range comes from,
+    added to the message)."""
+
+    default: Any
+    lo: int | float | None = None
+    hi: int | float | None = None
+    length: int | tuple | None = None
+    why: str = ""
+
+    @property
+    def kind(self) -> type:
+        d = self.default
+        return d.kind if isinstance(d, FromProgram) else type(d)
+
+    def initial(self):
+        return None if isinstance(self.default, FromProgram) else copy.deepcopy(self.default)
+
+    def span(self) -> str:
+        lo, hi = self.lo, self.hi
+        f = (lambda v: f"{v:,}") if self.kind is int or (self.kind is list and all(
+            isinstance(v, int) for v in (lo, hi) if v is not None)) else (lambda v: f"{v:g}")
+        if lo is not None and hi is not None:
+            return f"from {f(lo)} to {f(hi)}"
+        if lo is not None:
+            return f"{f(lo)} or more"
+        if hi is not None:
+            return f"at most {f(hi)}"
+        return "any"
+
+    def check(self, value, name: str, origin: str):
+        """The value, coerced to the key's type and checked against the range."""
+        why = f" ({self.why})" if self.why else ""
+        if self.kind is list:
+            value = _coerce(value, [], name, origin)
+            n = self.length
+            lo_n, hi_n = (n, n) if isinstance(n, int) else (n or (0, None))
+            items = self.default[0] if self.default else 0
+            item_kind = float if isinstance(items, float) else int
+            ok_len = len(value) >= lo_n and (hi_n is None or len(value) <= hi_n)
+            ok_items = all(self._in(v, item_kind) for v in value)
+            if not (ok_len and ok_items):
+                count = (f"{lo_n}" if lo_n == hi_n else f"{lo_n} or more" if hi_n is None
+                         else f"{lo_n} to {hi_n}")
+                what = "integers" if item_kind is int else "numbers"
+                raise ManifestError(f"{origin}: '{name}' must be a list of {count} {what} "
+                                    f"{self.span()}, not {value!r}{why}")
+            return [item_kind(v) for v in value]
+        value = _coerce(value, self.default if not isinstance(self.default, FromProgram)
+                        else self.default, name, origin)
+        if value is not None and self.kind in (int, float) and not self._in(value, self.kind):
+            raise ManifestError(f"{origin}: '{name}' must be {self.span()}, not {value!r}{why}")
+        return value
+
+    def _in(self, v, kind) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        if kind is int and not isinstance(v, int):
+            return False
+        if isinstance(v, float) and not math.isfinite(v):
+            return False
+        return (self.lo is None or v >= self.lo) and (self.hi is None or v <= self.hi)
+
+
 def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML literal (number, boolean, string, list) or a bare string."""
     try:
@@ -60,9 +137,12 @@ def _check(table: Mapping, schema: Mapping, origin: str, prefix: str = "") -> di
             raise ManifestError(f"{origin}: unknown key '{name}'{extra}; known keys here: "
                                 f"{', '.join(prefix + k for k in schema)}")
         want = schema[key]
-        if isinstance(want, dict) and want.get("__free__"):
+        if isinstance(want, Knob):
+            out[key] = want.check(value, name, origin)
+        elif isinstance(want, dict) and want.get("__free__"):
             if not isinstance(value, dict):
                 raise ManifestError(f"{origin}: '{name}' must be a table")
+            _finite(value, origin, f"{name}.")
             out[key] = dict(value)
         elif isinstance(want, dict):
             if not isinstance(value, dict):
@@ -75,8 +155,21 @@ def _check(table: Mapping, schema: Mapping, origin: str, prefix: str = "") -> di
         if key not in out:
             out[key] = ({} if isinstance(want, dict) and want.get("__free__") else
                         _check({}, want, origin, f"{prefix}{key}.") if isinstance(want, dict)
+                        else want.initial() if isinstance(want, Knob)
                         else None if isinstance(want, FromProgram) else copy.deepcopy(want))
     return out
+
+
+def _finite(value, origin: str, name: str) -> None:
+    """No NaN or infinity anywhere in a free table (its machine reads the numbers)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _finite(v, origin, f"{name}{k}.")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _finite(v, origin, f"{name[:-1]}[{i}].")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ManifestError(f"{origin}: '{name[:-1]}' must be a finite number, not {value!r}")
 
 
 def _coerce(value, want, name, origin):
@@ -130,9 +223,5 @@ def load_manifest(path: str | Path, schema: Mapping, overrides: list[str] | None
     for key in NAMES:
         if key in schema and out.get(key) == "":
             raise ManifestError(f"{p}: '{key}' is missing or empty")
-    seed = out.get("seed")
-    if isinstance(seed, int) and seed < 0:
-        raise ManifestError(f"{p}: 'seed' must be an integer >= 0 (it seeds the random "
-                            f"generators), not {seed}")
     out["__path__"] = str(p)
     return out

@@ -18,13 +18,17 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from rlaccel.util.args import SEED_MAX
 from rlaccel.util.errors import RlaccelError
 from rlaccel.isa.machine import machines
+
+from rlaccel.programs.manifest import Knob
 
 __all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_machines", "COMMON_SCHEMA"]
 
 #: manifest keys of every machine (the machine adds its own)
-COMMON_SCHEMA = {"machine": "", "arch": "", "program": "", "seed": 1,
+COMMON_SCHEMA = {"machine": "", "arch": "", "program": "",
+                 "seed": Knob(1, 0, SEED_MAX, why="it seeds the random generators"),
                  "regions": {"__free__": True}}
 
 

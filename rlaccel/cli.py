@@ -337,6 +337,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def out_of_memory(exc: MemoryError) -> str:
+    """One paragraph for a ``MemoryError`` that no estimate caught: what could not be
+    allocated, the limit, and what to do."""
+    from rlaccel.util.memory import available_bytes, size_text
+    import resource
+    what = str(exc).strip()
+    what = f" ({what[0].lower()}{what[1:]})" if what else ""
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    limit = (f"the address-space limit of {size_text(soft)} (ulimit -v)"
+             if soft != resource.RLIM_INFINITY else
+             f"the {size_text(available_bytes() or 0)} of memory left")
+    return (f"out of memory{what}: the command needs more than {limit}; make the sizes "
+            f"it was given smaller (network widths, buffers, batches, transactions, sweep "
+            f"axes) or allow it more memory")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -344,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except RlaccelError as exc:
         print(f"rlaccel {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError as exc:
+        print(f"rlaccel {args.command}: error: {out_of_memory(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("rlaccel: interrupted", file=sys.stderr)

@@ -19,6 +19,7 @@ __all__ = [
     "BinaryFormatError",
     "SimError",
     "OutputError",
+    "ResourceError",
 ]
 
 
@@ -58,6 +59,12 @@ class OutputError(RlaccelError):
     """An output file must not or cannot be written: it is one of the command's inputs, two
     outputs are the same file, it is not a regular file, or its directory is missing or
     read-only (:func:`rlaccel.util.files.check_outputs`)."""
+
+
+class ResourceError(RlaccelError):
+    """A setting asks for more than this process may use: memory a network, a buffer or a
+    sweep would need (estimated before it is allocated, :mod:`rlaccel.util.memory`), or a
+    count beyond a stated limit. The message names the setting."""
 
 
 class SourceError(RlaccelError):

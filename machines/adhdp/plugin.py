@@ -12,19 +12,29 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from rlaccel.programs.manifest import FromProgram, ManifestError
+from rlaccel.programs.manifest import COUNT_MAX, FromProgram, Knob, ManifestError
 from rlaccel.programs.plugin import Plugin, Run
 
 __all__ = ["PLUGIN", "AdhdpPlugin", "program_path", "learning_config", "defines"]
 
-#: manifest key -> the program's define (the value's type; the default is the program's)
-_CHIP = {"gamma": ("GAMMA", float), "Ic": ("IC", int), "Ia": ("IA", int),
-         "Ec": ("EC_TH", float), "Ea": ("EA_TH", float), "init_weight": ("W0", float)}
+#: manifest key -> the program's define, the value's type (the default is the program's)
+#: and its range
+_CHIP = {"gamma": ("GAMMA", float, 0.0, 1.0), "Ic": ("IC", int, 1, (1 << 31) - 1),
+         "Ia": ("IA", int, 1, (1 << 31) - 1), "Ec": ("EC_TH", float, 0.0, None),
+         "Ea": ("EA_TH", float, 0.0, None), "init_weight": ("W0", float, 0.0, None)}
+
+#: the host's learning-rate schedule: ranges
+_HOST_RANGES = {"lr_every": (1, COUNT_MAX)}
+
+#: the most neurons a layer of the manifest's networks may name (they are checked against
+#: the program's symbols; the chip's neuron memory holds 64)
+MAX_WIDTH = 1 << 16
 
 
 def _host_defaults() -> dict:
     from rlaccel.machines.adhdp.host import LearningConfig
-    return {f.name: f.default for f in fields(LearningConfig) if f.name.startswith("lr_")}
+    return {f.name: Knob(f.default, *_HOST_RANGES.get(f.name, (0.0, None)))
+            for f in fields(LearningConfig) if f.name.startswith("lr_")}
 
 
 def program_path(m: dict) -> Path:
@@ -40,7 +50,7 @@ CRITIC_FORMS = {"fig2": 1, "si-wang": 0}
 def defines(m: dict) -> dict:
     """The program's defines: the seed and the chip-side constants the manifest sets."""
     out = {"SEED": m["seed"], "LINE12": CRITIC_FORMS[m["learning"]["critic_form"]]}
-    for key, (name, _) in _CHIP.items():
+    for key, (name, *_) in _CHIP.items():
         if m["learning"].get(key) is not None:
             out[name] = m["learning"][key]
     return out
@@ -68,30 +78,21 @@ class AdhdpPlugin(Plugin):
         return {
             "program_vu": "", "virtual_update": False, "environment": "",
             "environment_kwargs": {"__free__": True},
-            "trials": 100, "max_steps": 1000, "stop_on_success": True,
-            "network": {"actor": [4, 6, 1], "critic": [5, 6, 1]},
-            "learning": {**{k: FromProgram(t) for k, (_, t) in _CHIP.items()},
+            "trials": Knob(100, 1, COUNT_MAX), "max_steps": Knob(1000, 1, COUNT_MAX),
+            "stop_on_success": True,
+            "network": {"actor": Knob([4, 6, 1], 1, MAX_WIDTH, length=3),
+                        "critic": Knob([5, 6, 1], 1, MAX_WIDTH, length=3)},
+            "learning": {**{k: Knob(FromProgram(t), lo, hi)
+                            for k, (_, t, lo, hi) in _CHIP.items()},
                          "critic_form": "fig2", **_host_defaults()},
         }
 
     def validate(self, m: dict) -> None:
-        where, lr = m["__path__"], m["learning"]
-        for key in ("trials", "max_steps"):
-            if m[key] < 1:
-                raise ManifestError(f"{where}: '{key}' must be at least 1, not {m[key]}")
-        checks = {"Ic": (1, None), "Ia": (1, None), "lr_every": (1, None), "gamma": (0, 1),
-                  "Ec": (0, None), "Ea": (0, None), "init_weight": (0, None),
-                  "lr_critic": (0, None), "lr_actor": (0, None), "lr_decay": (0, None),
-                  "lr_threshold": (0, None), "lr_floor": (0, None)}
+        where, lr = m["__path__"], m["learning"]     # ranges: the schema's Knobs
         if lr["critic_form"] not in CRITIC_FORMS:
             raise ManifestError(f"{where}: 'learning.critic_form' must be one of "
                                 f"{', '.join(repr(f) for f in CRITIC_FORMS)}, not "
                                 f"{lr['critic_form']!r}")
-        for key, (lo, hi) in checks.items():
-            v = lr.get(key)
-            if v is not None and (v < lo or (hi is not None and v > hi)):
-                span = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-                raise ManifestError(f"{where}: 'learning.{key}' must be {span}, not {v}")
 
     def prepare(self, m: dict, arch) -> Run:
         from rlaccel.machines.adhdp.host import Trials

@@ -12,11 +12,17 @@ algorithm") lists every choice and why.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 from rlaccel.programs.manifest import ManifestError
 
 __all__ = ["HdqlConfig", "TASKS", "task_config"]
+
+#: the largest value of each count (d, the hypervector dimension, is also bounded by the
+#: architecture's machine.hv_dim; the buffer's memory is estimated when a run is configured)
+_MOST = {"d": 1 << 20, "chunk": 1 << 20, "batch": 1 << 20, "train_every": 1 << 40,
+         "buffer": 1 << 32, "stages": 1 << 40, "agents": 1 << 10}
 
 _CHOICES = {"act_with": ("target", "online"), "number": ("float64", "fixed32"),
             "norm": ("dimension", "chunk"), "sync": ("average", "sum"),
@@ -66,6 +72,15 @@ class HdqlConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ManifestError(f"HDQL: {name} must be a positive integer, not {v!r}")
+            if v > _MOST[name]:
+                raise ManifestError(f"HDQL: {name} must be at most {_MOST[name]:,}, not {v:,}")
+        for name in ("target", "terminal_reward"):
+            v = getattr(self, name)
+            if v is None and name == "terminal_reward":
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                none = " or none (the environment's own)" if name == "terminal_reward" else ""
+                raise ManifestError(f"HDQL: {name} must be a finite number{none}, not {v!r}")
         if self.d % self.chunk:
             raise ManifestError(f"HDQL: d = {self.d} is not a multiple of chunk = {self.chunk}")
         if self.agents & (self.agents - 1):

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.manifest import COUNT_MAX, Knob, ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
+from rlaccel.util.memory import reserve
 
 __all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
 
@@ -62,7 +63,10 @@ class DarlPlugin(PackagePlugin):
 
     @property
     def schema(self) -> dict:
-        return {"task": "cartpole", "agents": 1, "stages": 200, "steps": 0,
+        return {"task": "cartpole",
+                "agents": Knob(1, 1, 8, why="the U280 holds at most eight agents, seed 004, "
+                                            "section 6.2"),
+                "stages": Knob(200, 1, COUNT_MAX), "steps": Knob(0, 0, COUNT_MAX),
                 "stop_at_target": False, "learning": {"__free__": True}}
 
     def validate(self, m: dict) -> None:
@@ -71,18 +75,12 @@ class DarlPlugin(PackagePlugin):
         from rlaccel.util.errors import ArchError
 
         from rlaccel.programs.arch_variant import arch_variant
-        where = m["__path__"]
-        if m["steps"] < 0:
-            raise ManifestError(f"{where}: 'steps' must be 0 (no limit) or more, not "
-                                f"{m['steps']}")
+        where = m["__path__"]                      # ranges: the schema's Knobs
         try:
             stages(m["agents"])
         except ArchError:
             raise ManifestError(f"{where}: agents = {m['agents']}: the butterfly network "
                                 f"connects 1, 2, 4 or 8 agents (a power of two)") from None
-        if m["agents"] > 8:
-            raise ManifestError(f"{where}: agents = {m['agents']}: the U280 holds at most "
-                                f"eight agents (seed 004, section 6.2)")
         cfg = config(m)
         from rlaccel.machines.darl.host import MAXB
         if cfg.batch > MAXB:
@@ -98,6 +96,10 @@ class DarlPlugin(PackagePlugin):
         if cfg.d > arch.knobs.hv_dim:
             raise ManifestError(f"{where}: 'learning.d' = {cfg.d} exceeds machine.hv_dim = "
                                 f"{arch.knobs.hv_dim} of '{arch.name}'")
+        # every agent's buffer: at least an observation word before and after, the action
+        # and the reward of each transition (float64 and int64)
+        reserve(8 * 4 * cfg.buffer * cfg.agents, f"{where}: 'learning.buffer' = "
+                f"{cfg.buffer}", f"the replay buffers of {cfg.agents} agent(s)")
 
     def prepare(self, m: dict, arch) -> Run:
         from rlaccel.machines.darl.host import DarlHost

@@ -12,16 +12,39 @@ the seed's own figures, ``machines/fixar/tlm/pcie.py``).
 
 from __future__ import annotations
 
-from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.manifest import COUNT_MAX, Knob, ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
+from rlaccel.util.memory import reserve
 
-__all__ = ["PLUGIN", "FixarPlugin", "config", "LEARNING"]
+__all__ = ["PLUGIN", "FixarPlugin", "config", "LEARNING", "MAX_WIDTH", "MAX_BUFFER"]
 
-#: learning keys of the manifest (DdpgConfig's; qat_delay -1: no QAT)
-LEARNING = {"batch": 64, "start_steps": 10000, "buffer": 1000000, "hidden": [400, 300],
-            "lr_actor": 1e-4, "lr_critic": 1e-4, "gamma": 0.99, "tau": 0.001,
-            "noise_sigma": 0.1, "eval_every": 5000, "eval_episodes": 10, "qat_delay": -1,
-            "qat_bits": 16}
+#: the widest hidden layer and the largest replay buffer a manifest may ask for (the memory
+#: they take is estimated too, before anything is allocated)
+MAX_WIDTH = 1 << 16
+MAX_BUFFER = 1 << 32
+
+#: learning keys of the manifest (DdpgConfig's; qat_delay -1: no QAT), with their ranges
+LEARNING = {"batch": Knob(64, 1, 1 << 16), "start_steps": Knob(10000, 0, COUNT_MAX),
+            "buffer": Knob(1000000, 1, MAX_BUFFER),
+            "hidden": Knob([400, 300], 1, MAX_WIDTH, length=2,
+                           why="the program, ddpg.s, has two hidden layers"),
+            "lr_actor": Knob(1e-4, 0.0), "lr_critic": Knob(1e-4, 0.0),
+            "gamma": Knob(0.99, 0.0, 1.0), "tau": Knob(0.001, 0.0, 1.0),
+            "noise_sigma": Knob(0.1, 0.0, 100.0), "eval_every": Knob(5000, 1, COUNT_MAX),
+            "eval_episodes": Knob(10, 1, 1 << 20), "qat_delay": Knob(-1, -1, COUNT_MAX),
+            "qat_bits": Knob(16, 1, 17)}
+
+
+def memory(m: dict) -> None:
+    """Refuse networks and a replay buffer larger than this process can hold (estimated from
+    the manifest, at least: one state and one action word per transition)."""
+    lr, where = m["learning"], m["__path__"]
+    h1, h2 = lr["hidden"]
+    # actor, critic, their targets, Adam's two moments, gradients: float64 and int64 words
+    reserve(8 * 8 * 2 * (h1 * h2 + h1 + h2), f"{where}: 'learning.hidden' = {lr['hidden']}",
+            "the networks, their targets and optimiser state")
+    reserve(4 * 5 * lr["buffer"], f"{where}: 'learning.buffer' = {lr['buffer']}",
+            "the replay buffer")
 
 
 def config(m: dict, arch=None):
@@ -47,23 +70,15 @@ class FixarPlugin(PackagePlugin):
 
     @property
     def schema(self) -> dict:
-        return {"environment": "", "steps": 100000, "learning": dict(LEARNING),
-                "host": {"pcie_overhead_s": -1.0}}
+        return {"environment": "", "steps": Knob(100000, 1, COUNT_MAX),
+                "learning": dict(LEARNING),
+                "host": {"pcie_overhead_s": Knob(-1.0, -1.0, 1.0)}}
 
     def validate(self, m: dict) -> None:
         where, lr = m["__path__"], m["learning"]
         if not m["environment"]:
             raise ManifestError(f"{where}: 'environment' is missing (a gymnasium id such as "
                                 f"'HalfCheetah-v5')")
-        if len(lr["hidden"]) != 2:
-            raise ManifestError(f"{where}: 'learning.hidden' = {lr['hidden']}: the program "
-                                f"(ddpg.s) has two hidden layers")
-        if lr["qat_delay"] < -1:
-            raise ManifestError(f"{where}: 'learning.qat_delay' must be -1 (no QAT) or a step, "
-                                f"not {lr['qat_delay']}")
-        if not 1 <= lr["qat_bits"] <= 17:
-            raise ManifestError(f"{where}: 'learning.qat_bits' must be 1..17, not "
-                                f"{lr['qat_bits']}")
         oh = m["host"]["pcie_overhead_s"]
         if oh < 0 and oh != -1.0:
             raise ManifestError(f"{where}: 'host.pcie_overhead_s' must be -1 (derived from the "
@@ -72,14 +87,17 @@ class FixarPlugin(PackagePlugin):
             config(m)
         except Exception as exc:          # DdpgConfig's own checks name the key
             raise ManifestError(f"{where}: {exc}") from None
+        from rlaccel.isa.arch import load_arch
+        arch = load_arch(m["arch"])
+        if lr["batch"] > arch.knobs.max_batch:
+            raise ManifestError(f"{where}: 'learning.batch' = {lr['batch']} exceeds the "
+                                f"{arch.knobs.max_batch} vectors an instruction of "
+                                f"'{arch.name}' takes (machine.max_batch)")
+        memory(m)
 
     def prepare(self, m: dict, arch) -> Run:
         from rlaccel.machines.fixar.driver import FixarDriver
-        cfg = config(m, arch)
-        if cfg.batch > arch.knobs.max_batch:
-            raise ManifestError(f"{m['__path__']}: 'learning.batch' = {cfg.batch} exceeds the "
-                                f"{arch.knobs.max_batch} vectors an instruction of "
-                                f"'{arch.name}' takes (machine.max_batch)")
+        cfg = config(m, arch)                     # (validate checked the batch on arch)
         drv = FixarDriver(cfg)
         h1, h2 = cfg.hidden
         defines = {"S": drv.S, "A": drv.A, "B": cfg.batch, "H1": h1, "H2": h2,

@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.manifest import COUNT_MAX, Knob, ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
+from rlaccel.util.memory import reserve
 
 __all__ = ["PLUGIN", "LearningGroupPlugin", "defines", "learning_config", "obs_dim"]
 
@@ -62,11 +63,14 @@ class LearningGroupPlugin(PackagePlugin):
         return {
             "program_dense": "", "environment": "rlaccel/PredatorPrey-v2",
             "environment_kwargs": {"__free__": True},
-            "iterations": 2000, "steps": 0,
-            "network": {"hid": 128, "groups": 1},
-            "learning": {"batch_episodes": 16, "lr": 1e-3, "alpha": 0.97, "eps": 1e-6,
-                         "gamma": 1.0, "value_coeff": 0.01, "detach_gap": 10,
-                         "grad_scale": "sum"},
+            "iterations": Knob(2000, 1, COUNT_MAX), "steps": Knob(0, 0, COUNT_MAX),
+            "network": {"hid": Knob(128, 1, 1 << 16), "groups": Knob(1, 1, 1 << 16)},
+            "learning": {"batch_episodes": Knob(16, 1, 4096, why="episodes per weight "
+                                                "update; the seed's are 1 to 32"),
+                         "lr": Knob(1e-3, 0.0), "alpha": Knob(0.97, 0.0, 1.0),
+                         "eps": Knob(1e-6, 0.0), "gamma": Knob(1.0, 0.0, 1.0),
+                         "value_coeff": Knob(0.01, 0.0),
+                         "detach_gap": Knob(10, 1, 1 << 20), "grad_scale": "sum"},
         }
 
     def validate(self, m: dict) -> None:
@@ -94,27 +98,19 @@ class LearningGroupPlugin(PackagePlugin):
         if not 2 <= env["nagents"] <= 16:
             raise ManifestError(f"{where}: 'environment_kwargs.nagents' must be 2..16 (a batch "
                                 f"of one instruction), not {env['nagents']}")
-        for key, lo in (("iterations", 1), ("steps", 0)):
-            if m[key] < lo:
-                raise ManifestError(f"{where}: '{key}' must be at least {lo}, not {m[key]}")
-        net, lr = m["network"], m["learning"]
-        if net["hid"] < 1:
-            raise ManifestError(f"{where}: 'network.hid' must be at least 1, not {net['hid']}")
-        if net["groups"] < 1:
-            raise ManifestError(f"{where}: 'network.groups' must be at least 1, not "
-                                f"{net['groups']}")
-        for key in ("batch_episodes", "detach_gap"):
-            if lr[key] < 1:
-                raise ManifestError(f"{where}: 'learning.{key}' must be at least 1, not "
-                                    f"{lr[key]}")
-        for key, lo, hi in (("lr", 0.0, None), ("alpha", 0.0, 1.0), ("eps", 0.0, None),
-                            ("gamma", 0.0, 1.0), ("value_coeff", 0.0, None)):
-            if lr[key] < lo or (hi is not None and lr[key] > hi):
-                span = f"from {lo:g} to {hi:g}" if hi is not None else f"{lo:g} or more"
-                raise ManifestError(f"{where}: 'learning.{key}' must be {span}, not {lr[key]}")
+        net, lr = m["network"], m["learning"]      # ranges: the schema's Knobs
         if lr["grad_scale"] not in ("sum", "mean"):
             raise ManifestError(f"{where}: 'learning.grad_scale' must be \"sum\" or \"mean\", "
                                 f"not {lr['grad_scale']!r}")
+        H = net["hid"]
+        # the LSTM's two 4H x H matrices and the other layers, with RMSprop's state, the
+        # gradients and the machine's copy (float32)
+        reserve(4 * 4 * (8 * H * H + 4 * H * obs_dim(env)), f"{where}: 'network.hid' = {H}",
+                "the network and its optimiser state")
+        # a batch's episodes, kept until the update: every agent's activations per step
+        reserve(4 * 16 * H * env["nagents"] * env["max_steps"] * lr["batch_episodes"],
+                f"{where}: 'learning.batch_episodes' = {lr['batch_episodes']}",
+                f"a batch of {lr['batch_episodes']:,} episodes of {env['max_steps']:,} steps")
 
     def program_path(self, m: dict) -> Path:
         key = "program_dense" if m["network"]["groups"] == 1 else "program"

@@ -75,6 +75,13 @@ class MaddpgConfig:
             v = getattr(self, name)
             if not lo <= v <= hi:
                 raise ManifestError(f"MADDPG: {name} must be in [{lo}, {hi}], not {v!r}")
+        for name in ("adam_beta1", "adam_beta2"):
+            v = getattr(self, name)
+            if not 0.0 <= v < 1.0:
+                raise ManifestError(f"MADDPG: {name} must be in [0, 1) (Adam divides by "
+                                    f"1 - {name[5:]}^t), not {v!r}")
+        if not self.adam_eps > 0:
+            raise ManifestError(f"MADDPG: adam_eps must be positive, not {self.adam_eps!r}")
         if not self.lr > 0:
             raise ManifestError(f"MADDPG: lr must be positive, not {self.lr!r}")
         if self.grad_clip is not None and not self.grad_clip > 0:

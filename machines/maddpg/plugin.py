@@ -13,17 +13,29 @@ unroll factors.
 
 from __future__ import annotations
 
-from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.manifest import COUNT_MAX, Knob, ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
+from rlaccel.util.memory import reserve
 
-__all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines"]
+__all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines",
+           "check_arch", "MAX_WIDTH"]
 
-#: learning keys of the manifest -> MaddpgConfig's
-_LEARNING = {"batch": 1024, "lr": 0.01, "gamma": 0.95, "tau": 0.01, "buffer": 1_000_000,
-             "update_every": 100, "learning_starts": 0, "grad_clip": 0.5, "actor_reg": 0.001,
-             "hidden": [64, 64], "max_episode_len": 25, "shared_reward": True,
-             "target_init": "independent", "adam_beta1": 0.9, "adam_beta2": 0.999,
-             "adam_eps": 1e-8}
+#: the widest hidden layer a manifest may ask for (the memory the networks take is estimated
+#: too, before anything is allocated)
+MAX_WIDTH = 1 << 16
+
+#: learning keys of the manifest -> MaddpgConfig's, with their ranges
+_LEARNING = {"batch": Knob(1024, 1, 1 << 20), "lr": Knob(0.01, 0.0),
+             "gamma": Knob(0.95, 0.0, 1.0), "tau": Knob(0.01, 0.0, 1.0),
+             "buffer": Knob(1_000_000, 1, 1 << 32), "update_every": Knob(100, 1, COUNT_MAX),
+             "learning_starts": Knob(0, 0, COUNT_MAX), "grad_clip": Knob(0.5, 0.0),
+             "actor_reg": Knob(0.001, 0.0, why="0: none; the actor's output "
+                                                   "regularisation"),
+             "hidden": Knob([64, 64], 1, MAX_WIDTH, length=2,
+                            why="the learner program, learner.s, has two hidden layers"),
+             "max_episode_len": Knob(25, 1, 1 << 20), "shared_reward": True,
+             "target_init": "independent", "adam_beta1": Knob(0.9, 0.0, 1.0),
+             "adam_beta2": Knob(0.999, 0.0, 1.0), "adam_eps": Knob(1e-8, 0.0)}
 
 
 def config(m: dict):
@@ -61,7 +73,7 @@ def design(m: dict, arch, task):
     res = explore(lrs, dev, bram_per_bank=dev.bram_per_bank,
                   search=m["dse"]["search"] or dev.search)
     if m["dse"]["f"] > 0:                 # a smaller (or larger) base factor, as asked
-        f = m["dse"]["f"]
+        f, own = m["dse"]["f"], res.f
         res.f = f
         res.search = "forced"
         for lr in lrs:
@@ -72,7 +84,46 @@ def design(m: dict, arch, task):
                       len(dev.slrs), dev.bram_per_bank)
         for s, (d, b) in zip(res.slr, use):
             s["dsp_used"], s["bram_used"] = d, b
+        over = [f"{s['name']} needs {s['dsp_used']:,} DSPs and {_n(s['bram_used'])} BRAMs "
+                f"but has {s['dsp_budget']:,} and {_n(s['bram_budget'])}" for s in res.slr
+                if s["dsp_used"] and not (s["dsp_used"] < s["dsp_budget"]
+                                          and s["bram_used"] < s["bram_budget"])]
+        if over:
+            raise ManifestError(f"{m['__path__']}: 'dse.f' = {f}: the design does not fit "
+                                f"{dev.name} ({'; '.join(over)}); the DSE's own base factor "
+                                f"{own} fits, and so does any smaller one")
     return res
+
+
+def _n(v: float) -> str:
+    return f"{v:,.1f}".removesuffix(".0")
+
+
+def check_arch(m: dict, arch) -> None:
+    """What a manifest asks of its architecture, for ``run`` and ``dse`` alike: a batch the
+    learners' streams take."""
+    batch = m["learning"]["batch"]
+    if batch > arch.knobs.max_batch:
+        raise ManifestError(f"{m['__path__']}: 'learning.batch' = {batch} exceeds the "
+                            f"{arch.knobs.max_batch} samples a stream of '{arch.name}' takes "
+                            f"(machine.max_batch)")
+
+
+def check_task(m: dict, arch, task) -> None:
+    """One learner per agent of the task."""
+    if arch.knobs.agents != task.n:
+        raise ManifestError(f"{m['__path__']}: {m['environment']} has {task.n} agents "
+                            f"({', '.join(task.agents)}) but architecture '{arch.name}' "
+                            f"has {arch.knobs.agents} learners (machine.agents)")
+
+
+def memory(m: dict) -> None:
+    """Refuse networks larger than this process can hold, before any is built: at least the
+    two hidden layers' weights of every agent's policy and critic, with their targets, Adam's
+    two moments, gradients and the host's copy (float32)."""
+    h1, h2 = m["learning"]["hidden"]
+    reserve(4 * 6 * 2 * 2 * (h1 * h2 + h1 + h2), f"{m['__path__']}: 'learning.hidden' = "
+            f"{m['learning']['hidden']}", "the networks, their targets and optimiser state")
 
 
 def agent_defines(m: dict, task, res) -> list[dict]:
@@ -95,51 +146,33 @@ class MaddpgPlugin(PackagePlugin):
 
     @property
     def schema(self) -> dict:
-        return {"environment": "", "episodes": 25000, "steps": 0, "window": 100,
+        return {"environment": "", "episodes": Knob(25000, 1, COUNT_MAX),
+                "steps": Knob(0, 0, COUNT_MAX), "window": Knob(100, 1, COUNT_MAX),
                 "policies": {"__free__": True}, "learning": dict(_LEARNING),
-                "dse": {"search": "", "f": 0}}
+                "dse": {"search": "", "f": Knob(0, 0, 1 << 20)}}
 
     def validate(self, m: dict) -> None:
-        where, lr = m["__path__"], m["learning"]
-        for key in ("episodes", "window"):
-            if m[key] < 1:
-                raise ManifestError(f"{where}: '{key}' must be at least 1, not {m[key]}")
-        if m["steps"] < 0:
-            raise ManifestError(f"{where}: 'steps' must be 0 (no limit) or more, not "
-                                f"{m['steps']}")
-        if len(lr["hidden"]) != 2:
-            raise ManifestError(f"{where}: 'learning.hidden' = {lr['hidden']}: the learner "
-                                f"program (learner.s) has two hidden layers")
+        where, lr = m["__path__"], m["learning"]     # ranges: the schema's Knobs
         if lr["grad_clip"] <= 0:
             raise ManifestError(f"{where}: 'learning.grad_clip' must be positive (the learner "
                                 f"clips every gradient tensor), not {lr['grad_clip']}")
-        if lr["actor_reg"] < 0:
-            raise ManifestError(f"{where}: 'learning.actor_reg' must be 0 (none) or more (the "
-                                f"actor's output regularisation), not {lr['actor_reg']}")
-        if lr["learning_starts"] < 0:
-            raise ManifestError(f"{where}: 'learning.learning_starts' must be 0 (batch x "
-                                f"episode length) or more, not {lr['learning_starts']}")
         if m["dse"]["search"] not in ("", "base", "latency"):
             raise ManifestError(f"{where}: 'dse.search' must be 'base' or 'latency', not "
                                 f"{m['dse']['search']!r}")
-        if m["dse"]["f"] < 0:
-            raise ManifestError(f"{where}: 'dse.f' must be 0 (the DSE's) or a base factor, "
-                                f"not {m['dse']['f']}")
-        config(m)                          # MaddpgConfig's own checks
+        try:
+            config(m)                      # MaddpgConfig's own checks
+        except ManifestError as exc:
+            raise ManifestError(f"{where}: {exc}") from None
+        from rlaccel.isa.arch import load_arch
+        check_arch(m, load_arch(m["arch"]))
+        memory(m)
 
     def prepare(self, m: dict, arch) -> Run:
         from rlaccel.machines.maddpg.host import MaddpgHost
         cfg = config(m)
         host = MaddpgHost(cfg, m["episodes"], m["steps"], m["window"])
         task = host.training.task
-        if arch.knobs.agents != task.n:
-            raise ManifestError(f"{m['__path__']}: {cfg.env} has {task.n} agents "
-                                f"({', '.join(task.agents)}) but architecture '{arch.name}' "
-                                f"has {arch.knobs.agents} learners (machine.agents)")
-        if cfg.batch > arch.knobs.max_batch:
-            raise ManifestError(f"{m['__path__']}: 'learning.batch' = {cfg.batch} exceeds "
-                                f"the {arch.knobs.max_batch} samples a stream of "
-                                f"'{arch.name}' takes (machine.max_batch)")
+        check_task(m, arch, task)
         res = design(m, arch, task)
         h1, h2 = m["learning"]["hidden"]
         common = {"B": cfg.batch, "H1": h1, "H2": h2, "GAMMA": cfg.gamma, "TAU": cfg.tau,

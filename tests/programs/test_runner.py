@@ -42,7 +42,7 @@ def test_an_option_the_machine_does_not_take():
 
 
 def test_values_are_range_checked():
-    with pytest.raises(ManifestError, match=r"'learning.lr_every' must be at least 1, not 0"):
+    with pytest.raises(ManifestError, match=r"'learning.lr_every' must be from 1 to 1,099,511,627,776, not 0"):
         configure(ROOT / "cartpole.toml", ["learning.lr_every=0"])
     with pytest.raises(ManifestError, match=r"'learning.gamma' must be a finite number, "
                                             r"not nan"):

@@ -113,14 +113,17 @@ def test_same_seed_same_run_another_seed_another():
 
 @pytest.mark.parametrize("override,message", [
     ("agents=3", r"agents = 3: the butterfly network connects 1, 2, 4 or 8 agents"),
-    ("agents=16", r"agents = 16: the U280 holds at most eight agents"),
+    ("agents=16", r"'agents' must be from 1 to 8, not 16 \(the U280 holds at most eight "
+                  r"agents, seed 004, section 6.2\)"),
+    ("learning.terminal_reward=nan", r"'learning.terminal_reward' must be a finite number, "
+                                     r"not nan"),
     ("learning.d=2050", r"cartpole.toml: HDQL: d = 2050 is not a multiple of chunk = 16"),
     ("learning.batch=32", r"'learning.batch' = 32 exceeds the 16 samples"),
     ("learning.number='float64'", r"'learning.number' = 'float64': the DARL kernel"),
     ("learning.lr=0.1", r"'learning.lr' is not a setting of the run"),
     ("learning.beta=2.0", r"cartpole.toml: HDQL: beta must be a number in \[0.0, 1.0\]"),
     ("task='pong'", r"unknown task 'pong'"),
-    ("steps=-1", r"'steps' must be 0 \(no limit\) or more"),
+    ("steps=-1", r"'steps' must be from 0 to 1,099,511,627,776, not -1"),
 ])
 def test_bad_manifests_are_clear_errors(override, message):
     with pytest.raises(ManifestError, match=message):

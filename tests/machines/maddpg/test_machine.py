@@ -186,9 +186,18 @@ def test_manifest_errors(tmp_path):
                                             r"but architecture 'maddpg' has 2 learners "
                                             r"\(machine.agents\)"):
         runner.run(CC, ["environment=simple_tag_v3"])
-    with pytest.raises(ManifestError, match=r"'learning.hidden' = \[64, 64, 64\]: the learner "
-                                            r"program \(learner.s\) has two hidden layers"):
+    with pytest.raises(ManifestError, match=r"'learning.hidden' must be a list of 2 integers "
+                                            r"from 1 to 65,536, not \[64, 64, 64\] \(the "
+                                            r"learner program, learner.s, has two hidden "
+                                            r"layers\)$"):
         runner.run(CC, ["learning.hidden=[64,64,64]"])
+    with pytest.raises(ManifestError, match=r"speaker_listener.toml: MADDPG: adam_beta2 must be "
+                                            r"in \[0, 1\) \(Adam divides by 1 - beta2\^t\), "
+                                            r"not 1.0$"):
+        runner.run(CC, ["learning.adam_beta2=1.0"])
+    with pytest.raises(ManifestError, match=r"'learning.adam_beta2' must be from 0 to 1, not "
+                                            r"1.5$"):
+        runner.run(CC, ["learning.adam_beta2=1.5"])
     small = tmp_path / "small.toml"
     small.write_text('inherit = "maddpg"\n[machine]\n[device]\nname = "tiny"\n'
                      '[[device.slr]]\nname = "SLR0"\ndsp = 100\nbram = 10\n')
@@ -197,6 +206,30 @@ def test_manifest_errors(tmp_path):
                                         r"\(speaker_0, listener_0\) needs 490 DSPs and 49 BRAMs but has 100 "
                                         r"and 10"):
         runner.run(CC, arch=str(small))
+
+
+def test_a_forced_base_factor_that_does_not_fit_is_refused():
+    """[dse] f beyond the DSE's own breaks eq. 6: refused for run and dse alike, naming the
+    SLRs' needs and budgets (it printed a 20.4-million-DSP design)."""
+    from rlaccel.machines.maddpg.dse import explore_manifest
+    with pytest.raises(ManifestError) as e:
+        explore_manifest(CC, ["dse.f=1000000"])
+    assert str(e.value) == (
+        f"{CC}: 'dse.f' = 1000000: the design does not fit u200 (SLR0 needs 10,228,485 DSPs "
+        f"and 1,022,848.5 BRAMs but has 2,280 and 720; SLR1 needs 10,239,365 DSPs and "
+        f"1,023,936.5 BRAMs but has 2,280 and 720); the DSE's own base factor 12 fits, and "
+        f"so does any smaller one")
+
+
+def test_dse_refuses_what_run_refuses():
+    """The batch a learner's stream cannot take is refused by dse as by run."""
+    from rlaccel.machines.maddpg.dse import explore_manifest
+    for call in (lambda: explore_manifest(CC, ["learning.batch=100000"]),
+                 lambda: runner.configure(CC, ["learning.batch=100000"])):
+        with pytest.raises(ManifestError, match=r"'learning.batch' = 100000 exceeds the "
+                                                r"\d+ samples a stream of 'maddpg' takes "
+                                                r"\(machine.max_batch\)$"):
+            call()
 
 
 def test_a_forced_base_factor():

@@ -338,8 +338,9 @@ def read(path) -> Saved:
                               f"{_AGAIN}")
     version, size = _PREFIX.unpack_from(blob, len(MAGIC))
     if version != FORMAT_VERSION:
-        raise CheckpointError(f"{name}: a checkpoint of format version {version}; this "
-                              f"rlaccel reads version {FORMAT_VERSION}; {_AGAIN}")
+        raise CheckpointError(f"{name}: a checkpoint of format version {version}, which this "
+                              f"rlaccel does not read (it reads version {FORMAT_VERSION}); "
+                              f"{_AGAIN}")
     header = _header(blob, start, size)
     want = start + size + _DIGEST + (header["data_bytes"] if header is not None else 0)
     if len(blob) < want:

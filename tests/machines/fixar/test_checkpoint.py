@@ -119,3 +119,39 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
         run(PENDULUM, OVER, steps=STEPS, checkpoint=ck, checkpoint_every=100)
     with pytest.raises(ckm.CheckpointError, match="at least 1, not 0"):
         run(PENDULUM, OVER, steps=STEPS, checkpoint=tmp_path / "n.ckpt", checkpoint_every=0)
+
+
+def test_family_state_that_does_not_fit_is_refused(tmp_path, monkeypatch):
+    """A checkpoint rewritten with a fresh digest whose QAT quantisers or PRNG registers are
+    not what the ddpg family keeps is refused by name, not run."""
+    ck = tmp_path / "run.ckpt"
+    save = ckm._Checkpoints.save
+
+    def save_then_stop(self):
+        if save(self):
+            raise _Stop
+        return False
+
+    monkeypatch.setattr(ckm._Checkpoints, "save", save_then_stop)
+    with pytest.raises(_Stop):
+        ckm.run_checkpointed(_setup(), ck, 652, IDENTITY)
+    monkeypatch.undo()
+    saved = ckm.read(ck)
+    family = saved.fields["host"]["fixar"]
+    assert family["qparams"]
+    again = "; delete it to start afresh, or give another --checkpoint file"
+
+    family["qparams"][0][2] = "0.5"
+    ckm.write(ck, IDENTITY, saved.fields, saved.arrays)
+    with pytest.raises(ckm.CheckpointError, match=f"^{ck}: the checkpoint does not fit this "
+                       r"run: its QAT quantisers are not \(monitored slot, bits, delta, zero, "
+                       f"exponent\\){again}$"):
+        ckm.run_checkpointed(_setup(), ck, 652, IDENTITY)
+
+    saved = ckm.read(ck)
+    saved.fields["host"]["fixar"]["qparams"] = family["qparams"][:0]
+    saved.arrays["host.fixar.prng.1"][:] = 0
+    ckm.write(ck, IDENTITY, saved.fields, saved.arrays)
+    with pytest.raises(ckm.CheckpointError, match=r"PRNG stream 1: PRNG: a state must be "
+                                                  r"\(16, 6\) nonzero words; delete it"):
+        ckm.run_checkpointed(_setup(), ck, 652, IDENTITY)

@@ -495,16 +495,20 @@ class _Checkpoints:
         arrays["UF"] = prog.UF
         arrays.update({f"memory.{s}": m.data for s, m in agent.memories.items()})
         tl = link.timeline
+        def ints(d: dict) -> dict:                     # counts may be numpy integers
+            return {k: int(v) for k, v in d.items()}
+
         fields = {
             "units": list(agent.units), "loop_units": [u.name for u in prog.units],
-            "host_cycles": ctrl.host_cycles, "sync_cycles": ctrl.sync_cycles,
-            "dynamic_busy": dict(ctrl.dynamic_busy),
-            "dynamic_actions": {str(pc): dict(a) for pc, a in ctrl.dynamic_actions.items()},
-            "saturations": agent.saturations.saturations,
-            "memory_stats": {s: {k: getattr(m.stats, k) for k in _COUNTERS}
+            "host_cycles": int(ctrl.host_cycles), "sync_cycles": int(ctrl.sync_cycles),
+            "dynamic_busy": ints(ctrl.dynamic_busy),
+            "dynamic_actions": {str(pc): ints(a) for pc, a in ctrl.dynamic_actions.items()},
+            "saturations": int(agent.saturations.saturations),
+            "memory_stats": {s: ints({k: getattr(m.stats, k) for k in _COUNTERS})
                              for s, m in agent.memories.items()},
-            "link": {**link.as_dict(), "seconds": dict(tl.seconds), "calls": dict(tl.calls),
-                     "transfer_cycles": dict(tl.transfer_cycles)}}
+            "link": {**ints(link.as_dict()), "seconds": {k: float(v) for k, v in
+                                                         tl.seconds.items()},
+                     "calls": ints(tl.calls), "transfer_cycles": ints(tl.transfer_cycles)}}
         return arrays, fields
 
     def restore(self, saved: Saved) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,13 +27,14 @@ from rlaccel.util.errors import RlaccelError
 from rlaccel.tlm.fast import fixedpoint as fx
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.automaton import run_round
-from rlaccel.tlm.fast.batch import retire_hosts
+from rlaccel.tlm.fast.batch import (H_BUSY, H_DEPTH, H_INP, H_LATENCY, H_NIN, H_OUT, H_PC,
+                                    retire_hosts)
 from rlaccel.tlm.fast.jit import njit
 from rlaccel.tlm.fast.native import call_clock, clock_address
 
 from rlaccel.machines.adhdp.host import REPLY_FIELDS
 
-__all__ = ["AdhdpBatchHosts", "batch_hosts", "cartpole_steps", "cartpole_exchange",
+__all__ = ["AdhdpBatchHosts", "Plants", "batch_hosts", "cartpole_steps", "cartpole_exchange",
            "cartpole_rounds", "cartpole_params"]
 
 # plant parameters per member
@@ -109,17 +111,56 @@ def _lr(l0, LR, b, t, every):
     return LR[b, _FLOOR] if v < LR[b, _THRESH] else v
 
 
+class Plants(NamedTuple):
+    """What the compiled exchanges read and write, owned by :class:`AdhdpBatchHosts`: per
+    member its plant's state ``S`` (theta, theta dot, x, x dot) and parameters ``P``
+    (:func:`cartpole_params`), the steps of its trial ``t``, whether it is ``running``, its
+    ``max_steps``, learning-rate schedule ``LR`` (critic, actor, decay, threshold, floor)
+    and ``lr_every``, its observation ``scale``; the reply's offsets ``OFF`` (R, TERM, LRC,
+    LRA, then X's offset and length); the trials ended (``rec[b, :nrec[b]]``: steps, failed)
+    until Python hands them over; the quantizer's ``lsb`` and constants ``K`` (empty for
+    float64); scratch ``done``, ``words``, ``raw``; the environment's ``calls`` and
+    ``seconds`` per member, the monotonic clock's address ``clock`` (0: none) with its
+    scratch ``ts``; ``res``: what :func:`cartpole_rounds` reports (rounds run, saturations,
+    1 if a member reached its instruction limit)."""
+
+    S: np.ndarray
+    P: np.ndarray
+    t: np.ndarray
+    running: np.ndarray
+    max_steps: np.ndarray
+    LR: np.ndarray
+    lr_every: np.ndarray
+    scale: np.ndarray
+    OFF: np.ndarray
+    rec: np.ndarray
+    nrec: np.ndarray
+    lsb: float
+    K: np.ndarray
+    done: np.ndarray
+    words: np.ndarray
+    raw: np.ndarray
+    calls: np.ndarray
+    seconds: np.ndarray
+    clock: int
+    ts: np.ndarray
+    res: np.ndarray
+
+
 @njit
-def cartpole_exchange(members, Us, lo, inp, nin, lsb, K, S, P, t, running, max_steps, LR,
-                      lr_every, scale, OFF, rec, nrec, done, words, raw):
-    """The host exchange of every member of ``members`` whose trial is running, in place:
-    its action read from its memory ``Us[b][lo]`` (``to_float``: times ``lsb``, or as it is
-    for float64 when ``K`` is empty), its plant stepped (:func:`_step`), a trial that ends
-    recorded in ``rec[b, nrec[b]]`` (steps, failed), its reply (:class:`~.host.Trials`'
-    ``_pack``: R, TERM, the learning rates, X over the scale; ``nin`` words from ``inp``)
-    quantized (:func:`rlaccel.tlm.fast.fixedpoint.quantize`) into its memory.
-    ``done[i]``: 1 if member i was answered (a trial start, the end of the run and a
-    non-finite action are left to Python). Returns the quantizer's saturations."""
+def cartpole_exchange(members, Us, lo, inp, nin, c):
+    """The host exchange of every member of ``members`` whose trial is running, in place
+    (``c``: the :class:`Plants`): its action read from its memory ``Us[b][lo]``
+    (``to_float``: times ``c.lsb``, or as it is for float64 when ``c.K`` is empty), its
+    plant stepped (:func:`_step`), a trial that ends recorded in ``c.rec[b, c.nrec[b]]``
+    (steps, failed), its reply (:class:`~.host.Trials`' ``_pack``: R, TERM, the learning
+    rates, X over the scale; ``nin`` words from ``inp``) quantized
+    (:func:`rlaccel.tlm.fast.fixedpoint.quantize`) into its memory. ``c.done[i]``: 1 if
+    member i was answered (a trial start, the end of the run and a non-finite action are
+    left to Python). Returns the quantizer's saturations."""
+    S, P, t, running, max_steps, LR = c.S, c.P, c.t, c.running, c.max_steps, c.LR
+    lr_every, scale, OFF, rec, nrec = c.lr_every, c.scale, c.OFF, c.rec, c.nrec
+    lsb, K, done, words, raw = c.lsb, c.K, c.done, c.words, c.raw
     sats = 0
     fixed = len(K) > 0
     for i in range(len(members)):
@@ -169,29 +210,30 @@ def _now(clock, ts):
 
 
 @njit
-def cartpole_rounds(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, SS, TR, HT,
-                    A, XST, XPEND, XUF, X, DSTATS, live, reasons, host_kind, at_host, other,
-                    out, host, host_counts, lsb, Kq, S, Pp, t, running, max_steps, LR,
-                    lr_every, scale, OFF, rec, nrec, done, words, raw, calls, seconds, clock,
-                    ts, res):
-    """Whole rounds of a batch in one compiled call: each round the members advance
+def cartpole_rounds(s, mem, live, c):
+    """Whole rounds of a batch in one compiled call (``s``: the batch's
+    :class:`~rlaccel.tlm.fast.batch.State`, ``mem`` its members'
+    :class:`~rlaccel.tlm.fast.batch.Memories`, ``live`` its running members, ``c`` the
+    :class:`Plants`): each round the members advance
     (:func:`rlaccel.tlm.fast.automaton.run_round`), and while every live member waits at
-    the one ``cc.host`` of ``host`` (pc, out, nout, inp, nin, busy, latency, depth) in a
-    running trial with a finite action, their exchanges are answered
-    (:func:`cartpole_exchange`, timed per member) and retired
+    the one ``cc.host`` of ``s.host`` in a running trial with a finite action, their
+    exchanges are answered (:func:`cartpole_exchange`, timed per member) and retired
     (:func:`rlaccel.tlm.fast.batch.retire_hosts`) here. The first round that needs anything
     else is left as :func:`~rlaccel.tlm.fast.automaton.run_round` left it, for the batch to
-    finish. ``res``: rounds run, the quantizer's saturations, and 1 if a member reached its
-    instruction limit at a host exchange (the round then finished but for that)."""
+    finish. ``c.res``: rounds run, the quantizer's saturations, and 1 if a member reached
+    its instruction limit at a host exchange (the round then finished but for that)."""
     rounds = 0
     qsats = 0
+    res = c.res
     res[2] = 0
-    pc, lo, inp, nin = host[0], host[1], host[3], host[4]
-    busy, latency, depth = host[5], host[6], host[7]
-    fixed = len(Kq) > 0
+    h = s.host
+    pc, lo, inp, nin = h[H_PC], h[H_OUT], h[H_INP], h[H_NIN]
+    busy, latency, depth = h[H_BUSY], h[H_LATENCY], h[H_DEPTH]
+    ST, Us, at_host, out = s.loop.ST, mem.U, s.at_host, s.out
+    lsb, running = c.lsb, c.running
+    fixed = len(c.K) > 0
     while True:
-        run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, live, reasons,
-                  host_kind, at_host, other, out, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS)
+        run_round(s, mem, live)
         rounds += 1
         nh = out[0]
         if out[1] != 0 or nh == 0:
@@ -209,18 +251,15 @@ def cartpole_rounds(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM
         if not ok:
             break
         members = at_host[:nh]
-        t0 = _now(clock, ts)
-        qsats += cartpole_exchange(members, Us, lo, inp, nin, lsb, Kq, S, Pp, t, running,
-                                   max_steps, LR, lr_every, scale, OFF, rec, nrec, done,
-                                   words, raw)
-        share = (_now(clock, ts) - t0) * 1e-9 / nh
+        t0 = _now(c.clock, c.ts)
+        qsats += cartpole_exchange(members, Us, lo, inp, nin, c)
+        share = (_now(c.clock, c.ts) - t0) * 1e-9 / nh
         for i in range(nh):
             b = members[i]
-            calls[b] += 1
-            seconds[b] += share
-            host_counts[b] += 1
-        if retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency,
-                        depth) == I.R_LIMIT:
+            c.calls[b] += 1
+            c.seconds[b] += share
+            s.host_counts[b] += 1
+        if retire_hosts(s, members, busy, latency, depth) == I.R_LIMIT:
             res[2] = 1
             break
     res[0] = rounds
@@ -278,6 +317,12 @@ class AdhdpBatchHosts:
         self._res = np.zeros(3, dtype=np.int64)
         self._clock = clock_address()
         self._ts = np.zeros(2, dtype=np.int64)
+        self.plants = Plants(S=self.S, P=self.P, t=self.t, running=self.running,
+                             max_steps=self.max_steps, LR=self.LR, lr_every=self.lr_every,
+                             scale=self.scale, OFF=self.OFF, rec=self.rec, nrec=self.nrec,
+                             lsb=self._lsb, K=self._Kq, done=self._done, words=self._words,
+                             raw=self._raw, calls=self.calls, seconds=self.seconds,
+                             clock=self._clock, ts=self._ts, res=self._res)
 
     def _hand_over(self, members) -> None:
         """The trials exchange_into ended, into the members' Trials (before Python asks
@@ -304,10 +349,7 @@ class AdhdpBatchHosts:
         t0 = time.perf_counter()
         k = len(members)
         done = self._done[:k]
-        sats = cartpole_exchange(members, Us, lo, inp, nin, self._lsb, self._Kq, self.S,
-                                 self.P, self.t, self.running, self.max_steps, self.LR,
-                                 self.lr_every, self.scale, self.OFF, self.rec, self.nrec,
-                                 done, self._words, self._raw)
+        sats = cartpole_exchange(members, Us, lo, inp, nin, self.plants)
         if sats:
             self.dt.saturations += sats
         answered = done.astype(bool)
@@ -317,20 +359,17 @@ class AdhdpBatchHosts:
             self.seconds[idx] += (time.perf_counter() - t0) / len(idx)
         return answered
 
-    def rounds(self, state: tuple, live, reasons, host_kind, at_host, other, out, host,
-               host_counts) -> bool:
+    def rounds(self, state, memories, live) -> bool:
         """Whole rounds in one compiled call (:func:`cartpole_rounds`; ``state``: the batch's
-        tables, its memories and its automaton's, in :func:`cartpole_rounds`' order);
-        returns True if a member reached its instruction limit at a host exchange."""
-        if host[4] != self.nin:
-            raise RlaccelError(f"host link: the program expects {host[4]} reply words, the "
+        :class:`~rlaccel.tlm.fast.batch.State`, ``memories`` its members'
+        :class:`~rlaccel.tlm.fast.batch.Memories`, ``live`` its running members); returns
+        True if a member reached its instruction limit at a host exchange."""
+        nin = int(state.host[H_NIN])
+        if nin != self.nin:
+            raise RlaccelError(f"host link: the program expects {nin} reply words, the "
                                f"ADHDP host answers {self.nin}")
         res = self._res
-        cartpole_rounds(*state, live, reasons, host_kind, at_host, other, out, host,
-                        host_counts, self._lsb, self._Kq, self.S, self.P, self.t, self.running,
-                        self.max_steps, self.LR, self.lr_every, self.scale, self.OFF, self.rec,
-                        self.nrec, self._done, self._words, self._raw, self.calls,
-                        self.seconds, self._clock, self._ts, res)
+        cartpole_rounds(state, memories, live, self.plants)
         if res[1]:
             self.dt.saturations += int(res[1])
         return bool(res[2])

@@ -23,14 +23,17 @@ rows through :func:`~.interp.interpret` instead, with the same results.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rlaccel.tlm.families.base.kernels import branch, run
 
+from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, HOST, JMP, LOOP, LSET, MARK
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.jit import njit
 
-__all__ = ["Automaton", "run_round", "MAX_PENDING"]
+__all__ = ["Automaton", "Tables", "run_round", "MAX_PENDING"]
 
 #: pending results a normalized state may hold (more: the member runs on its own rows)
 MAX_PENDING = 32
@@ -39,7 +42,6 @@ STATES = 1 << 12
 #: words its transition table may take (a long program gets fewer states, at least 16)
 TABLE_WORDS = 1 << 22
 
-_EXEC, _JMP, _HALT, _BRANCH, _LSET, _LOOP, _HOST, _MARK, _ENDMARK = range(9)
 # automaton scalars in A: states used, penalty, hash mask, misses (transitions computed)
 _A_N, _A_PENALTY, _A_MASK, _A_MISSES = range(4)
 # transition words: start delay, next state (not taken), next state (taken)
@@ -160,7 +162,7 @@ def _next(s, pc, taken, busy, P, G, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS, M
     nu, nf = XUF.shape[0], XPEND.shape[1]
     _load(s, SS, XST, XPEND, XUF, nu, nf)
     start = I.start_of(P, G, XST, XPEND, XUF, pc)
-    if P[pc, I.C_KIND] == _EXEC:
+    if P[pc, I.C_KIND] == EXEC:
         co = G[I.G_OCC]
         for u in range(P[pc, I.C_NOCC]):
             XUF[P[pc, co + 2 * u]] = start + P[pc, co + 2 * u + 1]
@@ -176,16 +178,19 @@ def _next(s, pc, taken, busy, P, G, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS, M
 
 
 @njit(nrt=False)
-def member_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, SS, TR, HT, A,
-                 XST, XPEND, XUF, X, DSTATS):
-    """:func:`~.interp.interpret` for one member (its own rows), its timing through the
-    automaton; returns the reason it stopped."""
+def member_round(L, auto, b, U, S):
+    """:func:`~.interp.interpret` for member ``b`` of a batch's tables ``L`` (its own rows,
+    its memories ``U`` and ``S``), its timing through the automaton's tables ``auto``;
+    returns the reason it stopped."""
+    P, G, TB, K, T, B, IMM = L.P, L.G, L.TB, L.K, L.T, L.B, L.IMM
+    ST, PEND, CTR, UF, STATS, MK = L.ST[b], L.PEND[b], L.CTR[b], L.UF[b], L.STATS[b], L.MK[b]
+    SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS = auto
     nu, nf = UF.shape[0], PEND.shape[1]
     if ST[I.S_PENALTY] != A[_A_PENALTY] or not _normalize(ST[I.S_T], ST[I.S_NPEND], PEND,
                                                           UF, X):
         return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM)
-    s = _intern(X, SS, HT, A, nu, nf)
-    if s < 0:
+    q = _intern(X, SS, HT, A, nu, nf)
+    if q < 0:
         return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM)
     n = P.shape[0]
     penalty = ST[I.S_PENALTY]
@@ -195,55 +200,55 @@ def member_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, SS,
     while True:
         pc = ST[I.S_PC]
         if pc < 0 or pc >= n:
-            _materialize(s, t, SS, ST, PEND, UF)
+            _materialize(q, t, SS, ST, PEND, UF)
             ST[I.S_START] = t
             return I.R_PY
-        d = TR[s, pc, _T_START]
+        d = TR[q, pc, _T_START]
         if d < 0:
-            d = _start(s, pc, P, G, SS, TR, XST, XPEND, XUF)
+            d = _start(q, pc, P, G, SS, TR, XST, XPEND, XUF)
         start = t + d
         if P[pc, I.C_PY]:
-            _materialize(s, t, SS, ST, PEND, UF)
+            _materialize(q, t, SS, ST, PEND, UF)
             ST[I.S_START] = start
             return I.R_PY
         kind = P[pc, I.C_KIND]
         taken = 0
         nxt = pc + 1
-        if kind == _EXEC:
+        if kind == EXEC:
             c = run(P[pc, I.C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc])
             if c < 0:
-                _materialize(s, t, SS, ST, PEND, UF)
+                _materialize(q, t, SS, ST, PEND, UF)
                 ST[I.S_START] = start
                 return I.R_REF
             ST[I.S_SAT] += c
-        elif kind == _BRANCH:
+        elif kind == BRANCH:
             tk, c = branch(P[pc, I.C_CODE], P, pc, ca, U, K)
             ST[I.S_SAT] += c
             if tk:
                 nxt = P[pc, I.C_TARGET]
                 taken = 1
-        elif kind == _LOOP:
+        elif kind == LOOP:
             k = P[pc, I.C_CTR]
             CTR[k] += 1
             if CTR[k] < P[pc, I.C_LIMIT]:
                 nxt = P[pc, I.C_TARGET]
                 taken = 1
-        elif kind == _LSET:
+        elif kind == LSET:
             CTR[P[pc, I.C_CTR]] = 0
-        elif kind == _JMP:
+        elif kind == JMP:
             nxt = P[pc, I.C_TARGET]
             taken = 1
-        elif kind == _MARK or kind == _ENDMARK:
-            I.mark(MK, ST, P[pc, I.C_MARK], kind == _MARK, start)
+        elif kind == MARK or kind == ENDMARK:
+            I.mark(MK, ST, P[pc, I.C_MARK], kind == MARK, start)
         busy = P[pc, I.C_ISSUE] + (penalty if taken else 0)
-        ns = TR[s, pc, _T_NEXT + taken]
+        ns = TR[q, pc, _T_NEXT + taken]
         if ns < 0:
-            ns = _next(s, pc, taken, busy, P, G, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS,
+            ns = _next(q, pc, taken, busy, P, G, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS,
                        MK, TB)
         if ns < 0:                       # not internable: on with the member's own rows
-            _materialize(s, t, SS, ST, PEND, UF)
+            _materialize(q, t, SS, ST, PEND, UF)
             I.start_of(P, G, ST, PEND, UF, pc)
-            if kind == _EXEC:
+            if kind == EXEC:
                 co = G[I.G_OCC]
                 for u in range(P[pc, I.C_NOCC]):
                     UF[P[pc, co + 2 * u]] = start + P[pc, co + 2 * u + 1]
@@ -256,24 +261,25 @@ def member_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, SS,
         STATS[1, pc] += start + busy - t
         STATS[2, pc] += start - t
         t = start + busy
-        s = ns
+        q = ns
         ST[I.S_PC] = nxt
         ST[I.S_EXEC] += 1
         if limit >= 0 and ST[I.S_EXEC] >= limit:
-            _materialize(s, t, SS, ST, PEND, UF)
+            _materialize(q, t, SS, ST, PEND, UF)
             return I.R_LIMIT
 
 
 @njit
-def run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, members,
-              reasons, host_kind, at_host, other, out, SS, TR, HT, A, XST, XPEND, XUF, X,
-              DSTATS):
-    """:func:`member_round` for each member index in ``members`` (rows of the stacked state
-    arrays; ``Us``/``Ss`` the members' memories); the reasons into ``reasons``, the members
-    waiting at a ``cc.host`` (kind ``host_kind``) into ``at_host`` and the positions in
-    ``members`` of those that need anything else into ``other``. ``out``: how many at a
-    host, how many others, the saturations counted, the earliest member's cycle. The rest is
-    the :class:`Automaton`'s."""
+def run_round(s, mem, members):
+    """:func:`member_round` for each member index in ``members`` (rows of batch state ``s``,
+    a :class:`rlaccel.tlm.fast.batch.State`, their memories in ``mem``, a
+    :class:`~rlaccel.tlm.fast.batch.Memories`); the reasons into ``s.reasons``, the members
+    waiting at a ``cc.host`` into ``s.at_host`` and the positions in ``members`` of those that
+    need anything else into ``s.other``. ``s.out``: how many at a host, how many others, the
+    saturations counted, the earliest member's cycle."""
+    L, auto = s.loop, s.auto
+    P, ST = L.P, L.ST
+    reasons, at_host, other, out = s.reasons, s.at_host, s.other, s.out
     n = P.shape[0]
     nh = 0
     no = 0
@@ -281,12 +287,11 @@ def run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, memb
     t_min = np.int64(1) << 62
     for i in range(len(members)):
         b = members[i]
-        r = member_round(P, G, ST[b], PEND[b], CTR[b], UF[b], STATS[b], MK[b], TB, Us[b],
-                         Ss[b], K, T, B, IMM, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS)
+        r = member_round(L, auto, b, mem.U[b], mem.S[b])
         reasons[i] = r
         sats += ST[b, I.S_SAT]
         pc = ST[b, I.S_PC]
-        if r == I.R_PY and pc >= 0 and pc < n and P[pc, I.C_KIND] == host_kind:
+        if r == I.R_PY and pc >= 0 and pc < n and P[pc, I.C_KIND] == HOST:
             at_host[nh] = b
             nh += 1
         else:
@@ -298,6 +303,24 @@ def run_round(P, G, ST, PEND, CTR, UF, STATS, MK, TB, Us, Ss, K, T, B, IMM, memb
     out[1] = no
     out[2] = sats
     out[3] = t_min
+
+
+class Tables(NamedTuple):
+    """The automaton's tables, as the compiled functions read them: the interned states
+    ``SS``, the transitions ``TR`` (start delay, next state not taken, taken), the hash
+    table ``HT``, the scalars ``A`` (states used, penalty, hash mask, misses), scratch rows
+    ``XST``, ``XPEND``, ``XUF``, ``X`` and the per-PC counts ``DSTATS`` of the computations
+    on a miss (thrown away)."""
+
+    SS: np.ndarray
+    TR: np.ndarray
+    HT: np.ndarray
+    A: np.ndarray
+    XST: np.ndarray
+    XPEND: np.ndarray
+    XUF: np.ndarray
+    X: np.ndarray
+    DSTATS: np.ndarray
 
 
 class Automaton:
@@ -312,29 +335,28 @@ class Automaton:
         if states is None:
             states = min(STATES, max(16, TABLE_WORDS // (3 * max(npc, 1))))
         width = 1 + units + MAX_PENDING * fields
-        self.SS = np.zeros((states, width), dtype=np.int64)
-        self.TR = np.full((states, max(npc, 1), 3), -1, dtype=np.int64)
         size = 1 << (2 * states - 1).bit_length()
-        self.HT = np.full(size, -1, dtype=np.int64)
-        self.A = np.array([0, penalty, size - 1, 0], dtype=np.int64)
-        self.XST = np.zeros(I.S_FIELDS, dtype=np.int64)
-        self.XST[I.S_LIMIT] = -1
-        self.XST[I.S_TRBUDGET] = -1
-        self.XPEND = np.zeros((MAX_PENDING + 64, fields), dtype=np.int64)
-        self.XUF = np.zeros(units, dtype=np.int64)
-        self.X = np.zeros(width, dtype=np.int64)
-        self.DSTATS = np.zeros((3, max(npc, 1)), dtype=np.int64)
+        xst = np.zeros(I.S_FIELDS, dtype=np.int64)
+        xst[I.S_LIMIT] = -1
+        xst[I.S_TRBUDGET] = -1
+        self.tables = Tables(SS=np.zeros((states, width), dtype=np.int64),
+                             TR=np.full((states, max(npc, 1), 3), -1, dtype=np.int64),
+                             HT=np.full(size, -1, dtype=np.int64),
+                             A=np.array([0, penalty, size - 1, 0], dtype=np.int64),
+                             XST=xst,
+                             XPEND=np.zeros((MAX_PENDING + 64, fields), dtype=np.int64),
+                             XUF=np.zeros(units, dtype=np.int64),
+                             X=np.zeros(width, dtype=np.int64),
+                             DSTATS=np.zeros((3, max(npc, 1)), dtype=np.int64))
+        (self.SS, self.TR, self.HT, self.A, self.XST, self.XPEND, self.XUF, self.X,
+         self.DSTATS) = self.tables
 
     @property
     def states(self) -> int:
         """States interned so far."""
-        return int(self.A[_A_N])
+        return int(self.tables.A[_A_N])
 
     @property
     def misses(self) -> int:
         """Transitions computed so far (each once)."""
-        return int(self.A[_A_MISSES])
-
-    def args(self) -> tuple:
-        return (self.SS, self.TR, self.HT, self.A, self.XST, self.XPEND, self.XUF, self.X,
-                self.DSTATS)
+        return int(self.tables.A[_A_MISSES])

@@ -27,47 +27,108 @@ compiled kernel); anything else is refused before the run with what to do instea
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 import simpy
 
 from rlaccel.util.errors import SimError
 
+from rlaccel.tlm.controller import outside
 from rlaccel.tlm.loader import EXEC, BRANCH, FAULT, HALT, HOST
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.engine import prepare, _write_back
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
-from rlaccel.tlm.fast.automaton import Automaton, run_round
+from rlaccel.tlm.fast.automaton import Automaton, Tables, run_round
 
-__all__ = ["Batch", "MemberHosts", "retire_hosts", "finish_hosts"]
+__all__ = ["Batch", "State", "Loop", "Memories", "MemberHosts", "retire_hosts", "finish_hosts", "H_PC", "H_OUT",
+           "H_NOUT", "H_INP", "H_NIN", "H_BUSY", "H_LATENCY", "H_DEPTH"]
 
 _FAR = 1 << 62                  # members never stop at quantum boundaries (the batch syncs)
 
 
+class Loop(NamedTuple):
+    """The compiled loop's tables of a batch: member 0's program tables ``P``, ``G``,
+    ``TB``, ``K``, ``T``, ``B``, ``IMM`` (every member runs the same program;
+    :mod:`.program`) and the members' loop state ``ST``, ``PEND``, ``CTR``, ``UF``,
+    ``STATS``, ``MK``, stacked (row ``b`` is member ``b``'s; its Program holds a view)."""
+
+    P: np.ndarray
+    G: np.ndarray
+    TB: np.ndarray
+    K: np.ndarray
+    T: np.ndarray
+    B: np.ndarray
+    IMM: np.ndarray
+    ST: np.ndarray
+    PEND: np.ndarray
+    CTR: np.ndarray
+    UF: np.ndarray
+    STATS: np.ndarray
+    MK: np.ndarray
+
+
+class State(NamedTuple):
+    """What the compiled rounds of a batch read and write, owned by its :class:`Batch` and
+    passed whole to :func:`~.automaton.run_round`, :func:`retire_hosts` and a batch host's
+    ``rounds``: the tables ``loop`` (:class:`Loop`), the timing automaton's tables ``auto``;
+    ``reasons``,
+    ``at_host``, ``other``, ``out``: what the last round left
+    (:func:`~.automaton.run_round`); ``host``: the ``cc.host`` a batch host's ``rounds``
+    answers (``H_PC`` .. ``H_DEPTH``: pc, out, nout, inp, nin, busy, latency, depth; set at
+    the first exchange); ``host_counts``: the exchanges answered per member."""
+
+    loop: Loop
+    auto: Tables
+    reasons: np.ndarray
+    at_host: np.ndarray
+    other: np.ndarray
+    out: np.ndarray
+    host: np.ndarray
+    host_counts: np.ndarray
+
+
+class Memories(NamedTuple):
+    """The members' memories the compiled rounds read and write, as numba typed lists (item
+    ``b``: member ``b``'s): ``U`` unified, ``S`` synapse. They are the members' own, so
+    they travel beside the :class:`State` (a typed list in the State would also make numba
+    type the State's every array in Python at each call)."""
+
+    U: object
+    S: object
+
+
+#: the words of ``State.host``
+H_PC, H_OUT, H_NOUT, H_INP, H_NIN, H_BUSY, H_LATENCY, H_DEPTH = range(8)
+
+
 @njit
-def retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency, depth):
-    """Retire each member's ``cc.host`` (its reply written; ``busy``: issue plus the link's
-    cycles); returns R_LIMIT if a member reached its instruction limit, else 0."""
+def retire_hosts(s, members, busy, latency, depth):
+    """Retire the ``cc.host`` of each member of ``members`` (rows of batch state ``s``; its
+    reply written; ``busy``: issue plus the link's cycles); returns R_LIMIT if a member
+    reached its instruction limit, else 0."""
+    L = s.loop
+    ST = L.ST
     worst = 0
     for i in range(len(members)):
         b = members[i]
         pc = ST[b, I.S_PC]
-        r = I.retire(P, G, ST[b], PEND[b], STATS[b], MK[b], TB, pc, ST[b, I.S_START], busy,
-                     latency, depth, pc + 1)
+        r = I.retire(L.P, L.G, ST[b], L.PEND[b], L.STATS[b], L.MK[b], L.TB, pc,
+                     ST[b, I.S_START], busy, latency, depth, pc + 1)
         if r == I.R_LIMIT:
             worst = r
     return worst
 
 
 @njit
-def finish_hosts(P, G, ST, PEND, STATS, MK, TB, Us, members, replies, inp, busy, latency,
-                 depth):
-    """Write each member's reply at ``inp`` and retire its ``cc.host`` (:func:`retire_hosts`)."""
+def finish_hosts(s, Us, members, replies, inp, busy, latency, depth):
+    """Write each member's reply at ``inp`` into its unified memory (``Us``) and retire its
+    ``cc.host`` (:func:`retire_hosts`)."""
     for i in range(len(members)):
         U = Us[members[i]]
         for j in range(replies.shape[1]):
             U[inp + j] = replies[i, j]
-    return retire_hosts(P, G, ST, PEND, STATS, MK, TB, members, busy, latency, depth)
+    return retire_hosts(s, members, busy, latency, depth)
 
 
 def _typed_list(arrays):
@@ -165,6 +226,8 @@ class Batch:
         self._links = [pl.agent.link for pl in self.platforms]
         self._dtype = self.platforms[0].agent.memory("unified").dtype
         self.Ss = _typed_list([pl.agent.memory("synapse") for pl in self.platforms])
+        self.memories = Memories(self.Us, self.Ss)
+        self.state = None           # the State of a run (:meth:`run`)
         self.automaton = Automaton(self.progs[0].P.shape[0], self.UF.shape[1],
                                    self.PEND.shape[2],
                                    self.platforms[0].agent.controller.branch_penalty)
@@ -172,6 +235,7 @@ class Batch:
     def run(self) -> list:
         """Run every member until it halts; their Results, in order."""
         from rlaccel.tlm.results import Results
+        self.state, self._host = self._state(), None
         env = simpy.Environment()
         wall = time.perf_counter()
         proc = env.process(self._rounds(env))
@@ -184,35 +248,38 @@ class Batch:
         wall = time.perf_counter() - wall
         return [Results.collect(pl, wall) for pl in self.platforms]
 
+    def _state(self) -> State:
+        """A fresh :class:`State` over the members' tables, memories and the automaton."""
+        n, p0 = len(self.platforms), self.progs[0]
+        loop = Loop(P=p0.P, G=p0.G, TB=p0.TB, K=p0.K, T=p0.T, B=p0.B, IMM=p0.IMM, ST=self.ST,
+                    PEND=self.PEND, CTR=self.CTR, UF=self.UF, STATS=self.STATS, MK=self.MK)
+        return State(loop=loop, auto=self.automaton.tables,
+                     reasons=np.zeros(n, dtype=np.int64), at_host=np.zeros(n, dtype=np.int64),
+                     other=np.zeros(n, dtype=np.int64), out=np.zeros(4, dtype=np.int64),
+                     host=np.zeros(8, dtype=np.int64), host_counts=np.zeros(n, dtype=np.int64))
+
     def _rounds(self, env):
         """The batch's SimPy process (module docstring)."""
         n = len(self.platforms)
-        p0, ST = self.progs[0], self.ST
+        s = self.state
+        ST, reasons, at_host, other, out = s.loop.ST, s.reasons, s.at_host, s.other, s.out
         ctrls = [pl.agent.controller for pl in self.platforms]
         ops = self.platforms[0].agent.ops
         for b, c in enumerate(ctrls):
             ST[b, I.S_LIMIT] = -1 if c.max_instructions is None else c.max_instructions
             ST[b, I.S_PENALTY] = c.branch_penalty
             ST[b, I.S_BOUND] = _FAR
-        reasons = np.zeros(n, dtype=np.int64)
-        at_host = np.zeros(n, dtype=np.int64)
-        other = np.zeros(n, dtype=np.int64)
-        out = np.zeros(4, dtype=np.int64)
-        host_counts = np.zeros(n, dtype=np.int64)
+        host_counts = s.host_counts
         live = np.arange(n, dtype=np.int64)
-        args = (p0.P, p0.G, ST, self.PEND, self.CTR, self.UF, self.STATS, self.MK, p0.TB,
-                self.Us, self.Ss, p0.K, p0.T, p0.B, p0.IMM)
-        work = self.automaton.args()
         driver = getattr(self.hosts, "rounds", None)
         try:
             while len(live):
                 k = len(live)
                 if driver is not None and self._host is not None:
-                    if driver(args + work, live, reasons, HOST, at_host, other, out,
-                              self._host, host_counts):
+                    if driver(s, self.memories, live):
                         self._check_limit(at_host[:int(out[0])])
                 else:
-                    run_round(*args, live, reasons, HOST, at_host, other, out, *work)
+                    run_round(s, self.memories, live)
                 nh, no, sats, t_min = out.tolist()
                 if sats:
                     self._settle(live)
@@ -252,7 +319,7 @@ class Batch:
                 pl.agent.controller.host_cycles += nh * self._cycles
 
     _nin = _nout = _cycles = _up = _down = 0
-    _host = None              # the cc.host a batch host's ``rounds`` answers (set at its first)
+    _host = None              # State.host once the first cc.host has set it
 
     def _settle(self, live) -> None:
         sats = self.ST[live, I.S_SAT]
@@ -278,9 +345,7 @@ class Batch:
         pc, t = int(self.ST[b, I.S_PC]), int(self.ST[b, I.S_T])
         executed = int(self.ST[b, I.S_EXEC])
         if not 0 <= pc < len(ops):
-            raise SimError(f"batch member {b}: PC {pc} is outside the program of {len(ops)} "
-                           f"instructions (after {executed} instructions, cycle {t}): a jump "
-                           f"past the end or a missing cc.halt")
+            raise SimError(f"batch member {b}: {outside(pc, len(ops), executed, t)}")
         op = ops[pc]
         if op.kind == FAULT:
             raise SimError(f"batch member {b}: {ctrl._fault(pc, op.fault)}")
@@ -325,10 +390,11 @@ class Batch:
         up, down = link.to_host.delay(nout), link.to_device.delay(nin)
         cycles = up + link.host_cycles + down
         self._nin, self._nout, self._cycles, self._up, self._down = nin, nout, cycles, up, down
-        p0 = self.progs[0]
+        s = self.state
         timing = (op.issue + cycles, op.latency, op.depth)
         if self._host is None:
-            self._host = np.array([pc, o["out"], nout, o["inp"], nin, *timing], dtype=np.int64)
+            s.host[:] = (pc, o["out"], nout, o["inp"], nin, *timing)
+            self._host = s.host
         members = at_host
         into = getattr(self.hosts, "exchange_into", None)
         r = 0
@@ -339,8 +405,7 @@ class Batch:
             else:
                 rest, members = members[~done], members[done]
             if len(members):
-                r = retire_hosts(p0.P, p0.G, self.ST, self.PEND, self.STATS, self.MK, p0.TB,
-                                 members, *timing)
+                r = retire_hosts(s, members, *timing)
                 host_counts[members] += 1
             members = rest
         if len(members):
@@ -349,8 +414,7 @@ class Batch:
             replies = self.hosts.exchange(members.tolist(), outs, nin)
             replies = np.ascontiguousarray(replies, dtype=self._dtype).reshape(len(members),
                                                                                nin)
-            r2 = finish_hosts(p0.P, p0.G, self.ST, self.PEND, self.STATS, self.MK, p0.TB,
-                              self.Us, members, replies, o["inp"], *timing)
+            r2 = finish_hosts(s, self.Us, members, replies, o["inp"], *timing)
             host_counts[members] += 1
             r = r or r2
         if r == I.R_LIMIT:

@@ -96,17 +96,10 @@ def process(ctrl, prog: Program):
                 raise limit_error()
             if reason == I.R_PY or reason == I.R_REF:
                 pc, t, start = int(ST[I.S_PC]), int(ST[I.S_T]), int(ST[I.S_START])
-                executed = int(ST[I.S_EXEC])
-                if not 0 <= pc < n:
-                    ctrl.instructions, ctrl.cycles = executed, t
-                    raise SimError(f"PC {pc} is outside the program of {n} instructions "
-                                   f"(after {executed} instructions, cycle {t}): a jump past "
-                                   f"the end or a missing cc.halt")
+                if not 0 <= pc < n or ops[pc].kind == FAULT:
+                    raise ctrl._stopped(pc, int(ST[I.S_EXEC]), t)
                 op = ops[pc]
                 kind = op.kind
-                if kind == FAULT:
-                    ctrl.instructions, ctrl.cycles = executed, t
-                    raise ctrl._fault(pc, op.fault)
                 nxt, busy, latency, depth = pc + 1, op.issue, op.latency, op.depth
                 if kind == EXEC:
                     if op.dynamic:

@@ -20,6 +20,8 @@ import numpy as np
 
 from rlaccel.tlm.families.base.kernels import branch, run
 
+from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
+
 from rlaccel.tlm.fast.hazards import RANGE, WHOLE, earliest, last_time
 from rlaccel.tlm.fast.jit import njit
 
@@ -45,8 +47,6 @@ G_OCC, G_R, G_W = range(3)
 # trace entry: pc, start, busy, stall, units shown (latency > busy)
 TR_FIELDS = 5
 
-# operation kinds (rlaccel.tlm.loader)
-_EXEC, _JMP, _HALT, _BRANCH, _LSET, _LOOP, _HOST, _MARK, _ENDMARK, _FAULT, _SYNC = range(11)
 
 
 @njit(nrt=False)
@@ -212,7 +212,7 @@ def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
         kind = P[pc, C_KIND]
         busy = P[pc, C_ISSUE]
         nxt = pc + 1
-        if kind == _EXEC:
+        if kind == EXEC:
             c = run(P[pc, C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc])
             if c < 0:
                 ST[S_START] = start
@@ -220,25 +220,25 @@ def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
             ST[S_SAT] += c
             for u in range(P[pc, C_NOCC]):
                 UF[P[pc, co + 2 * u]] = start + P[pc, co + 2 * u + 1]
-        elif kind == _BRANCH:
+        elif kind == BRANCH:
             taken, c = branch(P[pc, C_CODE], P, pc, ca, U, K)
             ST[S_SAT] += c
             if taken:
                 nxt = P[pc, C_TARGET]
                 busy += penalty
-        elif kind == _LOOP:
+        elif kind == LOOP:
             k = P[pc, C_CTR]
             CTR[k] += 1
             if CTR[k] < P[pc, C_LIMIT]:
                 nxt = P[pc, C_TARGET]
                 busy += penalty
-        elif kind == _LSET:
+        elif kind == LSET:
             CTR[P[pc, C_CTR]] = 0
-        elif kind == _JMP:
+        elif kind == JMP:
             nxt = P[pc, C_TARGET]
             busy += penalty
-        elif kind == _MARK or kind == _ENDMARK:
-            mark(MK, ST, P[pc, C_MARK], kind == _MARK, start)
+        elif kind == MARK or kind == ENDMARK:
+            mark(MK, ST, P[pc, C_MARK], kind == MARK, start)
         reason = retire(P, G, ST, PEND, STATS, MK, TB, pc, start, busy, P[pc, C_LAT],
                         P[pc, C_DEPTH], nxt)
         if reason:

@@ -43,10 +43,16 @@ from rlaccel.tlm.fast.hazards import WHOLE, earliest, last_time, ranges
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, FAULT, HALT, HOST, JMP, LOOP, LSET, MARK, SYNC
 from rlaccel.tlm.model import Cost
 
-__all__ = ["Controller", "KERNELS"]
+__all__ = ["Controller", "KERNELS", "outside"]
 
 #: the controller's loops (module docstring)
 KERNELS = ("compiled", "reference")
+
+
+def outside(pc: int, n: int, executed: int, t: int) -> str:
+    """What a run that jumped to PC ``pc`` of a program of ``n`` instructions says."""
+    return (f"PC {pc} is outside the program of {n} instructions (after {executed} "
+            f"instructions, cycle {t}): a jump past the end or a missing cc.halt")
 
 
 class Controller:
@@ -89,6 +95,14 @@ class Controller:
         return SimError(f"{where}PC {pc} ({op.text}): {message} (after {self.instructions} "
                         f"instructions, cycle {self.cycles})")
 
+    def _stopped(self, pc: int, executed: int, t: int) -> SimError:
+        """The error of a run that reached PC ``pc`` outside the program or at a fault after
+        ``executed`` instructions, at cycle ``t`` (which the controller keeps)."""
+        self.instructions, self.cycles = executed, t
+        if not 0 <= pc < len(self.ops):
+            return SimError(outside(pc, len(self.ops), executed, t))
+        return self._fault(pc, self.ops[pc].fault)
+
     def process(self):
         """The agent's SimPy process: the compiled loop when the program has kernels and
         ``kernels`` is "compiled", else the Python loop."""
@@ -115,16 +129,10 @@ class Controller:
         agent_id = self.agent.index
         penalty = self.branch_penalty
         while True:
-            if not 0 <= pc < n:
-                self.instructions, self.cycles = executed, t
-                raise SimError(f"PC {pc} is outside the program of {n} instructions "
-                               f"(after {executed} instructions, cycle {t}): a jump past the "
-                               f"end or a missing cc.halt")
+            if not 0 <= pc < n or ops[pc].kind == FAULT:
+                raise self._stopped(pc, executed, t)
             op = ops[pc]
             kind = op.kind
-            if kind == FAULT:
-                self.instructions, self.cycles = executed, t
-                raise self._fault(pc, op.fault)
             start = t
             if pending:
                 reads, writes = rng[pc]

@@ -36,21 +36,29 @@ An inference iteration (no action marked) stops after ``select``. The constants 
 :class:`LatencyConstants`; which come from where is in ``machines/darl/README.md``: two of them are not
 in the seed and are fitted on the CartPole columns of Table 1 (``io`` on one agent, ``hop``
 on eight, for a link of ``link_words`` = 256 words a cycle, which the seed does not give
-either), so the LunarLander columns are predictions of the model.
+either), so the LunarLander columns are predictions of the model. Their defaults are read
+from the machine's architecture file, ``machines/darl/archs/darl.toml`` (:data:`ARCH`: its
+``[timing]`` and its ``[interconnect]`` latency and width), the one place they are stated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from math import ceil, log2
+from pathlib import Path
 
 from rlaccel.util.errors import ArchError
+from rlaccel.isa.arch import load_arch
 
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, stages
 from rlaccel.machines.darl.tlm.regression import chunks
 
 __all__ = ["LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
-           "instruction_cycles", "latency_cycles", "TABLE1"]
+           "instruction_cycles", "latency_cycles", "TABLE1", "ARCH"]
+
+#: the machine's architecture, where :class:`LatencyConstants`' defaults come from
+ARCH = load_arch(Path(__file__).resolve().parents[1] / "archs" / "darl.toml")
+_TIMING, _NET = ARCH.extra["timing"], ARCH.extra["interconnect"]
 
 #: Table 1 of the seed: (environment, agents) -> L in cycles
 TABLE1 = {("CartPole", 1): 417, ("CartPole", 8): 547,
@@ -59,17 +67,18 @@ TABLE1 = {("CartPole", 1): 417, ("CartPole", 8): 547,
 
 @dataclass(frozen=True)
 class LatencyConstants:
-    """Latencies in cycles at 171 MHz (see ``machines/darl/README.md`` for each one's source)."""
+    """Latencies in cycles at the architecture's clock (see ``machines/darl/README.md`` for
+    each one's source; the defaults are :data:`ARCH`'s)."""
 
-    io: int = 118          # fitted: Table 1, CartPole, one agent (417)
-    mem_read: int = 1      # a BRAM/URAM read with registered output
-    mul: int = 3           # a pipelined 32 x 32 fixed-point multiply in LUTs (17 DSPs in all)
-    add: int = 1           # an adder or comparator level
-    codebook: int = 2      # codebook read: address register + BRAM output register
-    cordic: int = 36       # sin/cos without the codebook: range reduction + 32 CORDIC steps
-    write: int = 1         # a BRAM write
-    hop: int = 11          # fitted: a butterfly stage's latency, Table 1 CartPole 8 agents
-    link_words: int = 256  # assumed: words a butterfly link moves a cycle (8,192 bits)
+    io: int = _TIMING["io"]                    # fitted: Table 1, CartPole, one agent (417)
+    mem_read: int = _TIMING["mem_read"]        # a BRAM/URAM read with registered output
+    mul: int = _TIMING["mul"]                  # a pipelined 32 x 32 fixed-point multiply
+    add: int = _TIMING["add"]                  # an adder or comparator level
+    codebook: int = _TIMING["codebook"]        # codebook read: address + BRAM output register
+    cordic: int = _TIMING["cordic"]            # sin/cos without the codebook (CORDIC)
+    write: int = _TIMING["write"]              # a BRAM write
+    hop: int = _NET["latency"]                 # fitted: a butterfly stage's latency
+    link_words: int = _NET["words_per_cycle"]  # assumed: words a butterfly link moves a cycle
 
     def __post_init__(self):
         for f in fields(self):

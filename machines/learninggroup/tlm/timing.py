@@ -3,34 +3,45 @@ with each). The seed gives the structure (one max index per cycle through the en
 comparators in parallel, up to four sparse rows per core at once, C cores, 175 MHz) but no
 port widths; where a width is ours it is a field of :class:`EncoderParams` or an argument,
 marked "assumed", and ``machines/learninggroup/README.md`` discusses it.
+
+The defaults (:data:`CLOCK_MHZ`, :data:`CORES`, :data:`VPUS`, :data:`ROWS_PER_PASS` and
+:class:`EncoderParams`' widths) are read from the machine's architecture file,
+``machines/learninggroup/archs/learninggroup.toml`` (:data:`ARCH`), the one place they are
+stated; a run reads its own architecture (:func:`encoder_params`, the models' knobs).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from rlaccel.util.errors import SimError
+from rlaccel.isa.arch import load_arch
 
 __all__ = ["EncoderParams", "max_index_cycles", "tuple_bits", "tuple_write_cycles",
            "miss_cycles", "hit_cycles", "compression_cycles", "core_passes", "core_cycles",
            "core_stream_cycles", "speedup_bound", "layer_cycles", "utilization", "gflops",
            "peak_gflops", "CLOCK_MHZ", "CORES", "VPUS", "ROWS_PER_PASS", "vector_cycles",
-           "frame_cycles", "encoder_params"]
+           "frame_cycles", "encoder_params", "ARCH"]
 
+#: the machine's architecture, where the defaults below come from
+ARCH = load_arch(Path(__file__).resolve().parents[1] / "archs" / "learninggroup.toml")
+_TIMING = ARCH.extra["timing"]
 #: seed section IV-A and Fig. 8: 175 MHz, C = 3 cores of N = 264 VPUs
-CLOCK_MHZ = 175.0
-CORES = 3
-VPUS = 264
+CLOCK_MHZ = ARCH.knobs.clock_mhz
+CORES = ARCH.knobs.cores
+VPUS = ARCH.knobs.lanes
 #: Fig. 7: a core processes up to four sparse rows at once (four activations, four registers)
-ROWS_PER_PASS = 4
+ROWS_PER_PASS = _TIMING["rows_per_pass"]
 
 
 @dataclass(frozen=True)
 class EncoderParams:
-    """Widths of the sparse data encoder, its memories and the weight-compression path.
+    """Widths of the sparse data encoder, its memories and the weight-compression path (by
+    default the architecture file's, :data:`ARCH`).
 
     From the seed (section III-B, IV-C, Fig. 5): ``bitvector_bits`` 512, ``workload_bits`` 9,
     ``max_groups`` 16 ("we design the accelerator to support the grouping up to 16"; the
@@ -44,17 +55,17 @@ class EncoderParams:
     "compact tuple format" lists only bitvector, workload and max index.
     """
 
-    bitvector_bits: int = 512
-    workload_bits: int = 9
-    max_groups: int = 16
+    bitvector_bits: int = _TIMING["bitvector_bits"]
+    workload_bits: int = _TIMING["workload_bits"]
+    max_groups: int = ARCH.knobs.max_groups
     compare_cycles: int = 1
     hit_cycles: int = 1
-    grouping_words_per_cycle: int = 32
-    srm_port_bits: int = 512
-    weight_words_per_cycle: int = 32
+    grouping_words_per_cycle: int = _TIMING["grouping_words_per_cycle"]
+    srm_port_bits: int = _TIMING["srm_port_bits"]
+    weight_words_per_cycle: int = _TIMING["weight_words_per_cycle"]
     store_nz_indexes: bool = True
-    weight_bits: int = 16
-    grouping_bits: int = 16
+    weight_bits: int = ARCH.geometry.word_bits
+    grouping_bits: int = ARCH.geometry.word_bits
 
     @property
     def max_index_bits(self) -> int:

@@ -39,6 +39,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from rlaccel.util.errors import ArchError
+
 __all__ = ["CONTROLS", "DYNAMIC", "BY_CONTROLLER", "Cost", "Binding", "InstructionModel",
            "Family", "PIECES", "Kernel"]
 
@@ -125,6 +127,17 @@ class Binding:
 
     def mem(self, space: str) -> np.ndarray:
         return self.agent.memory(space)
+
+    def interconnect(self, kind: type):
+        """The platform's interconnect, which this instruction needs to be a ``kind`` (a
+        :mod:`rlaccel.tlm.core` interconnect class, named by its ``kind``); an ArchError says
+        which ``[interconnect]`` to set otherwise."""
+        net = self.agent.platform.interconnect
+        if not isinstance(net, kind):
+            arch = self.agent.arch
+            raise ArchError(f"'{self.mnemonic}' needs a {kind.kind} interconnect: set "
+                            f"[interconnect] kind = \"{kind.kind}\" in {arch.path or arch.name}")
+        return net
 
 
 @dataclass(frozen=True)

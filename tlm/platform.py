@@ -51,7 +51,7 @@ __all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
 PLATFORM_TABLES = ("energy", "timing", "hostlink", "interconnect")
 
 INTERCONNECT_KEYS = ("kind", "latency", "words_per_cycle", "energy_pj_per_word")
-_KINDS = {"ring": Ring, "butterfly": Butterfly}
+_KINDS = {c.kind: c for c in (Ring, Butterfly)}
 
 
 class _NoHost:

@@ -9,7 +9,8 @@ node's process runs in simulated time (after synchronising its quantum keeper):
 * :meth:`Ring.allgather` -- every node ends with every node's vector, in ``n - 1`` steps of
   one hop each (each node forwards what it last received): ``(n - 1) * delay(w)`` cycles
   when the nodes start together (:meth:`Ring.allgather_cycles`); a node that starts late
-  delays the others, as on the hardware;
+  delays the others, as on the hardware (:func:`allgather_cycles`, the recurrence for any
+  vector sizes and start cycles);
 * :meth:`Ring.barrier` -- an all-gather of nothing: every node leaves ``(n - 1)`` hop
   latencies after the last one arrives.
 
@@ -27,10 +28,40 @@ from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core.timing import AccessTiming
 
-__all__ = ["Ring"]
+__all__ = ["Ring", "allgather_cycles"]
+
+
+def allgather_cycles(sizes, timing: AccessTiming, starts=None) -> list[int]:
+    """The cycle at which each node of an all-gather has sent ``n - 1`` messages and received
+    ``n - 1`` (so it holds every vector): ``sizes[j]`` is node j's vector length,
+    ``starts[i]`` when node i begins (default 0). A node forwards a message when it has sent
+    the previous one and received this one, each hop ``timing.delay(words)``::
+
+        sent[i][1] = t0_i + hop(w_i)
+        sent[i][s] = max(sent[i][s-1], sent[i-1][s-1]) + hop(w_{i-s+1})
+        done[i]    = max(sent[i][n-1], sent[i-1][n-1])
+
+    which for equal sizes and a common start is ``(n - 1) * hop(w)``."""
+    n = len(sizes)
+    t0 = list(starts) if starts is not None else [0] * n
+    if n < 1:
+        raise SimError("a ring all-gather needs at least one node")
+    if len(t0) != n:
+        raise SimError(f"a ring all-gather: {len(t0)} start cycles for {n} nodes")
+    if n == 1:
+        return t0
+    hop = [timing.delay(w) for w in sizes]
+    sent = [t0[i] + hop[i] for i in range(n)]
+    for s in range(2, n):
+        sent = [max(sent[i], sent[i - 1]) + hop[(i - s + 1) % n] for i in range(n)]
+    return [max(sent[i], sent[i - 1]) for i in range(n)]
 
 
 class Ring:
+    """The ring of ``n`` nodes (module docstring); ``kind`` names it in ``[interconnect]``."""
+
+    kind = "ring"
+
     def __init__(self, env: simpy.Environment, n: int, timing: AccessTiming,
                  energy_pj_per_word: float = 0.0, name: str = "ring"):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -49,7 +80,7 @@ class Ring:
 
     def allgather_cycles(self, words: int) -> int:
         """Cycles of an all-gather of ``words`` per node when every node starts together."""
-        return (self.n - 1) * self.timing.delay(words)
+        return max(allgather_cycles([words] * self.n, self.timing))
 
     @property
     def energy_pj(self) -> float:

@@ -9,11 +9,14 @@ order. The average is then the sum divided by ``n`` (eq. 22, ``G = (E + F) / 4``
 point an arithmetic shift by ``k`` with one round-half-up, in float64 an exact scaling by the
 power of two. Fixed-point adds saturate.
 
-Cycles (:func:`allreduce_cycles`): each stage moves a vector of ``words`` over one link,
-``latency + per_beat * ceil(words / width)`` cycles (the form of
+The stages, the partners and the order of the sums are the platform butterfly's
+(:mod:`rlaccel.tlm.core.butterfly`: ``stages``, ``partner``, ``reduce_all``). Cycles
+(:func:`allreduce_cycles`): each stage moves a vector of ``words`` over one link,
+``latency + per_beat * ceil(words / width)`` cycles (an
 :class:`rlaccel.tlm.core.AccessTiming`, which the platform's ``Butterfly`` charges per stage),
 and adds it, so ``k * (latency + per_beat * ceil(words / width))`` with the adder's depth
-counted in ``latency``. One agent needs no stage and no cycle.
+counted in ``latency`` (:func:`rlaccel.tlm.core.butterfly.allreduce_cycles`). One agent needs
+no stage and no cycle.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from rlaccel.util.errors import ArchError
+from rlaccel.tlm.core import butterfly
 from rlaccel.tlm.core.timing import AccessTiming
 
 from rlaccel.machines.darl.tlm._fixed import as_dtype
@@ -32,10 +36,11 @@ __all__ = ["divide_by_agents", "stages", "butterfly_allreduce", "allreduce_cycle
 
 def stages(n: int) -> int:
     """``log2 n`` for a power-of-two agent count; an :class:`ArchError` otherwise."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n & (n - 1):
+    k = butterfly.stages(n)
+    if k is None:
         raise ArchError(f"butterfly all-reduce: the network connects a power-of-two number of "
                         f"agents (1, 2, 4, 8, ...), not {n!r}")
-    return int(n).bit_length() - 1
+    return k
 
 
 def partners(n: int, stage: int) -> list[int]:
@@ -44,7 +49,7 @@ def partners(n: int, stage: int) -> list[int]:
     if not 0 <= stage < k:
         raise ArchError(f"butterfly all-reduce: stage {stage} does not exist for {n} agents "
                         f"(stages 0..{k - 1})")
-    return [i ^ (1 << stage) for i in range(n)]
+    return [butterfly.partner(i, stage) for i in range(n)]
 
 
 def butterfly_allreduce(shards: Sequence, fmt="float64", *, average: bool = True,
@@ -52,7 +57,7 @@ def butterfly_allreduce(shards: Sequence, fmt="float64", *, average: bool = True
     """Every agent's copy of the average of ``shards`` (one array per agent, equal shapes),
     raw in a fixed-point ``fmt``; ``average=False`` leaves out eq. 22's division (the sum)."""
     n = len(shards)
-    k = stages(n)
+    stages(n)
     t = as_dtype(fmt)
     cur = [np.array(s, dtype=np.float64 if t.is_float else np.int64, copy=True) for s in shards]
     shape = cur[0].shape
@@ -60,13 +65,8 @@ def butterfly_allreduce(shards: Sequence, fmt="float64", *, average: bool = True
         if c.shape != shape:
             raise ArchError(f"butterfly all-reduce: agent {i}'s shard has shape {c.shape}, "
                             f"agent 0's {shape}")
-    for s in range(k):
-        nxt = []
-        for i in range(n):
-            lo, hi = sorted((i, i ^ (1 << s)))
-            nxt.append(cur[lo] + cur[hi] if t.is_float
-                       else t.add(cur[lo], cur[hi], counter=counter))
-        cur = nxt
+    cur = butterfly.reduce_all(cur, (lambda a, b: a + b) if t.is_float
+                               else (lambda a, b: t.add(a, b, counter=counter)))
     if not average:
         return cur
     return [divide_by_agents(c, n, t, counter=counter) for c in cur]
@@ -88,10 +88,10 @@ def divide_by_agents(total, n: int, fmt, *, counter=None) -> np.ndarray:
 def allreduce_cycles(n: int, words: int, *, latency: int, width: int = 1,
                      per_beat: int = 1) -> int:
     """Cycles of an all-reduce of ``words`` per agent among ``n`` agents that start together."""
-    k = stages(n)
+    stages(n)
     for name, v, lo in (("words", words, 0), ("latency", latency, 0), ("width", width, 1),
                         ("per_beat", per_beat, 0)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ArchError(f"butterfly all-reduce: {name} must be an integer >= {lo}, not {v!r}")
-    # the platform's butterfly (tlm.core.Butterfly.allreduce_cycles): one link access a stage
-    return k * AccessTiming(int(latency), int(per_beat), int(width)).delay(int(words))
+    return butterfly.allreduce_cycles(n, AccessTiming(int(latency), int(per_beat), int(width)),
+                                      int(words))

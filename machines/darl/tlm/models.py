@@ -228,10 +228,7 @@ def _butterfly(b: Binding) -> Butterfly | None:
     n = b.agent.platform.n_agents
     if net is None and n == 1:
         return None
-    if not isinstance(net, Butterfly):
-        raise ArchError(f"'{b.mnemonic}' needs a butterfly interconnect: set [interconnect] "
-                        f"kind = \"butterfly\" in {b.agent.arch.path or b.agent.arch.name}")
-    return net
+    return b.interconnect(Butterfly)
 
 
 def _hallreduce(b: Binding):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.util.errors import ArchError, SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core import Ring
 from rlaccel.tlm.model import Binding, Cost, InstructionModel
@@ -19,16 +19,8 @@ from rlaccel.tlm.families.base.energy import word_actions
 __all__ = ["MODELS"]
 
 
-def _ring(b: Binding) -> Ring:
-    net = b.agent.platform.interconnect
-    if not isinstance(net, Ring):
-        raise ArchError(f"'{b.mnemonic}' needs a ring interconnect: set [interconnect] "
-                        f"kind = \"ring\" in {b.agent.arch.path or b.agent.arch.name}")
-    return net
-
-
 def _send(b: Binding):
-    ring, U, o, i = _ring(b), b.mem("unified"), b.ops, b.agent.index
+    ring, U, o, i = b.interconnect(Ring), b.mem("unified"), b.ops, b.agent.index
 
     def send():
         yield from ring.send(i, U[o["src"]:o["src"] + o["n"]])
@@ -36,7 +28,7 @@ def _send(b: Binding):
 
 
 def _recv(b: Binding):
-    ring, U, o, i = _ring(b), b.mem("unified"), b.ops, b.agent.index
+    ring, U, o, i = b.interconnect(Ring), b.mem("unified"), b.ops, b.agent.index
     dst, n = o["dst"], o["n"]
 
     def recv():
@@ -49,7 +41,7 @@ def _recv(b: Binding):
 
 
 def _allgather(b: Binding):
-    ring, U, o, i = _ring(b), b.mem("unified"), b.ops, b.agent.index
+    ring, U, o, i = b.interconnect(Ring), b.mem("unified"), b.ops, b.agent.index
     src, dst, n = o["src"], o["dst"], o["n"]
 
     def allgather():
@@ -59,7 +51,7 @@ def _allgather(b: Binding):
 
 
 def _barrier(b: Binding):
-    ring, i = _ring(b), b.agent.index
+    ring, i = b.interconnect(Ring), b.agent.index
 
     def barrier():
         yield from ring.barrier(i)

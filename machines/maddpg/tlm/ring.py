@@ -8,16 +8,10 @@ vector at step ``s`` and holds every vector after ``n - 1`` steps: O(N) hops and
 where a crossbar needs O(N^2) area and one hop.
 
 A hop of ``w`` words costs ``latency + per_beat * ceil(w / width)`` cycles (the platform's
-:class:`~rlaccel.tlm.core.AccessTiming` delay). A learner forwards a message when it has
-sent the previous one and received this one, so with start cycles ``t0_i`` and message
-sizes ``w_j`` (learner ``j``'s vector):
-
-    sent[i][1] = t0_i + hop(w_i)
-    sent[i][s] = max(sent[i][s-1], sent[i-1][s-1]) + hop(w_{i-s+1})
-    done[i]    = max(sent[i][n-1], sent[i-1][n-1])    (its last send, its last receipt)
-
-which for equal sizes and a common start is ``(n - 1) * hop(w)`` (what the platform's
-``Ring.allgather_cycles`` returns).
+:class:`~rlaccel.tlm.core.AccessTiming` delay, :func:`hop_cycles`). A learner forwards a
+message when it has sent the previous one and received this one: :func:`allgather_cycles`
+is the platform ring's recurrence (:func:`rlaccel.tlm.core.ring.allgather_cycles`), which
+for equal sizes and a common start is ``(n - 1) * hop(w)`` (``Ring.allgather_cycles``).
 
 In the value pipeline every learner's target action on every sample crosses the ring: per
 sample a link carries ``n - 1`` messages of ``act`` words. The exchange hides under the
@@ -34,11 +28,11 @@ against it in SimPy). It gives every learner's per-sample completion and every h
 
 from __future__ import annotations
 
-from math import ceil
-
 import numpy as np
 
 from rlaccel.util.errors import ArchError
+from rlaccel.tlm.core.ring import allgather_cycles as _ring_allgather
+from rlaccel.tlm.core.timing import AccessTiming
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["allgather", "arrival_order", "hop_cycles", "allgather_cycles", "hidden",
@@ -61,19 +55,26 @@ def arrival_order(n: int, i: int) -> list[int]:
     return [(i - s) % n for s in range(1, n)]
 
 
-def hop_cycles(words: int, latency: int, per_beat: int = 1, width: int = 1) -> int:
-    """Cycles of one hop carrying ``words`` words."""
+def _link(latency: int, per_beat: int, width: int, words: int) -> AccessTiming:
+    """A link's timing, checked with the words it carries."""
     if width < 1 or latency < 0 or per_beat < 0 or words < 0:
         raise ArchError(f"ring hop: latency {latency}, per_beat {per_beat}, width {width} and "
                         f"words {words} must be >= 0 (width >= 1)")
-    return latency + per_beat * ceil(words / width)
+    return AccessTiming(int(latency), int(per_beat), int(width))
+
+
+def hop_cycles(words: int, latency: int, per_beat: int = 1, width: int = 1) -> int:
+    """Cycles of one hop carrying ``words`` words."""
+    return _link(latency, per_beat, width, words).delay(words)
 
 
 def allgather_cycles(sizes, latency: int, per_beat: int = 1, width: int = 1,
                      starts=None) -> list[int]:
     """The cycle at which every learner has finished its part -- sent ``n - 1`` messages and
-    received ``n - 1``, so it holds every vector (module recurrence); ``sizes[j]`` is learner
-    j's vector length, ``starts[i]`` when learner i begins (default 0)."""
+    received ``n - 1``, so it holds every vector (the ring's recurrence,
+    :func:`rlaccel.tlm.core.ring.allgather_cycles`, with :func:`hop_cycles`' hop);
+    ``sizes[j]`` is learner j's vector length, ``starts[i]`` when learner i begins (default
+    0)."""
     n = len(sizes)
     if n < 1:
         raise ArchError("a ring all-gather needs at least one learner")
@@ -82,11 +83,7 @@ def allgather_cycles(sizes, latency: int, per_beat: int = 1, width: int = 1,
         raise ArchError(f"{len(t0)} start cycles for {n} learners")
     if n == 1:
         return t0
-    hop = [hop_cycles(w, latency, per_beat, width) for w in sizes]
-    sent = [t0[i] + hop[i] for i in range(n)]
-    for s in range(2, n):
-        sent = [max(sent[i], sent[i - 1]) + hop[(i - s + 1) % n] for i in range(n)]
-    return [max(sent[i], sent[i - 1]) for i in range(n)]
+    return _ring_allgather(sizes, _link(latency, per_beat, width, min(sizes)), t0)
 
 
 def hidden(act_words, stage_cycles: int, latency: int, per_beat: int = 1,

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
-from rlaccel.util.errors import ArchError, SimError
+from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core import Ring
 from rlaccel.tlm.model import Binding, Cost, InstructionModel
@@ -260,19 +260,11 @@ def _exchange(platform) -> _Exchange:
     return ex
 
 
-def _ring(b: Binding) -> Ring:
-    net = b.agent.platform.interconnect
-    if not isinstance(net, Ring):
-        raise ArchError(f"'{b.mnemonic}' needs a ring interconnect: set [interconnect] "
-                        f"kind = \"ring\" in {b.agent.arch.path or b.agent.arch.name}")
-    return net
-
-
 def _rgather(b: Binding):
     o, U = b.ops, b.mem("unified")
     B, uid = o["batch"], _ids(b)[0]
     agent = b.agent
-    ring = _ring(b)
+    ring = b.interconnect(Ring)
     src = (uid, *_extent(o["a"], o["sa"], o["n"], B))
     dst = (uid, *_extent(o["dst"], o["sd"], o["m"], B))
 

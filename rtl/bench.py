@@ -8,81 +8,112 @@ predictions. Predictors are the machines' functional models, never a second copy
 arithmetic. Each machine's benches live in its package (``machines/<name>/rtl/benches.py``)
 and are named in its descriptor (``MACHINE.blocks``).
 
-Here: word stimulus (:func:`edge_words`, :func:`random_words`), the coverage count every
-bench keeps (:func:`count_coverage`), the bench base class and the clocks.
+The skeleton is written once, here (:func:`testbench`): out of reset; every transaction
+through the bench's :meth:`Bench.drive`, handed to the scoreboard with its coverage when it
+goes in (:meth:`BenchRun.applied`) and compared when it comes out; the drain after the last
+one; the predictions never observed counted as mismatches; the end. A bench writes only
+what is its block's -- the transactions with their predictions, and how its ports are driven
+and read -- in one of two shapes:
+
+* transaction in, observation out (:class:`Bench`): :meth:`Bench.drive` applies one
+  transaction, waits for the block (a load port, ``start``, ``done``) and returns what it
+  read;
+* pipelined (:class:`PipelineBench`): transactions go in back to back and the monitor reads
+  each one's outputs a fixed latency after it went in.
+
+Drivers run at the falling clock edge (cycle k's inputs are sampled by the rising edge that
+ends cycle k) and read the outputs there too. The port handshakes a bench shares with its
+block's transactor are in :mod:`rtl.drive`.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
-from myhdl import always, block, delay, instance
+from myhdl import StopSimulation, always, block, delay, instance
 
-from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.scoreboard import Scoreboard, Txn
 
-__all__ = ["Bench", "Stats", "edge_words", "random_words", "count_coverage", "counted_clock",
-           "clock_reset"]
-
-
-# ---------------------------------------------------------------------------------- stimulus
-def edge_words(prm) -> np.ndarray:
-    """The edge values of a fixed-point word format (``prm`` has ``frac_bits``, ``min_raw`` and
-    ``max_raw``): zero, +-1 LSB, +-one, +-half, extremes."""
-    one, half = 1 << prm.frac_bits, 1 << (prm.frac_bits - 1)
-    v = [0, 1, -1, one, -one, half, -half, prm.max_raw, prm.min_raw, prm.max_raw - 1,
-         prm.min_raw + 1, 3 * half, -3 * half]
-    return np.array([x for x in v if prm.min_raw <= x <= prm.max_raw], dtype=np.int64)
-
-
-def random_words(rng: np.random.Generator, prm, size: int) -> np.ndarray:
-    """Words drawn from a mix: edge values, small values (|v| < 4), the whole range."""
-    edges = edge_words(prm)
-    kind = rng.integers(0, 10, size)
-    small = 4 << prm.frac_bits
-    out = rng.integers(prm.min_raw, prm.max_raw + 1, size, dtype=np.int64)
-    sel = kind < 3
-    out[sel] = edges[rng.integers(0, len(edges), int(sel.sum()))]
-    sel = (kind >= 3) & (kind < 7)
-    out[sel] = rng.integers(-small, small + 1, int(sel.sum()))
-    return out
-
-
-def count_coverage(coverage: dict, txn: Txn) -> None:
-    """Coverage: transactions per opcode, and per opcode those predicted to saturate."""
-    coverage[txn.opcode] = coverage.get(txn.opcode, 0) + 1
-    if any(v is True for k, v in txn.expected.items() if k.startswith("sat")):
-        key = f"{txn.opcode} saturates"
-        coverage[key] = coverage.get(key, 0) + 1
+__all__ = ["Bench", "PipelineBench", "BenchRun", "Stats", "testbench", "clock_reset"]
 
 
 @dataclass
 class Stats:
+    """What a run counts: the rising clock edges."""
+
     cycles: int = 0
 
 
+class BenchRun:
+    """One run of a bench: the block's port signals (``ports``), the clock and the cycle
+    count -- what a driver of :mod:`rtl.drive` takes, as a transactor's
+    :class:`rtl.jobs.JobSim` has them --, the parameters, the scoreboard and the coverage.
+    ``due`` holds what the driver has put in flight for the monitor; a bench keeps the rest
+    of its run's state here too (:meth:`Bench.setup`)."""
+
+    def __init__(self, bench: "Bench", clk, ports: dict, prm, board: Scoreboard,
+                 stats: Stats):
+        self.bench, self.clk, self.ports, self.prm = bench, clk, ports, prm
+        self.board, self._stats = board, stats
+        self.coverage: dict = {}
+        board.extra = {"coverage": self.coverage}
+        self.due: deque = deque()
+        self.stopped = False
+        self.drained = False
+
+    @property
+    def cycles(self) -> int:
+        """Rising clock edges so far."""
+        return self._stats.cycles
+
+    def applied(self, txn: Txn, cycle: int | None = None) -> None:
+        """``txn`` went in (at ``cycle``, default this one): the scoreboard expects its
+        prediction and the coverage counts it."""
+        txn.cycle = self.cycles if cycle is None else cycle
+        self.board.expect(txn)
+        self.bench.cover(self, txn)
+
+    def observe(self, actual: dict) -> None:
+        """What came out, compared with the oldest transaction in flight."""
+        self.board.observe(actual, self.cycles)
+
+    def count(self, key: str) -> None:
+        """One more of ``key`` in the coverage."""
+        self.coverage[key] = self.coverage.get(key, 0) + 1
+
+    def stop(self) -> None:
+        """End the run after this transaction (the block is stuck)."""
+        self.stopped = True
+
+
 class Bench:
-    """One block's test bench. Subclasses define the ports, the block, the transactions with
-    their predictions, and the driver/monitor."""
+    """One block's test bench: a subclass names the block, its architecture, parameters and
+    ports, makes the transactions with their predictions, and drives and reads the ports
+    (:meth:`drive`, and :meth:`monitor` for a pipelined block)."""
 
     name = ""
-    top = ""                   # the module name of the converted Verilog
     #: transactions of ``rlaccel cosim`` unless ``--n`` says how many
     default_n = 10_000
-    #: the architecture the block is built for unless ``--arch`` names another
-    arch = ""
 
     #: the block's parameters of an architecture, ``make_params(arch) -> prm`` (each machine
-    #: derives its own from the architecture)
+    #: derives its own from the architecture: :func:`rtl.params.per_arch`, whose default
+    #: architecture is the machine's)
     make_params = None
     #: the block's signals for its parameters, ``signals(prm) -> {port: Signal}``, for a bench
     #: that does not override :meth:`ports`
     signals = None
 
+    @property
+    def top(self) -> str:
+        """The module name of the converted Verilog: the block's."""
+        return self.name
+
     def params(self, arch: str | None = None):
-        """The block's parameters for ``arch`` (default: the bench's own architecture)."""
-        return self.make_params(arch or self.arch)
+        """The block's parameters for ``arch`` (default: its machine's architecture)."""
+        return self.make_params(arch) if arch else self.make_params()
 
     def ports(self, prm) -> dict:
         if self.signals is None:
@@ -97,24 +128,116 @@ class Bench:
     def transactions(self, rng: np.random.Generator, n: int, prm) -> Iterable[Txn]:
         raise NotImplementedError
 
-    #: the driver and monitor, a MyHDL @block called as
-    #: ``tb(clk, rst, ports, txns, board, prm, stats)``
-    tb = None
+    # ------------------------------------------------------------------ driver and monitor
+    def setup(self, h: BenchRun) -> list:
+        """Start a run: keep on ``h`` what the driver and the monitor share; return the models
+        beside the block as ``(block function, args)`` pairs, each built as
+        ``fn(clk, *args, prm=prm)`` (the datapath's memories). Default: none."""
+        return []
+
+    def drive(self, h: BenchRun, txn: Txn):
+        """Generator, from a falling edge: apply ``txn`` to the ports (with
+        :meth:`BenchRun.applied` when it goes in); return what the block gave back for it,
+        or None when the monitor reads it."""
+        raise NotImplementedError
+
+    #: the monitor, a generator method ``monitor(h)`` that reads the outputs of transactions
+    #: in flight (a pipelined block); None when :meth:`drive` reads them
+    monitor = None
+    #: True: the run ends when the monitor returns (it returns once it finds ``h.drained``),
+    #: not when the drain is over
+    monitor_ends = False
+
+    def drain(self, h: BenchRun):
+        """Generator: the cycles after the last transaction, until every result is out."""
+        yield h.clk.negedge
+
+    def cover(self, h: BenchRun, txn: Txn) -> None:
+        """Count what ``txn`` exercises (:meth:`BenchRun.count`): its opcode, and its opcode
+        again when it is predicted to saturate."""
+        h.count(txn.opcode)
+        if any(v is True for k, v in txn.expected.items() if k.startswith("sat")):
+            h.count(f"{txn.opcode} saturates")
+
+
+class PipelineBench(Bench):
+    """A pipelined block: transactions go in back to back, and each one's outputs come out
+    ``latency`` cycles after its last input, when the monitor reads them (a combinational
+    block's, latency 0, on the rising edge that ends the cycle)."""
+
+    latency = 0
+
+    def issue(self, h: BenchRun, txn: Txn, cycle: int | None = None, **measured) -> None:
+        """``txn``'s last input goes in now (its first at ``cycle``): the monitor reads its
+        outputs ``latency`` cycles from now and adds ``measured`` (what the driver counted)."""
+        h.applied(txn, cycle)
+        h.due.append((h.cycles + self.latency, txn, measured))
+
+    def sample(self, h: BenchRun, txn: Txn) -> dict:
+        """The outputs the monitor reads for ``txn``."""
+        raise NotImplementedError
+
+    def idle(self, h: BenchRun) -> None:
+        """The inputs after the last transaction (default: left as they are)."""
+
+    def monitor(self, h: BenchRun):
+        comb = self.latency == 0              # read on the rising edge that ends the cycle
+        while True:
+            yield h.clk.posedge if comb else h.clk.negedge
+            if h.due and (comb or h.due[0][0] == h.cycles):
+                _, txn, measured = h.due.popleft()
+                h.observe({**self.sample(h, txn), **measured})
+
+    def drain(self, h: BenchRun):
+        yield h.clk.negedge
+        self.idle(h)
+        for _ in range(self.latency + 1):
+            yield h.clk.negedge
+
+
+def _out_of_reset(clk, rst):
+    """Wait out the reset. (A generator of its own, so that MyHDL does not take the driver
+    for one that yields clock edges only: a bench's driver may wait on a delay.)"""
+    while rst:
+        yield clk.negedge
 
 
 @block
-def counted_clock(clk, tick, half: int = 5):
-    """A free-running clock of period ``2*half`` time units that calls ``tick()`` at every
-    rising edge (the streaming benches count their cycles with it)."""
-    @instance
-    def clock():
-        while True:
-            yield delay(half)
-            if not clk:                   # clk is about to rise
-                tick()
-            clk.next = not clk
+def testbench(bench: Bench, clk, rst, ports: dict, txns: Iterable[Txn], board: Scoreboard,
+              prm, stats: Stats):
+    """The driver (and the monitor, and the models) of ``bench`` around its block's ports:
+    every transaction of ``txns``, then the drain, then the end of the simulation."""
+    h = BenchRun(bench, clk, ports, prm, board, stats)
+    insts = []
+    for fn, args in bench.setup(h):
+        insts.append(fn(clk, *args, prm=prm))
 
-    return clock
+    def end():
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    @instance
+    def driver():
+        yield from _out_of_reset(clk, rst)
+        for txn in txns:
+            got = yield from bench.drive(h, txn)
+            if got is not None:
+                h.observe(got)
+            if h.stopped:
+                break
+        yield from bench.drain(h)
+        h.drained = True
+        if not bench.monitor_ends:
+            end()
+
+    insts.append(driver)
+    if bench.monitor is not None:
+        @instance
+        def monitor():
+            yield from bench.monitor(h)
+            end()
+        insts.append(monitor)
+    return insts
 
 
 @block
@@ -134,5 +257,3 @@ def clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
             clk.next = not clk
 
     return count, clock
-
-

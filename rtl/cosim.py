@@ -17,7 +17,7 @@ from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
 from myhdl._Signal import _Signal
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.bench import Stats, clock_reset
+from rlaccel.rtl.bench import Stats, clock_reset, testbench
 from rlaccel.rtl.blocks import bench as bench_of
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Mismatch, Scoreboard
@@ -109,9 +109,9 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
 
     @block
     def top():
-        insts = [bench.tb(clk, rst, ports, txns, board, prm, stats)]
-        insts.append(clock_reset(clk, rst, stats))
-        if dut is None:
+        insts = [testbench(bench, clk, rst, ports, txns, board, prm, stats),
+                 clock_reset(clk, rst, stats)]
+        if dut is None:                # built here: MyHDL wants a block's parts made in it
             if bench.clocked:
                 insts.append(bench.block(clk, rst, **ports, prm=prm))
             else:
@@ -137,5 +137,4 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
         if tmp is not None:
             tmp.cleanup()
     return CosimResult(block_name, backend, seed, board.checked, board.mismatch_count,
-                       board.mismatches, stats.cycles, wall, extra=dict(getattr(board, "extra",
-                                                                                 {})))
+                       board.mismatches, stats.cycles, wall, extra=dict(board.extra))

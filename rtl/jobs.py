@@ -1,13 +1,14 @@
-"""A MyHDL simulation that runs jobs on a block, for the ``rlaccel run --rtl`` transactors of
-the new machines (:mod:`rtl.learninggroup.transactor`, :mod:`rtl.darl.transactor`,
-:mod:`rtl.maddpg.transactor`).
+"""A MyHDL simulation that runs jobs on a block, for the ``rlaccel run --rtl`` transactors
+(each machine's ``machines/<name>/rtl/transactor.py``).
 
 :class:`JobSim` builds the block with a free-running clock and a driver that waits, on the
-falling edges, for a job: a generator function that drives the block's ports and waits on
-``clk.negedge`` (and ``delay``) as a bench's driver does, and returns its result.
-:meth:`JobSim.run` hands a job over and clocks the simulation until the job returns, so the
-TLM can call the RTL like a function. ``cycles`` counts every rising edge (a job measures its
-own cycles from it). MyHDL runs one simulation per process: :meth:`close` ends it.
+falling edges, for a job: a generator function ``job(io)`` that drives the block's ports and
+waits on ``io.clk.negedge`` (and ``delay``) as a bench's driver does -- with the same
+sequences (:mod:`rtl.drive`, the blocks' ``*_driver.py``), ``io`` being the JobSim --, and
+returns its result. :meth:`JobSim.run` hands a job over and clocks the simulation until the
+job returns, so the TLM can call the RTL like a function. ``cycles`` counts every rising
+edge (a job measures its own cycles from it). MyHDL runs one simulation per process:
+:meth:`close` ends it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
 from rlaccel.util.errors import SimError
 
-from rlaccel.rtl.bench import counted_clock
 from rlaccel.rtl.errors import RtlError
 
 __all__ = ["JobSim", "JobTransactor", "require_family"]
@@ -37,30 +37,29 @@ def require_family(agent, family: str, block: str, machine: str) -> None:
                        f"{', '.join(fams)}")
 
 
-class JobTransactor:
-    """What every transactor built on a :class:`JobSim` shares: ``_sim`` (set by ``attach``),
-    ``close`` (MyHDL runs one simulation per process) and the seconds spent in the RTL."""
+@block
+def _counted_clock(clk, sim: "JobSim"):
+    """A free-running clock of period ``2 * _HALF`` that counts its rising edges in
+    ``sim.cycles``."""
+    @instance
+    def clock():
+        while True:
+            yield delay(_HALF)
+            if not clk:                   # clk is about to rise
+                sim.cycles += 1
+            clk.next = not clk
 
-    _sim: "JobSim | None" = None
-    _wall = 0.0
-
-    def close(self) -> None:
-        if self._sim is not None:
-            self._wall = self._sim.wall_s
-            self._sim.close()
-            self._sim = None
-
-    @property
-    def wall_s(self) -> float:
-        """Seconds spent in the RTL simulation."""
-        return self._sim.wall_s if self._sim is not None else self._wall
+    return clock
 
 
 class JobSim:
-    """Drives ``block(clk, rst, **ports, prm=prm)``; ``what`` names it in errors."""
+    """Drives ``block(clk, rst, **ports, prm=prm)`` and the models beside it (``beside``:
+    ``(block function, args)`` pairs, each built as ``fn(clk, *args, prm=prm)``); ``what``
+    names the block in errors."""
 
-    def __init__(self, block_fn: Callable, ports: dict, prm, what: str):
+    def __init__(self, block_fn: Callable, ports: dict, prm, what: str, beside=()):
         self.what = what
+        self.ports = ports
         self.cycles = 0
         self.wall_s = 0.0
         self.clk = clk = Signal(bool(0))
@@ -71,12 +70,10 @@ class JobSim:
 
         @block
         def bench():
-            dut = block_fn(clk, rst, **ports, prm=prm)
-
-            def tick():
-                me.cycles += 1
-
-            clock = counted_clock(clk, tick, _HALF)
+            insts = [block_fn(clk, rst, **ports, prm=prm)]
+            for fn, args in beside:
+                insts.append(fn(clk, *args, prm=prm))
+            insts.append(_counted_clock(clk, me))
 
             @instance
             def driver():
@@ -90,16 +87,17 @@ class JobSim:
                     if me._job is None:
                         continue
                     job, me._job = me._job, None
-                    me._result = yield from job()
+                    me._result = yield from job(me)
 
-            return dut, clock, driver
+            insts.append(driver)
+            return insts
 
         self._sim = Simulation(bench())
         self._sim.run(4 * 2 * _HALF, quiet=1)          # through reset
 
-    def run(self, job: Callable[[], Generator], budget: int):
+    def run(self, job: Callable[["JobSim"], Generator], budget: int, task: str = "a job"):
         """Run ``job`` on the block; ``budget`` is the cycles it should take (the simulation
-        gives up, with a :class:`SimError`, after four times that plus 64)."""
+        gives up, with a :class:`SimError` naming ``task``, after four times that plus 64)."""
         if self._sim is None:
             raise RtlError(f"the RTL {self.what} is closed")
         wall = time.perf_counter()
@@ -107,7 +105,7 @@ class JobSim:
         spent, step = 0, budget + 2
         while self._result is _NONE:
             if spent > 4 * budget + 64:
-                raise SimError(f"the RTL {self.what} did not finish a job in {spent} cycles "
+                raise SimError(f"the RTL {self.what} did not finish {task} in {spent} cycles "
                                f"(expected about {budget})")
             self._sim.run(step * 2 * _HALF, quiet=1)
             spent += step
@@ -120,3 +118,37 @@ class JobSim:
         if self._sim is not None:
             self._sim.quit()
             self._sim = None
+
+
+class JobTransactor:
+    """What every transactor built on a :class:`JobSim` shares: the simulation (made by
+    :meth:`_start` in ``attach``), running a job on it (:meth:`_run`), ``close`` (MyHDL runs
+    one simulation per process) and the seconds spent in the RTL."""
+
+    #: the block in errors ("butterfly network")
+    what = "block"
+    _sim: "JobSim | None" = None
+    _wall = 0.0
+
+    def _start(self, block_fn: Callable, ports: dict, prm, beside=()) -> JobSim:
+        self._sim = JobSim(block_fn, ports, prm, self.what, beside)
+        return self._sim
+
+    def _run(self, job: Callable[[JobSim], Generator], budget: int, task: str = "a job"):
+        """:meth:`JobSim.run` on the attached block."""
+        if self._sim is None:
+            raise RtlError(f"the RTL {self.what} is not attached to a platform (or was "
+                           f"closed)")
+        return self._sim.run(job, budget, task)
+
+    def close(self) -> None:
+        """End the MyHDL simulation (one may run per process)."""
+        if self._sim is not None:
+            self._wall = self._sim.wall_s
+            self._sim.close()
+            self._sim = None
+
+    @property
+    def wall_s(self) -> float:
+        """Seconds spent in the RTL simulation."""
+        return self._sim.wall_s if self._sim is not None else self._wall

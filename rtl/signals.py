@@ -1,9 +1,12 @@
-"""Signal helpers every RTL block uses: widths of unsigned values and MyHDL signals of a width.
+"""Signal helpers every RTL block uses: widths of unsigned values, MyHDL signals of a width,
+and words packed side by side into one wide signal's value (a beat, a tile, a bus of lanes).
 
 Importing this module also installs the faster ``intbv`` width helper of :mod:`rtl._speed`.
 """
 
 from __future__ import annotations
+
+from typing import Iterable
 
 from myhdl import Signal, intbv
 
@@ -11,7 +14,7 @@ from rlaccel.rtl import _speed
 
 _speed.install()             # MyHDL's intbv width helper, 2x faster (see rtl/_speed.py)
 
-__all__ = ["bits_for", "sig_signed", "sig_unsigned"]
+__all__ = ["bits_for", "sig_signed", "sig_unsigned", "pack", "unpack"]
 
 
 def bits_for(n: int) -> int:
@@ -27,3 +30,21 @@ def sig_signed(bits: int, value: int = 0) -> Signal:
 def sig_unsigned(bits: int, value: int = 0) -> Signal:
     """An unsigned signal of ``bits`` bits (``bits == 0`` gives a bool)."""
     return Signal(intbv(value)[bits:]) if bits else Signal(bool(value))
+
+
+def pack(words: Iterable[int], bits: int) -> int:
+    """Words of ``bits`` bits side by side, word k in bits ``[k bits + bits - 1 : k bits]``
+    (a signed word as its two's complement)."""
+    m = (1 << bits) - 1
+    return sum((int(v) & m) << (k * bits) for k, v in enumerate(words))
+
+
+def unpack(value: int, bits: int, n: int, *, signed: bool = True) -> list[int]:
+    """The ``n`` words of :func:`pack`'s layout in ``value``, signed unless ``signed`` is
+    False."""
+    value, m, top = int(value), (1 << bits) - 1, 1 << (bits - 1)
+    out = []
+    for k in range(n):
+        v = (value >> (k * bits)) & m
+        out.append(v - (1 << bits) if signed and v & top else v)
+    return out

@@ -1,31 +1,30 @@
-"""The ADHDP datapath's test benches, one per block (on the harness of :mod:`rtl.bench`).
+"""The ADHDP datapath's test benches, one per block, on the harness of :mod:`rtl.bench`.
 
 Predictors are the project's functional models, never a second copy of the arithmetic:
 ``isa.dtypes`` for the lane and the activation unit, ``Encoding.decode`` for the decoder and
-``tlm.families.base.semantics`` with ``tlm.families.base.timing`` for the datapath.
-
-The driver applies inputs on the falling clock edge (cycle k's inputs are sampled by the
-rising edge that ends cycle k); the monitor reads outputs on the falling edge as well.
+``tlm.families.base.semantics`` with ``tlm.families.base.timing`` for the datapath. The lane,
+the activation unit and the decoder are pipelined benches (a transaction a cycle, results a
+fixed latency later); the datapath's takes an instruction at a time.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
-from myhdl import StopSimulation, always, block, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.isa.encoding import Instruction
 from rlaccel.util.errors import DecodeError
 
 from rlaccel.machines.adhdp.rtl.activation import ACT, activation, activation_signals
-from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
+from rlaccel.machines.adhdp.rtl.datapath import (DATAPATH_MNEMONICS, datapath, datapath_signals,
+                                                 rtl_cycles)
+from rlaccel.machines.adhdp.rtl.datapath_driver import run_instruction, wait_ready
 from rlaccel.machines.adhdp.rtl.decoder import DecodedFields, decoder, mnemonics
 from rlaccel.machines.adhdp.rtl.lane import LANE_OPS, lane, lane_signals
 from rlaccel.machines.adhdp.rtl.memory import memories
 from rlaccel.machines.adhdp.rtl.params import Params, params
-from rlaccel.rtl.bench import Bench, count_coverage, random_words
+from rlaccel.rtl.bench import Bench, PipelineBench
+from rlaccel.rtl.fixed_stimulus import random_words
 from rlaccel.rtl.scoreboard import Txn
 from rlaccel.rtl.signals import sig_unsigned
 
@@ -33,27 +32,28 @@ __all__ = ["LaneBench", "ActivationBench", "DecoderBench", "DatapathBench", "dat
            "random_instruction", "random_matrix_instruction"]
 
 
-class _AdhdpBench(Bench):
+class _Adhdp:
     """A block of the ADHDP datapath: built for the adhdp architecture unless ``--arch``
     names another, with the datapath's parameters."""
 
-    arch = "adhdp"
     make_params = staticmethod(params)
 
 
 # ---------------------------------------------------------------------------------- lane
-class LaneBench(_AdhdpBench):
+_OP_CODE = {name: i for i, name in enumerate(LANE_OPS)}
+
+
+class LaneBench(_Adhdp, PipelineBench):
     """Lane: random mul/muladd/mulsub operations and mac/mact dot products, one term per
-    cycle, predicted by ``isa.dtypes`` (mul, add, sub, dot) with saturation counters."""
+    cycle, predicted by ``isa.dtypes`` (mul, add, sub, dot) with saturation counters; the
+    results two cycles after a transaction's last term."""
 
     name = "lane"
-    top = "lane"
-    LATENCY = 2
+    latency = 2
+    block = staticmethod(lane)
 
     def ports(self, prm):
         return lane_signals(prm)
-
-    block = staticmethod(lane)
 
     def transactions(self, rng, n, prm):
         dt = prm.dt
@@ -91,62 +91,33 @@ class LaneBench(_AdhdpBench):
             yield Txn(kind, ops, {"y": int(y), "sat_mul": cm.saturations > 0,
                                   "sat_add": False}, stimulus=terms)
 
-    tb = None   # set below
+    def setup(self, h):
+        h.ext = 0                       # the last term's ext: the add stage's, a cycle later
+        return []
 
+    def drive(self, h, txn):
+        s = h.ports
+        terms = txn.stimulus or [{"a": txn.operands["a"], "b": txn.operands["b"], "ext": 0}]
+        for t, term in enumerate(terms):
+            yield h.clk.negedge
+            s["ext"].next = h.ext
+            s["op"].next = _OP_CODE[txn.opcode]
+            s["a"].next = term["a"]
+            s["b"].next = term["b"]
+            s["c"].next = txn.operands.get("c", 0)
+            s["first"].next = t == 0
+            s["last"].next = t == len(terms) - 1
+            h.ext = term["ext"]
+        self.issue(h, txn)
 
-@block
-def lane_tb(clk, rst, ports, txns, board, prm, stats):
-    """Lane driver (one term per cycle) and monitor (results LATENCY cycles later)."""
-    s = ports
-    code = {name: i for i, name in enumerate(LANE_OPS)}
-    latency = LaneBench.LATENCY
-    due: deque = deque()                 # cycles at which results come out, in order
-    pending_ext = [0]
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
+    def idle(self, h):
+        h.ports["ext"].next = h.ext
+        h.ports["op"].next = 0
 
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            terms = txn.stimulus or [{"a": txn.operands["a"], "b": txn.operands["b"], "ext": 0}]
-            for t, term in enumerate(terms):
-                yield clk.negedge
-                s["ext"].next = pending_ext[0]          # ext belongs to the add stage
-                s["op"].next = code[txn.opcode]
-                s["a"].next = term["a"]
-                s["b"].next = term["b"]
-                s["c"].next = txn.operands.get("c", 0)
-                s["first"].next = t == 0
-                s["last"].next = t == len(terms) - 1
-                pending_ext[0] = term["ext"]
-                if t == len(terms) - 1:
-                    txn.cycle = stats.cycles
-                    board.expect(txn)
-                    count_coverage(coverage, txn)
-                    due.append(stats.cycles + latency)
-        yield clk.negedge
-        s["ext"].next = pending_ext[0]
-        s["op"].next = 0
-        for _ in range(latency + 1):
-            yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
-    def monitor():
-        while True:
-            yield clk.negedge
-            if due and due[0] == stats.cycles:
-                due.popleft()
-                board.observe({"y": int(s["y"].val), "sat_mul": bool(s["sat_mul"].val),
-                               "sat_add": bool(s["sat_add"].val)}, stats.cycles)
-
-    return drive, monitor
-
-
-LaneBench.tb = staticmethod(lane_tb)
+    def sample(self, h, txn):
+        s = h.ports
+        return {"y": int(s["y"].val), "sat_mul": bool(s["sat_mul"].val),
+                "sat_add": bool(s["sat_add"].val)}
 
 
 # ---------------------------------------------------------------------------------- activation
@@ -166,13 +137,13 @@ def activation_inputs(rng: np.random.Generator, prm: Params, size: int) -> np.nd
     return out
 
 
-class ActivationBench(_AdhdpBench):
+class ActivationBench(_Adhdp, PipelineBench):
     """Activation unit: random (function, derivative?, x) per cycle, predicted by
-    ``isa.dtypes`` ``activate`` / ``derivative`` with a saturation counter."""
+    ``isa.dtypes`` ``activate`` / ``derivative`` with a saturation counter; the result a cycle
+    later."""
 
     name = "activation"
-    top = "activation"
-    LATENCY = 1
+    latency = 1
     block = staticmethod(activation)
 
     def ports(self, prm):
@@ -191,44 +162,15 @@ class ActivationBench(_AdhdpBench):
                       {"y": int(y), "sat": c.saturations > 0},
                       stimulus={"x": x, "act": f, "deriv": d})
 
+    def drive(self, h, txn):
+        yield h.clk.negedge
+        for k, v in txn.stimulus.items():
+            h.ports[k].next = v
+        self.issue(h, txn)
 
-@block
-def activation_tb(clk, rst, ports, txns, board, prm, stats):
-    """Activation driver (one input per cycle) and monitor (the result a cycle later)."""
-    s = ports
-    due: deque = deque()
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            yield clk.negedge
-            for k, v in txn.stimulus.items():
-                s[k].next = v
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            due.append(stats.cycles + ActivationBench.LATENCY)
-        for _ in range(ActivationBench.LATENCY + 2):
-            yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
-    def monitor():
-        while True:
-            yield clk.negedge
-            if due and due[0] == stats.cycles:
-                due.popleft()
-                board.observe({"y": int(s["y"].val), "sat": bool(s["sat"].val)}, stats.cycles)
-
-    return drive, monitor
-
-
-ActivationBench.tb = staticmethod(activation_tb)
+    def sample(self, h, txn):
+        s = h.ports
+        return {"y": int(s["y"].val), "sat": bool(s["sat"].val)}
 
 
 # ---------------------------------------------------------------------------------- decoder
@@ -248,12 +190,12 @@ def random_instruction(rng: np.random.Generator, prm: Params, mnemonic: str | No
     return Instruction(m, ops)
 
 
-class DecoderBench(_AdhdpBench):
+class DecoderBench(_Adhdp, PipelineBench):
     """Decoder: legal instructions of every mnemonic, the same with one bit flipped, and
-    random words; predicted by ``Encoding.decode``."""
+    random words; predicted by ``Encoding.decode``; a word a cycle, the combinational outputs
+    read on the rising edge that ends its cycle."""
 
     name = "decoder"
-    top = "decoder"
     block = staticmethod(decoder)
     clocked = False
 
@@ -282,50 +224,20 @@ class DecoderBench(_AdhdpBench):
                       {"legal": True, "mn": names.index(ins.mnemonic), **ins.operands},
                       stimulus=word)
 
+    def drive(self, h, txn):
+        yield h.clk.negedge
+        h.ports["word"].next = txn.stimulus
+        self.issue(h, txn)
 
-@block
-def decoder_tb(clk, rst, ports, txns, board, prm, stats):
-    """Decoder driver (one word per cycle, on the falling edge) and monitor (the
-    combinational outputs on the next rising edge)."""
-    word, f = ports["word"], ports["fields"]
-    current = []
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            yield clk.negedge
-            word.next = txn.stimulus
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            current.append(txn)
-        yield clk.negedge
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
-    def monitor():
-        while True:
-            yield clk.posedge
-            if current:
-                txn = current.pop()
-                got = {"legal": bool(f.legal.val)}
-                if got["legal"]:
-                    got["mn"] = int(f.mn.val)
-                    for k in txn.expected:
-                        if k not in ("legal", "mn"):
-                            got[k] = int(getattr(f, k).val)
-                board.observe(got, stats.cycles)
-
-    return drive, monitor
-
-
-DecoderBench.tb = staticmethod(decoder_tb)
+    def sample(self, h, txn):
+        f = h.ports["fields"]
+        got = {"legal": bool(f.legal.val)}
+        if got["legal"]:
+            got["mn"] = int(f.mn.val)
+            for k in txn.expected:
+                if k not in ("legal", "mn"):
+                    got[k] = int(getattr(f, k).val)
+        return got
 
 
 # ---------------------------------------------------------------------------------- datapath
@@ -371,15 +283,16 @@ def fill_memory(rng: np.random.Generator, prm: Params, size: int) -> np.ndarray:
     return random_words(rng, prm, size)
 
 
-class DatapathBench(_AdhdpBench):
+class DatapathBench(_Adhdp, Bench):
     """Datapath: random FF, BP, WU and BP_WU (every activation and the bypass) over memory
     contents with edge values, one instruction at a time, plus a few words that are not
-    datapath instructions. Predicted by ``tlm.families.base.semantics`` (memories and saturation count)
-    and ``tlm.families.base.timing`` (cycles, see :func:`rtl.datapath.rtl_cycles`)."""
+    datapath instructions. Predicted by ``tlm.families.base.semantics`` (memories and
+    saturation count) and ``tlm.families.base.timing`` (cycles, see
+    :func:`.datapath.rtl_cycles`); the memories are a model beside the block
+    (:mod:`.memory`), holding each instruction's before it starts."""
 
     default_n = 300            # instructions
     name = "datapath"
-    top = "datapath"
     block = staticmethod(datapath)
 
     def ports(self, prm):
@@ -397,6 +310,48 @@ class DatapathBench(_AdhdpBench):
                 continue
             mn = DATAPATH_MNEMONICS[k % len(DATAPATH_MNEMONICS)]
             yield datapath_txn(prm, random_matrix_instruction(rng, prm, mn), U, S)
+
+    def setup(self, h):
+        h.U = np.zeros(h.prm.unified_words, dtype=np.int64)
+        h.S = np.zeros(h.prm.synapse_words, dtype=np.int64)
+        return [(memories, (h.ports, h.U, h.S))]
+
+    def drive(self, h, txn):
+        """An instruction when ready, over the predicted memory state; at done: cycles,
+        saturations, both memories against the prediction."""
+        yield from wait_ready(h)
+        h.U[:], h.S[:] = txn.stimulus["before"]
+        t0 = h.cycles
+        cycles, sats, fault = yield from run_instruction(h, txn.stimulus["word"],
+                                                 txn.expected.get("cycles", 2) + 64)
+        h.applied(txn, t0)
+        if cycles is None:
+            h.stop()
+            return {"fault": None, "sats": None, "cycles": None, "memory": "done never came"}
+        diff = _memory_diff(h.prm, (h.U, h.S), txn.stimulus["after"])
+        return {"fault": fault, "sats": sats, "cycles": cycles,
+                "memory": diff or txn.expected["memory"]}
+
+    def cover(self, h, txn):
+        """What an instruction exercised: mnemonic with and without activation, edge values
+        among the words it read, saturation."""
+        if txn.expected.get("fault"):
+            h.count("fault")
+            return
+        o = txn.operands
+        mn = txn.opcode
+        h.count(f"{mn}/{'act' if o.get('act', 0) else 'bypass'}" if mn != "wu" else "wu")
+        U, S = txn.stimulus["before"]
+        n = o["cols"] - o["off"]
+        W = S[o["syn"]:o["syn"] + o["rows"] * o["cols"]]
+        vec = U[o["src"]:o["src"] + (n if mn == "ff" else o["rows"])]
+        read = np.concatenate([W, vec])
+        for name, v in (("zero", 0), ("most negative", h.prm.min_raw),
+                        ("most positive", h.prm.max_raw)):
+            if (read == v).any():
+                h.count(f"{mn} reads {name}")
+        if txn.expected["sats"]:
+            h.count(f"{mn} saturates")
 
 
 def datapath_txn(prm: Params, ins: Instruction, U: np.ndarray, S: np.ndarray) -> Txn:
@@ -426,73 +381,3 @@ def _memory_diff(prm, actual, expected) -> str:
         for addr in np.flatnonzero(a != e)[:4].tolist():
             out.append(f"{name}[{addr}]={int(a[addr])} (predicted {int(e[addr])})")
     return "; ".join(out)
-
-
-def _coverage(prm, txn, coverage: dict) -> None:
-    """Record what an instruction exercised: mnemonic with and without activation, edge
-    values among the words it read, saturation."""
-    if txn.expected.get("fault"):
-        coverage["fault"] = coverage.get("fault", 0) + 1
-        return
-    o = txn.operands
-    mn = txn.opcode
-    key = f"{mn}/{'act' if o.get('act', 0) else 'bypass'}" if mn != "wu" else "wu"
-    coverage[key] = coverage.get(key, 0) + 1
-    U, S = txn.stimulus["before"]
-    n = o["cols"] - o["off"]
-    W = S[o["syn"]:o["syn"] + o["rows"] * o["cols"]]
-    vec = U[o["src"]:o["src"] + (n if mn == "ff" else o["rows"])]
-    read = np.concatenate([W, vec])
-    for name, v in (("zero", 0), ("most negative", prm.min_raw), ("most positive", prm.max_raw)):
-        if (read == v).any():
-            coverage[f"{mn} reads {name}"] = coverage.get(f"{mn} reads {name}", 0) + 1
-    if txn.expected["sats"]:
-        coverage[f"{mn} saturates"] = coverage.get(f"{mn} saturates", 0) + 1
-
-
-@block
-def datapath_tb(clk, rst, ports, txns, board, prm, stats):
-    """Datapath driver (an instruction when ready, over the predicted memory state) and
-    monitor (at done: cycles, saturations, both memories against the prediction)."""
-    p = ports
-    U = np.zeros(prm.unified_words, dtype=np.int64)
-    S = np.zeros(prm.synapse_words, dtype=np.int64)
-    mem = memories(clk, p, U, S, prm=prm)
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            while not p["ready"]:
-                yield clk.negedge
-            U[:], S[:] = txn.stimulus["before"]
-            p["instr"].next = txn.stimulus["word"]
-            p["start"].next = True
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            _coverage(prm, txn, coverage)
-            yield clk.negedge
-            p["start"].next = False
-            limit = txn.cycle + txn.expected.get("cycles", 2) + 64
-            while not p["done"] and stats.cycles < limit:
-                yield clk.negedge
-            if not p["done"]:
-                board.observe({"fault": None, "sats": None, "cycles": None,
-                               "memory": "done never came"}, stats.cycles)
-                break
-            got = {"fault": bool(p["fault"]), "sats": int(p["sats"]),
-                   "cycles": stats.cycles - txn.cycle}
-            diff = _memory_diff(prm, (U, S), txn.stimulus["after"])
-            got["memory"] = diff or txn.expected["memory"]
-            board.observe(got, stats.cycles)
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    return mem, drive
-
-
-DatapathBench.tb = staticmethod(datapath_tb)

@@ -12,25 +12,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.arch import Arch
 from rlaccel.isa.dtypes import FixedType, get_dtype
 from rlaccel.isa.encoding import Encoding, encoding_for
 from rlaccel.util.errors import ArchError
+from rlaccel.rtl.params import FixedWords, per_arch
 from rlaccel.rtl.signals import bits_for
 
 __all__ = ["Params", "params"]
 
 
 @dataclass(frozen=True)
-class Params:
-    """The RTL's view of one architecture."""
+class Params(FixedWords):
+    """The RTL's view of one architecture: its format's word (``word_bits`` W, ``frac_bits``
+    N, ``min_raw``, ``max_raw``: :class:`rtl.params.FixedWords`) and these."""
 
     arch: Arch
     enc: Encoding
     dt: FixedType
     lanes: int              # L
-    word_bits: int          # data word (W)
-    frac_bits: int          # binary point (N)
     max_dim: int            # longest vector an instruction names
     unified_words: int
     synapse_words: int
@@ -46,34 +46,16 @@ class Params:
         """A full product of two words."""
         return 2 * self.word_bits
 
-    @property
-    def min_raw(self) -> int:
-        return self.dt.min_raw
 
-    @property
-    def max_raw(self) -> int:
-        return self.dt.max_raw
-
-
-_CACHE: dict[str, Params] = {}
-
-
-def params(arch: Arch | str) -> Params:
-    """The (cached) parameters of an architecture; fixed-point formats only."""
-    a = load_arch(arch) if isinstance(arch, str) else arch
-    key = a.path or a.name
-    if key in _CACHE:
-        return _CACHE[key]
+@per_arch("adhdp")
+def params(a: Arch) -> Params:
+    """The parameters of an architecture; fixed-point formats only."""
     k, g = a.knobs, a.geometry
     dt = get_dtype(k.dtype, segments=k.pwl_segments)
     if dt.is_float:
         raise ArchError(f"the RTL blocks are fixed point; '{a.name}' computes in {dt.name}")
-    enc = encoding_for(a)
-    p = Params(arch=a, enc=enc, dt=dt, lanes=k.lanes, word_bits=dt.bits,
-               frac_bits=dt.frac_bits, max_dim=g.max_dim, unified_words=g.unified_words,
-               synapse_words=k.synapse_words, uaddr_bits=g.widths["uaddr"],
-               saddr_bits=g.widths["saddr"], dim_bits=bits_for(g.max_dim),
-               acc_bits=dt.accumulator_bits(g.max_dim), tree_bits=dt.accumulator_bits(k.lanes),
-               tiles=ceil(g.max_dim / k.lanes))
-    _CACHE[key] = p
-    return p
+    return Params(arch=a, enc=encoding_for(a), dt=dt, lanes=k.lanes, max_dim=g.max_dim,
+                  unified_words=g.unified_words, synapse_words=k.synapse_words,
+                  uaddr_bits=g.widths["uaddr"], saddr_bits=g.widths["saddr"],
+                  dim_bits=bits_for(g.max_dim), acc_bits=dt.accumulator_bits(g.max_dim),
+                  tree_bits=dt.accumulator_bits(k.lanes), tiles=ceil(g.max_dim / k.lanes))

@@ -18,34 +18,23 @@ MyHDL runs one simulation per process: call :meth:`close` before starting anothe
 
 from __future__ import annotations
 
-import time
-
-from myhdl import ResetSignal, Signal, Simulation, block, instance
-
 from rlaccel.isa.encoding import Instruction
 from rlaccel.util.errors import SimError
 
-from rlaccel.rtl.bench import counted_clock
-from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals, rtl_cycles
-from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobTransactor
+from rlaccel.machines.adhdp.rtl.datapath import (DATAPATH_MNEMONICS, datapath, datapath_signals,
+                                                 rtl_cycles)
+from rlaccel.machines.adhdp.rtl.datapath_driver import run_instruction, wait_ready
 from rlaccel.machines.adhdp.rtl.memory import memories
 from rlaccel.machines.adhdp.rtl.params import params
 
 __all__ = ["RtlDatapath"]
 
-_HALF = 5                      # half a clock period, in simulation time units
 
-
-class _Mailbox:
-    word: int | None = None
-    busy = False
-    started = 0
-    result: tuple | None = None   # (cycles, sats, fault)
-    cycles = 0
-
-
-class RtlDatapath:
+class RtlDatapath(JobTransactor):
     """A datapath for a one-agent :class:`tlm.platform.Platform` that executes on the MyHDL RTL."""
+
+    what = "datapath"
 
     def __init__(self, *, strict_cycles: bool = False):
         self.strict_cycles = strict_cycles
@@ -53,9 +42,7 @@ class RtlDatapath:
         self.rtl_cycles = 0
         self.cycle_mismatches = 0
         self.first_mismatch = ""
-        self.wall_s = 0.0
         self.by_mnemonic: dict[str, int] = {}
-        self._sim = None
 
     # ---------------------------------------------------------------------------------------
     def attach(self, system) -> None:
@@ -65,45 +52,8 @@ class RtlDatapath:
         self.prm = prm
         self.system = system
         ports = datapath_signals(prm)
-        clk = Signal(bool(0))
-        rst = ResetSignal(1, active=1, isasync=False)
-        box = self._box = _Mailbox()
-        U, S = system.unified.data, system.synapse.data
-
-        @block
-        def bench():
-            dut = datapath(clk, rst, **ports, prm=prm)
-            mem = memories(clk, ports, U, S, prm=prm)
-
-            def tick():
-                box.cycles += 1
-
-            clock = counted_clock(clk, tick, _HALF)
-
-            @instance
-            def driver():
-                yield clk.negedge
-                yield clk.negedge
-                rst.next = 0
-                while True:
-                    yield clk.negedge
-                    if box.word is not None and ports["ready"] and not box.busy:
-                        ports["instr"].next = box.word
-                        ports["start"].next = True
-                        box.word = None
-                        box.busy = True
-                        box.started = box.cycles
-                        continue
-                    ports["start"].next = False
-                    if box.busy and ports["done"]:
-                        box.result = (box.cycles - box.started, int(ports["sats"]),
-                                      bool(ports["fault"]))
-                        box.busy = False
-
-            return dut, mem, clock, driver
-
-        self._sim = Simulation(bench())
-        self._sim.run(4 * 2 * _HALF, quiet=1)    # through reset
+        self._start(datapath, ports, prm,
+                    beside=[(memories, (ports, system.unified.data, system.synapse.data))])
         for op in system.ops:
             if op.kind == EXEC and op.mnemonic in DATAPATH_MNEMONICS:
                 op.run = self._runner(op)
@@ -135,30 +85,13 @@ class RtlDatapath:
     def execute(self, word: int, expected: int) -> tuple[int, int, bool]:
         """Run one instruction word on the RTL; (cycles from start to done, saturations,
         fault)."""
-        if self._sim is None:
-            raise RtlError("the RTL datapath is not attached to a system (or was closed)")
-        box = self._box
-        box.word = word
-        box.result = None
-        wall = time.perf_counter()
-        budget = expected + 3
-        spent = 0
-        while box.result is None:
-            if spent > 4 * expected + 64:
-                raise SimError(f"the RTL datapath did not finish {self.prm.enc.hex(word)} in "
-                               f"{spent} cycles (the TLM's timing predicts {expected})")
-            self._sim.run(budget * 2 * _HALF, quiet=1)
-            spent += budget
-            budget = 4
-        self.wall_s += time.perf_counter() - wall
-        self.rtl_cycles += box.result[0]
-        return box.result
+        def job(io):
+            yield from wait_ready(io)
+            return (yield from run_instruction(io, word))
 
-    def close(self) -> None:
-        """End the MyHDL simulation (one may run per process)."""
-        if self._sim is not None:
-            self._sim.quit()
-            self._sim = None
+        result = self._run(job, expected, self.prm.enc.hex(word))
+        self.rtl_cycles += result[0]
+        return result
 
     # ---------------------------------------------------------------------------------------
     @property

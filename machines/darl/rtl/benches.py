@@ -1,22 +1,24 @@
-"""Test benches of DARL's blocks: driver, monitor and predictor around the in-order checker
-(:mod:`rtl.scoreboard`). Predictors are the TLM unit models:
-:func:`tlm.families.darl.allreduce.butterfly_allreduce` with ``allreduce_cycles`` for the
-network, :class:`tlm.families.darl.encoder.Encoder` for the encoder.
+"""Test benches of DARL's blocks, on the harness of :mod:`rtl.bench`. Predictors are the TLM
+unit models: :func:`tlm.families.darl.allreduce.butterfly_allreduce` with
+``allreduce_cycles`` for the network, :class:`tlm.families.darl.encoder.Encoder` for the
+encoder.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from myhdl import StopSimulation, block, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, butterfly_allreduce
 from rlaccel.machines.darl.tlm.encoder import Encoder, position_matrix
 from rlaccel.machines.darl.tlm.timing import Workload, iteration_cycles
 
-from rlaccel.rtl.bench import Bench, count_coverage, random_words
+from rlaccel.rtl.bench import Bench
+from rlaccel.rtl.fixed_stimulus import random_words
 from rlaccel.rtl.scoreboard import Txn
-from rlaccel.machines.darl.rtl.butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
+from rlaccel.rtl.signals import pack
+from rlaccel.machines.darl.rtl.butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from rlaccel.machines.darl.rtl.butterfly_driver import load, read_back, reduce
 from rlaccel.machines.darl.rtl.encoder import darl_encoder, encoder_latency, encoder_signals
 from rlaccel.machines.darl.rtl.params import darl_params
 
@@ -30,8 +32,6 @@ class ButterflyBench(Bench):
     count) and ``allreduce_cycles`` with the block's HOP_LATENCY."""
 
     name = "darl_butterfly"
-    top = "darl_butterfly"
-    arch = "darl"
     block = staticmethod(darl_butterfly)
     make_params = staticmethod(darl_params)
     signals = staticmethod(butterfly_signals)
@@ -59,62 +59,21 @@ class ButterflyBench(Bench):
                       stimulus={"shards": [[int(v) for v in sh] for sh in shards],
                                 "average": average, "stages": k})
 
-
-@block
-def butterfly_tb(clk, rst, ports, txns, board, prm, stats):
-    """Network driver and monitor: load every buffer a beat a cycle, ``start``, wait for
-    ``done`` (the cycles between them, which the TLM's allreduce_cycles predicts), read every
-    buffer back a beat a cycle."""
-    s = ports
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        W = prm.width
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            st = txn.stimulus
-            words = len(st["shards"][0])
-            for a, shard in enumerate(st["shards"]):
-                for b in range(prm.beats(words)):
-                    yield clk.negedge
-                    s["ld_we"].next = True
-                    s["ld_agent"].next = a
-                    s["ld_beat"].next = b
-                    s["ld_data"].next = beat_bus(shard[b * W:(b + 1) * W], prm)
-            yield clk.negedge
-            s["ld_we"].next = False
-            s["start"].next = True
-            s["words"].next = words
-            s["average"].next = st["average"]
-            s["nstages"].next = st["stages"]
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            key = f"{len(st['shards'])} agents"
-            coverage[key] = coverage.get(key, 0) + 1
-            limit = stats.cycles + 4 * (prm.stages + 1) * (prm.entries + 4)
-            yield clk.negedge
-            s["start"].next = False
-            while not s["done"].val and stats.cycles < limit:
-                yield clk.negedge
-            cycles = stats.cycles - txn.cycle - 1 if s["done"].val else None
-            rows = yield from read_back(s, clk, len(st["shards"]), words, prm)
-            result = [tuple(r) for r in rows]
-            n = int(s["sats"].val)
-            board.observe({"result": tuple(result), "sats": n, "sat": n > 0,
-                           "cycles": cycles}, stats.cycles)
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    return drive
-
-
-ButterflyBench.tb = staticmethod(butterfly_tb)
-
+    def drive(self, h, txn):
+        """Load every buffer a beat a cycle, ``start``, wait for ``done`` (the cycles between
+        them, which the TLM's allreduce_cycles predicts), read every buffer back a beat a
+        cycle."""
+        st = txn.stimulus
+        words, agents = len(st["shards"][0]), len(st["shards"])
+        yield h.clk.negedge
+        yield from load(h, st["shards"], h.prm)
+        t0 = h.cycles
+        cycles, sats = yield from reduce(h, words, st["average"], st["stages"], h.prm)
+        rows = yield from read_back(h, agents, words, h.prm)
+        h.applied(txn, t0)
+        h.count(f"{agents} agents")
+        return {"result": tuple(tuple(r) for r in rows), "sats": sats, "sat": sats > 0,
+                "cycles": cycles}
 
 
 # ---------------------------------------------------------------------------------- encoder
@@ -127,8 +86,6 @@ class EncoderBench(Bench):
     ``iteration_cycles``' encode part."""
 
     name = "darl_encoder"
-    top = "darl_encoder"
-    arch = "darl"
     block = staticmethod(darl_encoder)
     make_params = staticmethod(darl_params)
     signals = staticmethod(encoder_signals)
@@ -137,7 +94,6 @@ class EncoderBench(Bench):
         N = prm.features
         cycles = iteration_cycles(Workload(n=N), prm.latency)["encode"]
         B = prm.word_bits
-        mask = (1 << B) - 1
         one = int(prm.dt.one)
         for _ in range(n):
             P = position_matrix(N, 1, rng)
@@ -157,53 +113,33 @@ class EncoderBench(Bench):
             yield Txn("element", {"s": [int(v) for v in s], "p": [int(v) for v in p]},
                       {"re": int(re[0]), "im": int(im[0]), "sat": c.saturations > 0,
                        "cycles": cycles},
-                      stimulus={"s": sum((int(v) & mask) << (B * i) for i, v in enumerate(s)),
-                                "p": sum((int(v) & mask) << (B * i) for i, v in enumerate(p)),
+                      stimulus={"s": pack(s, B), "p": pack(p, B),
                                 "bubble": bool(rng.random() < 0.1)})
 
+    def drive(self, h, txn):
+        """An element a cycle, with bubbles."""
+        s = h.ports
+        if txn.stimulus["bubble"]:
+            s["valid"].next = False
+            yield h.clk.negedge
+        s["valid"].next = True
+        s["s"].next = txn.stimulus["s"]
+        s["p"].next = txn.stimulus["p"]
+        h.applied(txn)
+        h.due.append(h.cycles)
+        yield h.clk.negedge
 
-@block
-def encoder_tb(clk, rst, ports, txns, board, prm, stats):
-    """Encoder driver (an element a cycle, with bubbles) and monitor (every valid output,
-    with the cycles since its element went in)."""
-    s = ports
-    inflight: list = []
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            if txn.stimulus["bubble"]:
-                s["valid"].next = False
-                yield clk.negedge
-            s["valid"].next = True
-            s["s"].next = txn.stimulus["s"]
-            s["p"].next = txn.stimulus["p"]
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            inflight.append(stats.cycles)
-            yield clk.negedge
-        s["valid"].next = False
-        for _ in range(encoder_latency(prm) + 2):
-            yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
-    def monitor():
+    def monitor(self, h):
+        """Every valid output, with the cycles since its element went in."""
+        s = h.ports
         while True:
-            yield clk.negedge
+            yield h.clk.negedge
             if s["valid_out"].val:
-                start = inflight.pop(0) if inflight else stats.cycles
-                board.observe({"re": int(s["re"].val), "im": int(s["im"].val),
-                               "sat": bool(s["sat"].val), "cycles": stats.cycles - start},
-                              stats.cycles)
+                start = h.due.popleft() if h.due else h.cycles
+                h.observe({"re": int(s["re"].val), "im": int(s["im"].val),
+                           "sat": bool(s["sat"].val), "cycles": h.cycles - start})
 
-    return drive, monitor
-
-
-EncoderBench.tb = staticmethod(encoder_tb)
+    def drain(self, h):
+        h.ports["valid"].next = False
+        for _ in range(encoder_latency(h.prm) + 2):
+            yield h.clk.negedge

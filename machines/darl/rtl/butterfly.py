@@ -21,18 +21,17 @@ Every agent ends with the same words, bit for bit.
 
 The buffers are loaded and read back a beat a cycle, through ports one link beat wide: the
 seed's agents feed the all-reduce from their wide model memories, and the block's own link is
-that wide.
+that wide (:mod:`.butterfly_driver`).
 """
 
 from __future__ import annotations
 
 from myhdl import Signal, always_seq, block, intbv
 
-from rlaccel.rtl.signals import bits_for, sig_signed, sig_unsigned
+from rlaccel.rtl.signals import bits_for, sig_unsigned
 from rlaccel.machines.darl.rtl.params import DarlParams
 
-__all__ = ["darl_butterfly", "butterfly_signals", "beat_bus", "bus_words", "read_back",
-           "HOP_LATENCY"]
+__all__ = ["darl_butterfly", "butterfly_signals", "HOP_LATENCY"]
 
 #: cycles a stage adds to its beats: the link register between the buffers and the adders
 HOP_LATENCY = 1
@@ -170,37 +169,6 @@ def darl_butterfly(clk, rst, ld_we, ld_agent, ld_beat, ld_data, start, words,
             rd_data.next = mem[rd_agent * E + rd_beat]
 
     return control, read
-
-
-def beat_bus(words, prm: DarlParams) -> int:
-    """Up to width signed words as the value of a beat-wide port (missing lanes 0)."""
-    B, m = prm.word_bits, (1 << prm.word_bits) - 1
-    return sum((int(v) & m) << (lane * B) for lane, v in enumerate(words))
-
-
-def bus_words(value: int, prm: DarlParams) -> list[int]:
-    """The width signed words of a beat-wide port's value."""
-    B, m, top = prm.word_bits, (1 << prm.word_bits) - 1, 1 << (prm.word_bits - 1)
-    return [((int(value) >> (lane * B)) & m) - (((int(value) >> (lane * B)) & top) << 1)
-            for lane in range(prm.width)]
-
-
-def read_back(s: dict, clk, agents: int, words: int, prm: DarlParams):
-    """Generator (``yield from`` it in a driver at a falling edge): read the first ``words``
-    words of agents ``0 .. agents - 1``'s buffers a beat a cycle through ``rd_*``; returns
-    one list of signed words per agent."""
-    rows = []
-    for a in range(agents):
-        row = []
-        for b in range(prm.beats(words)):
-            s["rd_en"].next = True
-            s["rd_agent"].next = a
-            s["rd_beat"].next = b
-            yield clk.negedge
-            row += bus_words(s["rd_data"].val, prm)
-        rows.append(row[:words])
-    s["rd_en"].next = False
-    return rows
 
 
 def butterfly_signals(prm: DarlParams) -> dict:

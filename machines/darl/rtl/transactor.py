@@ -27,8 +27,9 @@ from rlaccel.util.errors import SimError
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, stages
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
-from rlaccel.machines.darl.rtl.butterfly import HOP_LATENCY, beat_bus, butterfly_signals, darl_butterfly, read_back
+from rlaccel.rtl.jobs import JobTransactor, require_family
+from rlaccel.machines.darl.rtl.butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
+from rlaccel.machines.darl.rtl.butterfly_driver import load, read_back, reduce
 from rlaccel.machines.darl.rtl.params import darl_params
 
 __all__ = ["RtlButterfly"]
@@ -37,6 +38,7 @@ __all__ = ["RtlButterfly"]
 class RtlButterfly(JobTransactor):
     """A ``datapath=`` for a DARL platform whose all-reduces run on the RTL network."""
 
+    what = "butterfly network"
     #: the network is shared by the agents: attach to a machine of several
     all_agents = True
 
@@ -57,8 +59,7 @@ class RtlButterfly(JobTransactor):
             raise RtlError(f"the RTL butterfly connects {prm.agents} agents, the machine has {n}")
         self.prm, self.n, self.k = prm, n, stages(n)
         self.agents = plat.agents
-        self.ports = ports = butterfly_signals(prm)
-        self._sim = JobSim(darl_butterfly, ports, prm, "butterfly network")
+        self._start(darl_butterfly, butterfly_signals(prm), prm)
         self._calls: dict[int, dict] = {}
         self._count = [0] * n
         for a in plat.agents:
@@ -109,8 +110,6 @@ class RtlButterfly(JobTransactor):
     def reduce(self, shards: list, average: bool) -> tuple[list, int]:
         """Every agent's result of reducing ``shards`` on the RTL, a buffer at a time, and
         the saturations; checks each chunk's cycles."""
-        if self._sim is None:
-            raise RtlError("the RTL butterfly is not attached to a platform (or was closed)")
         prm = self.prm
         size = len(shards[0])
         out = [np.empty(size, dtype=np.int64) for _ in shards]
@@ -135,39 +134,19 @@ class RtlButterfly(JobTransactor):
         return out, sats
 
     def _chunk(self, part: list, average: bool):
-        s, prm, clk = self.ports, self.prm, self._sim.clk
-        W, words = prm.width, len(part[0])
-        sim = self._sim
+        prm, k = self.prm, self.k
+        words = len(part[0])
         rows = [[int(v) for v in p] for p in part]
 
-        def job():
-            for a, shard in enumerate(rows):
-                for b in range(prm.beats(words)):
-                    s["ld_we"].next = True
-                    s["ld_agent"].next = a
-                    s["ld_beat"].next = b
-                    s["ld_data"].next = beat_bus(shard[b * W:(b + 1) * W], prm)
-                    yield clk.negedge
-            s["ld_we"].next = False
-            s["start"].next = True
-            s["words"].next = words
-            s["average"].next = average
-            s["nstages"].next = self.k
-            t0 = sim.cycles
-            yield clk.negedge
-            s["start"].next = False
-            limit = t0 + 4 * (prm.stages + 1) * (prm.entries + 4)
-            while not s["done"].val and sim.cycles < limit:
-                yield clk.negedge
-            cycles = sim.cycles - t0 - 1 if s["done"].val else None
-            n_sat = int(s["sats"].val)
-            back = yield from read_back(s, clk, len(rows), words, prm)
-            res = [np.array(r, dtype=np.int64) for r in back]
-            yield clk.negedge
-            return res, cycles, n_sat
+        def job(io):
+            yield from load(io, rows, prm)
+            cycles, n_sat = yield from reduce(io, words, average, k, prm)
+            back = yield from read_back(io, len(rows), words, prm)
+            yield io.clk.negedge
+            return [np.array(r, dtype=np.int64) for r in back], cycles, n_sat
 
         n = len(rows)
-        return sim.run(job, 2 * n * prm.beats(words) + self.k * (HOP_LATENCY + prm.entries) + 8)
+        return self._run(job, 2 * n * prm.beats(words) + k * (HOP_LATENCY + prm.entries) + 8)
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:

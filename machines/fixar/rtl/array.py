@@ -30,71 +30,16 @@ The size is the architecture's ``[timing]`` ``pe_rows`` x ``pe_cols`` (16 x 16 i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
 
-from rlaccel.isa.arch import Arch
-from rlaccel.util.errors import ArchError
-from rlaccel.machines.fixar.tlm.timing import AapTiming
-
-from rlaccel.rtl.signals import bits_for, sig_signed, sig_unsigned
-from rlaccel.machines.fixar.rtl.params import FixarParams, fixar_params
+from rlaccel.rtl.signals import sig_signed, sig_unsigned
+from rlaccel.machines.fixar.rtl.params import ArrayParams
 from rlaccel.machines.fixar.rtl.pe import fixar_pe
 
-__all__ = ["fixar_array", "array_signals", "ArrayParams", "array_params", "ARRAY_LATENCY"]
+__all__ = ["fixar_array", "array_signals", "ARRAY_LATENCY"]
 
 #: cycles from a tile to ``done``: the PE's two registers and the column accumulator
 ARRAY_LATENCY = 3
-
-
-@dataclass(frozen=True)
-class ArrayParams:
-    pe: FixarParams            # the PE's widths (and max_batch: tiles of an output block)
-    rows: int                  # R: inputs per tile ([timing] pe_rows)
-    cols: int                  # C: outputs per tile ([timing] pe_cols)
-
-    @property
-    def arch(self) -> Arch:
-        return self.pe.arch
-
-    @property
-    def max_tiles(self) -> int:
-        """Tiles (input blocks) one output block may accumulate: the PE accumulator's bound,
-        :attr:`FixarParams.max_terms` (``max_batch``)."""
-        return self.pe.max_terms
-
-    @property
-    def sum_bits(self) -> int:
-        """A column accumulator: the exact sum of ``R`` products a tile, ``max_tiles`` tiles."""
-        return self.pe.acc_bits + bits_for(self.rows)
-
-    @property
-    def timing(self) -> AapTiming:
-        """The family's timing model of one core of this size."""
-        return AapTiming(cores=1, pe_rows=self.rows, pe_cols=self.cols)
-
-
-_CACHE: dict = {}
-
-
-def array_params(arch: str = "fixar") -> ArrayParams:
-    """The array of an architecture: the PE's parameters, ``[timing]`` ``pe_rows`` x
-    ``pe_cols`` (the family's defaults without them)."""
-    pe = fixar_params(arch)
-    key = pe.arch.path or pe.arch.name
-    if key not in _CACHE:
-        t = pe.arch.extra.get("timing", {}) or {}
-        dflt = AapTiming()
-        size = {}
-        for k, d in (("pe_rows", dflt.pe_rows), ("pe_cols", dflt.pe_cols)):
-            v = t.get(k, d)
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 64:
-                raise ArchError(f"{pe.arch.name}: [timing] {k} = {v!r}: the PE array needs "
-                                f"an integer from 1 to 64")
-            size[k] = v
-        _CACHE[key] = ArrayParams(pe=pe, rows=size["pe_rows"], cols=size["pe_cols"])
-    return _CACHE[key]
 
 
 @block

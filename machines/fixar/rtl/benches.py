@@ -1,31 +1,26 @@
-"""Test benches of FIXAR's blocks: driver, monitor and predictor around the in-order checker
-(:mod:`rtl.scoreboard`). Predictors are the TLM unit models: :mod:`tlm.families.fixar.pe`
-(products, summed exactly as the kernels sum them) with the family's tile timing, and
-:class:`tlm.families.fixar.prng.NoiseGenerator`.
+"""Test benches of FIXAR's blocks, on the harness of :mod:`rtl.bench`. Predictors are the TLM
+unit models: :mod:`tlm.families.fixar.pe` (products, summed exactly as the kernels sum them)
+with the family's tile timing, and :class:`tlm.families.fixar.prng.NoiseGenerator`.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
-from myhdl import StopSimulation, block, instance
 
 from rlaccel.machines.fixar.tlm import pe
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.timing import AapTiming, ff_cycles, unit_cycles
 
-from rlaccel.rtl.bench import Bench, count_coverage
+from rlaccel.rtl.bench import Bench, PipelineBench
 from rlaccel.rtl.scoreboard import Txn
-from rlaccel.machines.fixar.rtl.array import ARRAY_LATENCY, array_params, array_signals, fixar_array
-from rlaccel.machines.fixar.rtl.params import fixar_params
+from rlaccel.rtl.signals import pack, unpack
+from rlaccel.machines.fixar.rtl.array import ARRAY_LATENCY, array_signals, fixar_array
+from rlaccel.machines.fixar.rtl.params import array_params, fixar_params
 from rlaccel.machines.fixar.rtl.pe import fixar_pe, pe_signals
 from rlaccel.machines.fixar.rtl.prng import fixar_prng, prng_signals
+from rlaccel.machines.fixar.rtl.prng_driver import draw, load
 
 __all__ = ["PeBench", "PrngBench", "ArrayBench"]
-
-#: cycles from a term to the accumulators (the multiply and accumulate registers)
-PE_LATENCY = 2
 
 
 def _signed(rng, bits: int, size: int) -> np.ndarray:
@@ -38,15 +33,15 @@ def _signed(rng, bits: int, size: int) -> np.ndarray:
     return out
 
 
-class PeBench(Bench):
+class PeBench(PipelineBench):
     """PE: sums of 1..max_batch terms (mostly up to 16), full or half precision, one term a
     cycle back to back; predicted by ``pe.product_full`` / ``pe.products_half`` summed
     exactly, and the cycles by the family's ``ff_cycles`` for one PE (a full term is one
-    MAC a cycle, a half term two)."""
+    MAC a cycle, a half term two). The accumulators hold a sum two cycles after its last
+    term (the multiply and accumulate registers)."""
 
     name = "fixar_pe"
-    top = "fixar_pe"
-    arch = "fixar"
+    latency = 2
     block = staticmethod(fixar_pe)
     make_params = staticmethod(fixar_params)
     signals = staticmethod(pe_signals)
@@ -76,58 +71,28 @@ class PeBench(Bench):
             yield Txn("half" if half else "full", {"terms": k}, exp,
                       stimulus={"half": half, "terms": terms})
 
+    def drive(self, h, txn):
+        """A term a cycle; the busy cycles from the first term to the last."""
+        s, st = h.ports, txn.stimulus
+        first = None
+        for j, (w, a, h0, h1) in enumerate(st["terms"]):
+            yield h.clk.negedge
+            if j == 0:
+                first = h.cycles
+            s["en"].next = True
+            s["first"].next = j == 0
+            s["half"].next = st["half"]
+            s["w"].next = w
+            s["a"].next = a
+            s["h0"].next = h0
+            s["h1"].next = h1
+        self.issue(h, txn, first, cycles=h.cycles - first + 1)
 
-@block
-def pe_tb(clk, rst, ports, txns, board, prm, stats):
-    """PE driver (a term a cycle, transactions back to back) and monitor (the accumulators
-    PE_LATENCY cycles after each transaction's last term)."""
-    s = ports
-    due: deque = deque()
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
+    def idle(self, h):
+        h.ports["en"].next = False
 
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            st = txn.stimulus
-            first = None
-            for j, (w, a, h0, h1) in enumerate(st["terms"]):
-                yield clk.negedge
-                if j == 0:
-                    first = stats.cycles
-                s["en"].next = True
-                s["first"].next = j == 0
-                s["half"].next = st["half"]
-                s["w"].next = w
-                s["a"].next = a
-                s["h0"].next = h0
-                s["h1"].next = h1
-            txn.cycle = first
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            due.append((stats.cycles + PE_LATENCY, stats.cycles - first + 1))
-        yield clk.negedge
-        s["en"].next = False
-        for _ in range(PE_LATENCY + 1):
-            yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
-    def monitor():
-        while True:
-            yield clk.negedge
-            if due and due[0][0] == stats.cycles:
-                _, busy = due.popleft()
-                board.observe({"acc0": int(s["acc0"].val), "acc1": int(s["acc1"].val),
-                               "cycles": busy}, stats.cycles)
-
-    return drive, monitor
-
-
-PeBench.tb = staticmethod(pe_tb)
+    def sample(self, h, txn):
+        return {"acc0": int(h.ports["acc0"].val), "acc1": int(h.ports["acc1"].val)}
 
 
 # ---------------------------------------------------------------------------------- PRNG
@@ -138,8 +103,6 @@ class PrngBench(Bench):
     cycles by the family's ``unit_cycles(n, prng_lanes)``."""
 
     name = "fixar_prng"
-    top = "fixar_prng"
-    arch = "fixar"
     block = staticmethod(fixar_prng)
     make_params = staticmethod(fixar_params)
     signals = staticmethod(prng_signals)
@@ -155,75 +118,19 @@ class PrngBench(Bench):
                        "cycles": unit_cycles(k, prm.prng_lanes)},
                       stimulus={"load": regs if t == 0 else None, "samples": k})
 
-
-@block
-def prng_tb(clk, rst, ports, txns, board, prm, stats):
-    """PRNG driver and monitor: load the registers once, then per request hold ``en`` until
-    the samples are out (a lane per sample, cycle by cycle), counting the enabled cycles."""
-    s = ports
-    L = prm.prng_lanes
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            st = txn.stimulus
-            if st["load"] is not None:
-                for j, row in enumerate(st["load"]):
-                    for k, v in enumerate(row):
-                        yield clk.negedge
-                        s["ld_we"].next = True
-                        s["ld_lane"].next = j
-                        s["ld_reg"].next = k
-                        s["ld_data"].next = v
-            yield clk.negedge
-            s["ld_we"].next = False
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            got, cycles = [], 0
-            s["en"].next = True
-            while len(got) < st["samples"] and cycles < st["samples"] + 2:
-                cycles += 1
-                yield clk.negedge
-                bus = int(s["g"].val)
-                if s["valid"].val:
-                    for j in range(L):
-                        v = (bus >> (32 * j)) & 0xFFFFFFFF
-                        got.append(v - (1 << 32) if v >> 31 else v)
-                if len(got) >= st["samples"]:
-                    s["en"].next = False
-            board.observe({"g": tuple(got[:st["samples"]]), "cycles": cycles}, stats.cycles)
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    return drive
-
-
-PrngBench.tb = staticmethod(prng_tb)
-
+    def drive(self, h, txn):
+        """Load the registers (the first request), then hold ``en`` until the samples are
+        out, counting the enabled cycles."""
+        st = txn.stimulus
+        yield h.clk.negedge
+        if st["load"] is not None:
+            yield from load(h, st["load"])
+        h.applied(txn)
+        g, cycles = yield from draw(h, st["samples"], h.prm.prng_lanes, st["samples"] + 2)
+        return {"g": tuple(g), "cycles": cycles}
 
 
 # ---------------------------------------------------------------------------------- array
-def _pack(words, bits: int) -> int:
-    """Signed words into one bus, word k in bits [k bits + bits - 1 : k bits]."""
-    m = (1 << bits) - 1
-    return sum((int(v) & m) << (k * bits) for k, v in enumerate(words))
-
-
-def _unpack(bus: int, bits: int, n: int) -> tuple:
-    m, sign = (1 << bits) - 1, 1 << (bits - 1)
-    out = []
-    for k in range(n):
-        v = (bus >> (k * bits)) & m
-        out.append(v - (1 << bits) if v & sign else v)
-    return tuple(out)
-
-
 class ArrayBench(Bench):
     """AAP core array: layers ``y = W x`` of 1..2C outputs by 1..3R inputs (one in ten up to
     8R), full precision (one vector) or half (two vectors' 17-bit operands a cycle), tiles
@@ -232,8 +139,6 @@ class ArrayBench(Bench):
     cycles by the family's ``ff_cycles`` for one core of the array's size."""
 
     name = "fixar_array"
-    top = "fixar_array"
-    arch = "fixar"
     block = staticmethod(fixar_array)
     make_params = staticmethod(array_params)
     signals = staticmethod(array_signals)
@@ -276,10 +181,10 @@ class ArrayBench(Bench):
                         else:
                             sums[0][c] += sum(pe.product_full(x, a) for x, a in
                                               zip(col, ops[0]))
-                    tiles.append((_pack(wt, pp.weight_bits),
-                                  0 if half else _pack(ops[0], pp.weight_bits),
-                                  _pack(ops[0], pp.mul_bits) if half else 0,
-                                  _pack(ops[1], pp.mul_bits) if half else 0,
+                    tiles.append((pack(wt, pp.weight_bits),
+                                  0 if half else pack(ops[0], pp.weight_bits),
+                                  pack(ops[0], pp.mul_bits) if half else 0,
+                                  pack(ops[1], pp.mul_bits) if half else 0,
                                   i == ib - 1))
                 y0.append(tuple(sums[0]))
                 y1.append(tuple(sums[1]))
@@ -289,64 +194,43 @@ class ArrayBench(Bench):
                       stimulus={"half": half, "tiles": tiles, "blocks": ob})
 
 
-@block
-def array_tb(clk, rst, ports, txns, board, prm, stats):
-    """Array driver (a tile a cycle, layers back to back) and monitor (each output block's
-    sums at ``done``; a layer's busy cycles from its first tile to its last ``done``, less
-    the array's latency)."""
-    s = ports
-    C, YB = prm.cols, prm.sum_bits
-    due: deque = deque()
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-    end = [False]
+    def drive(self, h, txn):
+        """A tile a cycle, layers back to back: expected before its first block's ``done``."""
+        s, st = h.ports, txn.stimulus
+        for j, (w, a, h0, h1, last) in enumerate(st["tiles"]):
+            yield h.clk.negedge
+            if j == 0:
+                h.applied(txn)
+                h.due.append((h.cycles, st["blocks"]))
+            s["en"].next = True
+            s["half"].next = st["half"]
+            s["last"].next = last
+            s["w"].next = w
+            s["a"].next = a
+            s["h0"].next = h0
+            s["h1"].next = h1
 
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            st = txn.stimulus
-            for j, (w, a, h0, h1, last) in enumerate(st["tiles"]):
-                yield clk.negedge
-                if j == 0:                 # expected before the first block's done
-                    txn.cycle = stats.cycles
-                    board.expect(txn)
-                    count_coverage(coverage, txn)
-                    due.append((stats.cycles, st["blocks"]))
-                s["en"].next = True
-                s["half"].next = st["half"]
-                s["last"].next = last
-                s["w"].next = w
-                s["a"].next = a
-                s["h0"].next = h0
-                s["h1"].next = h1
-        yield clk.negedge
-        s["en"].next = False
-        for _ in range(ARRAY_LATENCY + 1):
-            yield clk.negedge
-        end[0] = True
+    monitor_ends = True
 
-    @instance
-    def monitor():
+    def monitor(self, h):
+        """Each output block's sums at ``done``; a layer's busy cycles from its first tile to
+        its last ``done``, less the array's latency."""
+        s, C, YB = h.ports, h.prm.cols, h.prm.sum_bits
         y0, y1 = [], []
-        while True:
-            yield clk.negedge
-            if s["done"].val and due:
-                y0.append(_unpack(int(s["y0"].val), YB, C))
-                y1.append(_unpack(int(s["y1"].val), YB, C))
-                first, blocks = due[0]
+        while not h.drained:
+            yield h.clk.negedge
+            if s["done"].val and h.due:
+                y0.append(tuple(unpack(s["y0"].val, YB, C)))
+                y1.append(tuple(unpack(s["y1"].val, YB, C)))
+                first, blocks = h.due[0]
                 if len(y0) == blocks:
-                    due.popleft()
-                    board.observe({"y0": tuple(y0), "y1": tuple(y1),
-                                   "cycles": stats.cycles - first - ARRAY_LATENCY + 1},
-                                  stats.cycles)
+                    h.due.popleft()
+                    h.observe({"y0": tuple(y0), "y1": tuple(y1),
+                               "cycles": h.cycles - first - ARRAY_LATENCY + 1})
                     y0, y1 = [], []
-            if end[0]:
-                board.finish(stats.cycles)
-                raise StopSimulation
 
-    return drive, monitor
-
-
-ArrayBench.tb = staticmethod(array_tb)
+    def drain(self, h):
+        yield h.clk.negedge
+        h.ports["en"].next = False
+        for _ in range(ARRAY_LATENCY + 1):
+            yield h.clk.negedge

@@ -13,23 +13,19 @@ MyHDL runs one simulation per process: call :meth:`close` before starting anothe
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-from myhdl import ResetSignal, Signal, Simulation, block, instance
 
 from rlaccel.util.errors import SimError
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.timing import unit_cycles
 
-from rlaccel.rtl.bench import counted_clock
 from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import JobTransactor
 from rlaccel.machines.fixar.rtl.params import fixar_params
 from rlaccel.machines.fixar.rtl.prng import fixar_prng, prng_signals
+from rlaccel.machines.fixar.rtl.prng_driver import draw, load, read_registers
 
 __all__ = ["RtlPrng", "RtlStream"]
-
-_HALF = 5
 
 
 class RtlStream:
@@ -64,15 +60,10 @@ class RtlStream:
             self.owner.loaded = None              # reload on the next draw
 
 
-class _Box:
-    def __init__(self):
-        self.job = None          # ("load", rows) | ("read",) | ("run", n)
-        self.result = None
-        self.cycles = 0
-
-
-class RtlPrng:
+class RtlPrng(JobTransactor):
     """A ``datapath=`` for a FIXAR platform whose PRNG streams run on the MyHDL generator."""
+
+    what = "PRNG"
 
     def __init__(self):
         self.requests = 0
@@ -81,9 +72,7 @@ class RtlPrng:
         self.switches = 0
         self.cycle_mismatches = 0
         self.first_mismatch = ""
-        self.wall_s = 0.0
         self.loaded: RtlStream | None = None
-        self._sim = None
 
     def attach(self, agent) -> None:
         from rlaccel.machines.fixar.tlm.state import state_of
@@ -93,71 +82,7 @@ class RtlPrng:
             raise RtlError(f"the RTL PRNG has {prm.prng_lanes} lanes, the machine "
                            f"{st.prng_lanes}")
         self.prm = prm
-        ports = prng_signals(prm)
-        clk = Signal(bool(0))
-        rst = ResetSignal(1, active=1, isasync=False)
-        box = self._box = _Box()
-        L = prm.prng_lanes
-
-        @block
-        def bench():
-            dut = fixar_prng(clk, rst, **ports, prm=prm)
-
-            def tick():
-                box.cycles += 1
-
-            clock = counted_clock(clk, tick, _HALF)
-
-            @instance
-            def driver():
-                yield clk.negedge
-                yield clk.negedge
-                rst.next = 0
-                while True:
-                    yield clk.negedge
-                    job = box.job
-                    if job is None or box.result is not None:
-                        continue
-                    if job[0] == "load":
-                        for j, row in enumerate(job[1]):
-                            for k, v in enumerate(row):
-                                ports["ld_we"].next = True
-                                ports["ld_lane"].next = j
-                                ports["ld_reg"].next = k
-                                ports["ld_data"].next = int(v)
-                                yield clk.negedge
-                        ports["ld_we"].next = False
-                        box.result = True
-                    elif job[0] == "read":
-                        rows = []
-                        for j in range(L):
-                            row = []
-                            for k in range(prm.prng_registers):
-                                ports["rd_lane"].next = j
-                                ports["rd_reg"].next = k
-                                yield clk.negedge
-                                row.append(int(ports["rd_data"].val))
-                            rows.append(row)
-                        box.result = rows
-                    else:
-                        n, got, cycles = job[1], [], 0
-                        ports["en"].next = True
-                        while len(got) < n:
-                            cycles += 1
-                            yield clk.negedge
-                            bus = int(ports["g"].val)
-                            if ports["valid"].val:
-                                for j in range(L):
-                                    v = (bus >> (32 * j)) & 0xFFFFFFFF
-                                    got.append(v - (1 << 32) if v >> 31 else v)
-                            if len(got) >= n:
-                                ports["en"].next = False
-                        box.result = (got[:n], cycles)
-
-            return dut, clock, driver
-
-        self._sim = Simulation(bench())
-        self._sim.run(4 * 2 * _HALF, quiet=1)
+        self._start(fixar_prng, prng_signals(prm), prm)
         st.seed = self._seeder(st)
         for s, g in list(st.prng.items()):       # streams seeded before the attach
             st.prng[s] = self._from(g)
@@ -176,35 +101,25 @@ class RtlPrng:
         return r
 
     # ---------------------------------------------------------------------------------------
-    def _do(self, job, budget: int):
-        if self._sim is None:
-            raise RtlError("the RTL PRNG is not attached to a system (or was closed)")
-        box = self._box
-        box.job, box.result = job, None
-        spent = 0
-        while box.result is None:
-            if spent > 4 * budget + 64:
-                raise SimError(f"the RTL PRNG did not finish a {job[0]} in {spent} cycles")
-            self._sim.run((budget + 2) * 2 * _HALF, quiet=1)
-            spent += budget + 2
-            budget = 2
-        box.job = None
-        return box.result
-
     def save(self, stream: RtlStream) -> None:
         """Read the registers back into ``stream`` if it is the one loaded."""
         if self.loaded is stream:
-            stream.regs = np.array(self._do(("read",), stream.regs.size), dtype=np.uint32)
+            prm = self.prm
+            rows = self._run(lambda io: read_registers(io, prm.prng_lanes, prm.prng_registers),
+                             stream.regs.size, "a read-back")
+            stream.regs = np.array(rows, dtype=np.uint32)
 
     def draw(self, stream: RtlStream, n: int) -> np.ndarray:
-        wall = time.perf_counter()
+        """``n`` samples of ``stream`` (loaded first when another one is)."""
+        L = self.prm.prng_lanes
         if self.loaded is not stream:
             if self.loaded is not None:
                 self.save(self.loaded)
                 self.switches += 1
-            self._do(("load", stream.regs.tolist()), stream.regs.size)
+            regs = stream.regs.tolist()
+            self._run(lambda io: load(io, regs), stream.regs.size, "a load")
             self.loaded = stream
-        samples, cycles = self._do(("run", n), -(-n // self.prm.prng_lanes))
+        samples, cycles = self._run(lambda io: draw(io, n, L), -(-n // L), "a run")
         expected = unit_cycles(n, self.prm.prng_lanes)
         if cycles != expected:
             self.cycle_mismatches += 1
@@ -215,13 +130,7 @@ class RtlPrng:
         self.requests += 1
         self.samples += n
         self.rtl_cycles += cycles
-        self.wall_s += time.perf_counter() - wall
         return np.array(samples, dtype=np.int64)
-
-    def close(self) -> None:
-        if self._sim is not None:
-            self._sim.quit()
-            self._sim = None
 
     def summary(self) -> str:
         text = (f"  RTL PRNG (MyHDL): {self.requests:,} requests, {self.samples:,} samples, "

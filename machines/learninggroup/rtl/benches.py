@@ -1,26 +1,25 @@
-"""Test benches of LearningGroup's blocks: driver, monitor and predictor around the in-order
-checker (:mod:`rtl.scoreboard`), as :mod:`rtl.benches` does for the ADHDP blocks.
+"""Test benches of LearningGroup's blocks, on the harness of :mod:`rtl.bench`.
 
 Predictors are the TLM unit models: :class:`tlm.families.learninggroup.vpu.VpuArray` for the
-VPU, :func:`tlm.families.learninggroup.osel.encode_osel` / ``encode_baseline`` with the
-family's timing for the encoder.
+VPU, :func:`tlm.families.learninggroup.osel.encode_osel` with the family's timing for the
+encoder.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from myhdl import StopSimulation, block, delay, instance
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.machines.learninggroup.tlm.osel import encode_osel
 from rlaccel.machines.learninggroup.tlm.vpu import VpuArray
 
-from rlaccel.rtl.bench import Bench, count_coverage
+from rlaccel.rtl.bench import Bench
 from rlaccel.rtl.float_stimulus import canon, float_words
 from rlaccel.rtl.scoreboard import Txn
+from rlaccel.rtl.signals import pack, unpack
 from rlaccel.machines.learninggroup.rtl.params import lg_params
 from rlaccel.machines.learninggroup.rtl.osel import lg_osel, osel_signals
-from rlaccel.machines.learninggroup.rtl.osel_driver import feed_rows
+from rlaccel.machines.learninggroup.rtl.osel_driver import encode_layer
 from rlaccel.machines.learninggroup.rtl.vpu import lg_vpu, vpu_signals
 
 __all__ = ["VpuBench", "OselBench"]
@@ -33,8 +32,6 @@ class VpuBench(Bench):
     its overflow count and its cycle count)."""
 
     name = "lg_vpu"
-    top = "lg_vpu"
-    arch = "learninggroup"
     block = staticmethod(lg_vpu)
     make_params = staticmethod(lg_params)
     signals = staticmethod(vpu_signals)
@@ -55,63 +52,39 @@ class VpuBench(Bench):
                                 np.array([fmt.from_word(int(v)) for v in acts[j]]),
                                 [int(sels[j])], [bool(ens[j])], counter=c)
             regs = tuple(canon(fmt, fmt.to_word(model.acc[r, 0])) for r in range(R))
-            steps = [(bool(ens[j]), int(sels[j]), int(ws[j]),
-                      sum(int(v) << (fmt.bits * r) for r, v in enumerate(acts[j])))
+            steps = [(bool(ens[j]), int(sels[j]), int(ws[j]), pack(acts[j], fmt.bits))
                      for j in range(k)]
             yield Txn("mac chain", {"cycles": k, "macs": int(ens.sum())},
                       {"acc": regs, "sats": c.saturations, "sat": c.saturations > 0,
                        "cycles": model.cycles}, stimulus=steps)
 
-
-@block
-def vpu_tb(clk, rst, ports, txns, board, prm, stats):
-    """VPU driver and monitor: a clear cycle, then one step per cycle; the registers and the
-    overflow flags are read on the falling edges after each step."""
-    s = ports
-    fmt, R, B = prm.fmt, prm.registers, prm.word_bits
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            yield clk.negedge
-            s["clear"].next = True
-            s["en"].next = False
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            sats = 0
-            start = None
-            for j, (en, sel, w, acts) in enumerate(txn.stimulus):
-                yield clk.negedge
-                if j:
-                    sats += int(s["ovf_mul"].val) + int(s["ovf_add"].val)
-                else:
-                    start = stats.cycles
-                s["clear"].next = False
-                s["en"].next = en
-                s["sel"].next = sel
-                s["w"].next = w
-                s["acts"].next = acts
-            yield clk.negedge
-            sats += int(s["ovf_mul"].val) + int(s["ovf_add"].val)
-            s["en"].next = False
-            acc = int(s["acc"].val)
-            regs = tuple(canon(fmt, (acc >> (B * r)) & ((1 << B) - 1)) for r in range(R))
-            board.observe({"acc": regs, "sats": sats, "sat": sats > 0,
-                           "cycles": stats.cycles - start}, stats.cycles)
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    return drive
-
-
-VpuBench.tb = staticmethod(vpu_tb)
-
+    def drive(self, h, txn):
+        """A clear cycle, then a step a cycle; the registers and the overflow flags are read
+        on the falling edges after each step."""
+        s, fmt = h.ports, h.prm.fmt
+        yield h.clk.negedge
+        s["clear"].next = True
+        s["en"].next = False
+        h.applied(txn)
+        sats = 0
+        start = None
+        for j, (en, sel, w, acts) in enumerate(txn.stimulus):
+            yield h.clk.negedge
+            if j:
+                sats += int(s["ovf_mul"].val) + int(s["ovf_add"].val)
+            else:
+                start = h.cycles
+            s["clear"].next = False
+            s["en"].next = en
+            s["sel"].next = sel
+            s["w"].next = w
+            s["acts"].next = acts
+        yield h.clk.negedge
+        sats += int(s["ovf_mul"].val) + int(s["ovf_add"].val)
+        s["en"].next = False
+        regs = unpack(s["acc"].val, fmt.bits, h.prm.registers, signed=False)
+        return {"acc": tuple(canon(fmt, v) for v in regs), "sats": sats, "sat": sats > 0,
+                "cycles": h.cycles - start}
 
 
 # ---------------------------------------------------------------------------------- OSEL
@@ -122,8 +95,6 @@ class OselBench(Bench):
     cycles, the index list, and every slot of the sparse row memory."""
 
     name = "lg_osel"
-    top = "lg_osel"
-    arch = "learninggroup"
     block = staticmethod(lg_osel)
     make_params = staticmethod(lg_params)
     signals = staticmethod(osel_signals)
@@ -150,64 +121,23 @@ class OselBench(Bench):
                        "cycles": tuple(t[4] for t in enc.trace),
                        "index_list": tuple(int(v) for v in enc.srm.index_list),
                        "tuples": tuples},
-                      stimulus={"cols": cols,
-                                "col_idx": sum(int(v) << (p.max_index_bits * j)
-                                               for j, v in enumerate(col_idx)),
+                      stimulus={"col_idx": [int(v) for v in col_idx],
                                 "rows": [int(v) for v in row_idx]})
 
-
-@block
-def osel_tb(clk, rst, ports, txns, board, prm, stats):
-    """OSEL driver and monitor: ``start`` with the column max indexes, then the rows, each
-    offered until ``ready`` takes it; each row's outputs are read the cycle after it is taken,
-    a row's cycles run from its take to the next cycle ``ready`` is high, and the sparse row
-    memory is read back slot by slot at the end of the layer."""
-    s = ports
-    slots = prm.enc.max_groups
-    coverage: dict = {}
-    board.extra = {"coverage": coverage}
-
-    def cover(key):
-        coverage[key] = coverage.get(key, 0) + 1
-
-    @instance
-    def drive():
-        while rst:
-            yield clk.negedge
-        for txn in txns:
-            st = txn.stimulus
-            yield clk.negedge
-            s["start"].next = True
-            s["cols"].next = st["cols"]
-            s["col_idx"].next = st["col_idx"]
-            s["row_valid"].next = False
-            txn.cycle = stats.cycles
-            board.expect(txn)
-            count_coverage(coverage, txn)
-            yield clk.negedge
-            s["start"].next = False
-            rows = st["rows"]
-            limit = stats.cycles + 16 * (len(rows) + 1) * (prm.enc.bitvector_bits // 8 + 4)
-            kinds, takes, il = yield from feed_rows(s, clk, rows, lambda: stats.cycles, limit)
-            tuples = {}
-            for slot in range(slots):
-                s["rd_slot"].next = slot
-                yield delay(1)
-                if s["rd_valid"].val:
-                    tuples[slot] = (int(s["rd_bitvector"].val), int(s["rd_workload"].val))
-                    if int(s["rd_index"].val) != slot:
-                        tuples[slot] = ("max index", int(s["rd_index"].val))
-            cyc = tuple(b - a for a, b in zip(takes, takes[1:]))
-            index_list = tuple(e[1] if e and e[0] == k else None for k, e in enumerate(il))
-            for k, c in zip(kinds, cyc):
-                cover(f"{k} of {c} cycles" if k == "miss" and c > 2 else k)
-            board.observe({"kinds": tuple(kinds), "cycles": cyc, "index_list": index_list,
-                           "tuples": tuples}, stats.cycles)
-        yield clk.negedge
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    return drive
-
-
-OselBench.tb = staticmethod(osel_tb)
+    def drive(self, h, txn):
+        """``start`` with the column max indexes, then the rows, each offered until ``ready``
+        takes it; a row's cycles run from its take to the next cycle ``ready`` is high; the
+        sparse row memory is read back slot by slot at the end of the layer."""
+        st, p = txn.stimulus, h.prm.enc
+        rows = st["rows"]
+        yield h.clk.negedge
+        t0 = h.cycles
+        got = yield from encode_layer(h, st["col_idx"], rows, p.max_index_bits, p.max_groups,
+                                      16 * (len(rows) + 1) * (p.bitvector_bits // 8 + 4))
+        h.applied(txn, t0)
+        for k, c in zip(got["kinds"], got["cycles"]):
+            h.count(f"{k} of {c} cycles" if k == "miss" and c > 2 else k)
+        tuples = {slot: (bv, wl) if ix == slot else ("max index", ix)
+                  for slot, (bv, wl, ix) in got["tuples"].items()}
+        return {"kinds": tuple(got["kinds"]), "cycles": tuple(got["cycles"]),
+                "index_list": tuple(got["index_list"]), "tuples": tuples}

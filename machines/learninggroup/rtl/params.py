@@ -10,26 +10,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.arch import Arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.machines.learninggroup.tlm import timing, vpu
 
 from rlaccel.rtl.fpu import FloatFormat, float_format
+from rlaccel.rtl.params import FloatWords, per_arch
 from rlaccel.rtl.signals import bits_for
 
 __all__ = ["LgParams", "lg_params"]
 
 
 @dataclass(frozen=True)
-class LgParams:
+class LgParams(FloatWords):
+    """The VPU's format (``word_bits``: :class:`rtl.params.FloatWords`) and registers, and the
+    encoder's widths."""
+
     arch: Arch
     fmt: FloatFormat
     registers: int                  # accumulation registers (and broadcast activations) per VPU
     enc: timing.EncoderParams
-
-    @property
-    def word_bits(self) -> int:
-        return self.fmt.bits
 
     @property
     def sel_bits(self) -> int:
@@ -46,14 +46,8 @@ class LgParams:
         return self.enc.bitvector_bits
 
 
-_CACHE: dict[str, LgParams] = {}
-
-
-def lg_params(arch: str = "learninggroup") -> LgParams:
-    a = load_arch(arch) if isinstance(arch, str) else arch
-    key = a.path or a.name
-    if key not in _CACHE:
-        dt = get_dtype(a.knobs.dtype)
-        _CACHE[key] = LgParams(arch=a, fmt=float_format(dt), registers=vpu.REGISTERS,
-                               enc=timing.encoder_params(a.extra["timing"], a.knobs.max_groups))
-    return _CACHE[key]
+@per_arch("learninggroup")
+def lg_params(a: Arch) -> LgParams:
+    """The VPU's and the encoder's parameters of an architecture."""
+    return LgParams(arch=a, fmt=float_format(get_dtype(a.knobs.dtype)), registers=vpu.REGISTERS,
+                    enc=timing.encoder_params(a.extra["timing"], a.knobs.max_groups))

@@ -18,16 +18,14 @@ MyHDL runs one simulation per process: call :meth:`close` before starting anothe
 from __future__ import annotations
 
 import numpy as np
-from myhdl import delay
 
 from rlaccel.util.errors import SimError
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory, SparseTuple
 from rlaccel.machines.learninggroup.tlm.timing import hit_cycles, miss_cycles
 
-from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.rtl.jobs import JobTransactor, require_family
 from rlaccel.machines.learninggroup.rtl.osel import lg_osel, osel_signals
-from rlaccel.machines.learninggroup.rtl.osel_driver import feed_rows
+from rlaccel.machines.learninggroup.rtl.osel_driver import encode_layer
 from rlaccel.machines.learninggroup.rtl.params import lg_params
 
 __all__ = ["RtlOsel"]
@@ -35,6 +33,8 @@ __all__ = ["RtlOsel"]
 
 class RtlOsel(JobTransactor):
     """A ``datapath=`` for a LearningGroup platform whose OSEL encodings run on the RTL."""
+
+    what = "OSEL encoder"
 
     def __init__(self):
         self.instructions = 0
@@ -52,8 +52,7 @@ class RtlOsel(JobTransactor):
         require_family(agent, "sparse", "lg_osel", "LearningGroup")
         prm = lg_params(agent.arch)
         self.prm, self.agent, self.state = prm, agent, state_of(agent)
-        self.ports = ports = osel_signals(prm)
-        self._sim = JobSim(lg_osel, ports, prm, "OSEL encoder")
+        self._start(lg_osel, osel_signals(prm), prm)
         for op in agent.ops:
             if op.kind == EXEC and op.mnemonic == "osel":
                 if op.operands.get("enc", 0) == 0:
@@ -97,39 +96,14 @@ class RtlOsel(JobTransactor):
     def encode(self, row_idx, col_idx) -> dict:
         """One layer through the RTL: each row's kind and cycles, the index list and the
         tuples by slot (bitvector as an int, workload, max index)."""
-        if self._sim is None:
-            raise RtlError("the RTL OSEL encoder is not attached to a platform (or was closed)")
         p = self.prm.enc
         if col_idx.size > p.bitvector_bits or not col_idx.size:
             raise SimError(f"the RTL encoder takes 1..{p.bitvector_bits} columns, not "
                            f"{col_idx.size}")
-        s = self.ports
-        clk = self._sim.clk
-        word = sum(int(v) << (p.max_index_bits * j) for j, v in enumerate(col_idx))
-        rows = [int(v) for v in row_idx]
-        sim = self._sim
-
-        def job():
-            s["start"].next = True
-            s["cols"].next = int(col_idx.size)
-            s["col_idx"].next = word
-            s["row_valid"].next = False
-            yield clk.negedge
-            s["start"].next = False
-            kinds, takes, il = yield from feed_rows(s, clk, rows, lambda: sim.cycles)
-            tuples = {}
-            for slot in range(p.max_groups):
-                s["rd_slot"].next = slot
-                yield delay(1)
-                if s["rd_valid"].val:
-                    tuples[slot] = (int(s["rd_bitvector"].val), int(s["rd_workload"].val),
-                                    int(s["rd_index"].val))
-            return {"kinds": kinds, "cycles": [b - a for a, b in zip(takes, takes[1:])],
-                    "index_list": [e[1] if e and e[0] == k else None for k, e in enumerate(il)],
-                    "tuples": tuples}
-
+        cols, rows = [int(v) for v in col_idx], [int(v) for v in row_idx]
         budget = len(rows) * (2 + p.bitvector_bits * p.nz_index_bits // p.srm_port_bits) + 4
-        return sim.run(job, budget)
+        return self._run(lambda io: encode_layer(io, cols, rows, p.max_index_bits,
+                                                 p.max_groups), budget)
 
     @staticmethod
     def _compare(where: str, want: SparseRowMemory, got: dict, p) -> None:

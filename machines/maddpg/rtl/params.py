@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.arch import Arch
 from rlaccel.isa.dtypes import get_dtype
 
 from rlaccel.rtl.fpu import FloatFormat, float_format
+from rlaccel.rtl.params import FloatWords, per_arch
 
 __all__ = ["MaddpgParams", "maddpg_params", "UNROLL", "MAX_IN", "MAX_OUT"]
 
@@ -27,7 +28,10 @@ MAX_OUT = 16
 
 
 @dataclass(frozen=True)
-class MaddpgParams:
+class MaddpgParams(FloatWords):
+    """The number format (``word_bits``: :class:`rtl.params.FloatWords`), the compute unit's
+    build parameters and the ring's."""
+
     arch: Arch
     fmt: FloatFormat
     unroll: int
@@ -38,26 +42,16 @@ class MaddpgParams:
     learners: int              # agents on the ring
 
     @property
-    def word_bits(self) -> int:
-        return self.fmt.bits
-
-    @property
     def bank_words(self) -> int:
         return -(-self.max_in * self.max_out // self.unroll)
 
 
-_CACHE: dict = {}
-
-
-def maddpg_params(arch: str = "maddpg", unroll: int = UNROLL, max_in: int = MAX_IN,
+@per_arch("maddpg")
+def maddpg_params(a: Arch, unroll: int = UNROLL, max_in: int = MAX_IN,
                   max_out: int = MAX_OUT) -> MaddpgParams:
-    a = load_arch(arch) if isinstance(arch, str) else arch
-    key = (a.path or a.name, unroll, max_in, max_out)
-    if key not in _CACHE:
-        net = a.extra.get("interconnect") or {}
-        _CACHE[key] = MaddpgParams(arch=a, fmt=float_format(get_dtype(a.knobs.dtype)),
-                                   unroll=unroll, max_in=max_in, max_out=max_out,
-                                   hop_latency=int(net.get("latency", 0)),
-                                   link_words=int(net.get("words_per_cycle", 1)),
-                                   learners=a.knobs.agents)
-    return _CACHE[key]
+    """The parameters of an architecture, for a compute unit of ``unroll`` elements and
+    layers up to ``max_in x max_out``."""
+    net = a.extra.get("interconnect") or {}
+    return MaddpgParams(arch=a, fmt=float_format(get_dtype(a.knobs.dtype)), unroll=unroll,
+                        max_in=max_in, max_out=max_out, hop_latency=int(net.get("latency", 0)),
+                        link_words=int(net.get("words_per_cycle", 1)), learners=a.knobs.agents)

@@ -20,15 +20,15 @@ MyHDL runs one simulation per process: call :meth:`close` before starting anothe
 from __future__ import annotations
 
 import numpy as np
-from myhdl import delay
 
 from rlaccel.util.errors import SimError
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobSim, JobTransactor, require_family
+from rlaccel.rtl.jobs import JobTransactor, require_family
 from rlaccel.machines.maddpg.rtl.params import maddpg_params
 from rlaccel.machines.maddpg.rtl.ring import MAX_WORDS, maddpg_ring, ring_signals
+from rlaccel.machines.maddpg.rtl.ring_driver import gather, gather_budget, load, read_held
 
 __all__ = ["RtlRing"]
 
@@ -36,6 +36,7 @@ __all__ = ["RtlRing"]
 class RtlRing(JobTransactor):
     """A ``datapath=`` for a MADDPG platform whose ring all-gathers run on the RTL."""
 
+    what = "ring"
     #: the ring is shared by the learners: attach to a machine of several
     all_agents = True
 
@@ -57,8 +58,7 @@ class RtlRing(JobTransactor):
                            f"{plat.n_agents} learners")
         self.prm, self.n, self.platform = prm, plat.n_agents, plat
         self._exchange = _exchange
-        self.ports = ports = ring_signals(prm)
-        self._sim = JobSim(maddpg_ring, ports, prm, "ring")
+        self._start(maddpg_ring, ring_signals(prm), prm)
         self._calls: dict[int, dict] = {}
         for a in plat.agents:
             for op in a.ops:
@@ -108,8 +108,6 @@ class RtlRing(JobTransactor):
         """Every sample's all-gather of ``parts`` (each learner's ``batch x words`` rows) on
         the RTL, starting as the TLM's stream did; every learner's rows (uint32 bit
         patterns) after it. Checks every node's done cycle against the TLM's."""
-        if self._sim is None:
-            raise RtlError("the RTL ring is not attached to a platform (or was closed)")
         done, start, _ = result
         vecs = [np.ascontiguousarray(p, dtype=np.float32).view(np.uint32) for p in parts]
         sizes = [v.shape[1] for v in vecs]
@@ -140,54 +138,16 @@ class RtlRing(JobTransactor):
         return out
 
     def _sample(self, vecs: list, starts: list):
-        s, clk, sim, n = self.ports, self._sim.clk, self._sim, self.n
-        t = self.prm
-        limit = max(starts) + 16 + n * n * (t.hop_latency + MAX_WORDS + 2)
+        hop = self.prm.hop_latency
 
-        def job():
-            s["clear"].next = True
-            s["go"].next = 0
-            yield clk.negedge
-            s["clear"].next = False
-            for i, vec in enumerate(vecs):
-                for j, v in enumerate(vec):
-                    s["ld_we"].next = True
-                    s["ld_node"].next = i
-                    s["ld_addr"].next = j
-                    s["ld_data"].next = v
-                    s["ld_len"].next = len(vec)
-                    yield clk.negedge
-            s["ld_we"].next = False
-            base = sim.cycles
-            fin = [None] * n
-            go = 0
-            while any(d is None for d in fin) and sim.cycles - base < limit:
-                for i, t0 in enumerate(starts):
-                    if sim.cycles - base == t0:
-                        go |= 1 << i
-                s["go"].next = go
-                yield delay(1)
-                for i in range(n):
-                    if fin[i] is None and (int(s["done"].val) >> i) & 1:
-                        fin[i] = sim.cycles - base
-                yield clk.negedge
-            held = []
-            for i in range(n):
-                node = []
-                for j, vec in enumerate(vecs):
-                    words = []
-                    for a in range(len(vec)):
-                        s["rd_node"].next = i
-                        s["rd_slot"].next = j
-                        s["rd_addr"].next = a
-                        yield clk.negedge
-                        words.append(int(s["rd_data"].val))
-                    node.append(words)
-                held.append(node)
+        def job(io):
+            yield from load(io, vecs)
+            fin = yield from gather(io, starts, hop)
+            held = yield from read_held(io, [len(v) for v in vecs])
             return held, fin
 
         words = sum(len(v) for v in vecs)
-        return sim.run(job, 2 + words * (n + 1) + limit)
+        return self._run(job, 2 + words * (self.n + 1) + gather_budget(starts, hop))
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:

@@ -8,7 +8,7 @@ import pytest
 from rlaccel.util.errors import ArchError
 from rlaccel.rtl.cosim import run
 from rlaccel.machines.fixar.rtl import benches
-from rlaccel.machines.fixar.rtl.array import array_params
+from rlaccel.machines.fixar.rtl.params import array_params
 from rlaccel.rtl.hdl import lint
 from rlaccel.machines.fixar.tlm import pe
 

@@ -22,7 +22,8 @@ from rlaccel.util.errors import ArchError
 from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES
 
-__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "arch_files"]
+__all__ = ["Arch", "Knobs", "Geometry", "derive", "load_arch", "arch_names", "arch_files",
+           "arch_table", "check_keys"]
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,11 @@ class Arch:
     #: this architecture's name and those it inherits from, nearest first
     lineage: tuple[str, ...] = ()
 
+    @property
+    def origin(self) -> str:
+        """How messages name the architecture: its file, or its name."""
+        return self.path or self.name
+
     def derives_from(self, name: str) -> bool:
         """Whether this architecture is ``name`` or inherits from it."""
         return name in (self.lineage or (self.name,))
@@ -241,6 +247,25 @@ class Arch:
         return {"synapse": k.synapse_words, "unified": self.geometry.unified_words,
                 "neuron": k.neuron_words, "buffer": k.buffer_words,
                 "sparse_row": k.sparse_row_words}
+
+
+def check_keys(table: Mapping, keys, where: str) -> None:
+    """An ArchError if ``table`` (what ``where`` names, e.g. ``a.toml: [fixar]``) has a key
+    outside ``keys``."""
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise ArchError(f"{where} has unknown key(s) {', '.join(unknown)}; known: "
+                        f"{', '.join(keys)}")
+
+
+def arch_table(arch: Arch, name: str, keys) -> dict:
+    """The ``[name]`` table of ``arch`` (empty when it has none): an ArchError if it is not
+    a table or has a key outside ``keys`` (the table a family or a unit reads)."""
+    table = arch.extra.get(name, {})
+    if not isinstance(table, dict):
+        raise ArchError(f"{arch.origin}: [{name}] must be a table")
+    check_keys(table, keys, f"{arch.origin}: [{name}]")
+    return table
 
 
 def arch_files() -> dict[str, Path]:

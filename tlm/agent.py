@@ -69,7 +69,7 @@ class Agent:
         alike = (like is not None and like.arch is self.arch and like.index == index
                  and like.binary.text == binary.text)
         self.ops = predecode(binary, self, like.ops if alike else None)
-        origin = self.arch.path or self.arch.name
+        origin = self.arch.origin
         self.link = HostLink(host, self.arch.extra.get("hostlink"), origin)
         self.controller = Controller(self, quantum=quantum, max_instructions=max_instructions,
                                      trace=trace, progress=progress, kernels=kernels)

@@ -28,6 +28,7 @@ from typing import Mapping, Protocol
 
 import numpy as np
 
+from rlaccel.isa.arch import check_keys
 from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import AccessTiming
@@ -67,10 +68,7 @@ def _direction(cfg: Mapping, key: str, origin: str) -> AccessTiming:
     if not isinstance(sub, dict):
         raise ArchError(f"{origin}: [hostlink] {key} must be a table of latency and "
                         f"words_per_cycle")
-    unknown = set(sub) - {"latency", "words_per_cycle"}
-    if unknown:
-        raise ArchError(f"{origin}: [hostlink.{key}] has unknown key(s) "
-                        f"{', '.join(sorted(unknown))}; known: latency, words_per_cycle")
+    check_keys(sub, ("latency", "words_per_cycle"), f"{origin}: [hostlink.{key}]")
     return link_timing(sub.get("latency", cfg.get("latency", 50)),
                        sub.get("words_per_cycle", cfg.get("words_per_cycle", 1.0)),
                        f"{origin}: [hostlink{'.' + key if key in cfg else ''}]")
@@ -108,10 +106,7 @@ class HostLink:
 
     def __init__(self, host: Host, cfg: Mapping | None = None, origin: str = "[hostlink]"):
         cfg = dict(cfg or {})
-        unknown = set(cfg) - set(HOSTLINK_KEYS)
-        if unknown:
-            raise ArchError(f"{origin}: [hostlink] has unknown key(s) "
-                            f"{', '.join(sorted(unknown))}; known: {', '.join(HOSTLINK_KEYS)}")
+        check_keys(cfg, HOSTLINK_KEYS, f"{origin}: [hostlink]")
         self.host = host
         self.to_device = _direction(cfg, "to_device", origin)
         self.to_host = _direction(cfg, "to_host", origin)

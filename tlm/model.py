@@ -134,9 +134,8 @@ class Binding:
         which ``[interconnect]`` to set otherwise."""
         net = self.agent.platform.interconnect
         if not isinstance(net, kind):
-            arch = self.agent.arch
             raise ArchError(f"'{self.mnemonic}' needs a {kind.kind} interconnect: set "
-                            f"[interconnect] kind = \"{kind.kind}\" in {arch.path or arch.name}")
+                            f"[interconnect] kind = \"{kind.kind}\" in {self.agent.arch.origin}")
         return net
 
 

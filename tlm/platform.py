@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 import simpy
 
 from rlaccel.assembler.rlb import Binary
-from rlaccel.isa.arch import Arch
+from rlaccel.isa.arch import Arch, check_keys
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import encoding_for
 from rlaccel.util.errors import ArchError, SimError
@@ -96,7 +96,7 @@ class Platform:
         """Everything of the platform that comes from the architecture alone, each table
         judged on the way (an ArchError names what is wrong)."""
         self.arch = arch
-        self.origin = arch.path or arch.name
+        self.origin = arch.origin
         k = arch.knobs
         self.enc = encoding_for(arch)
         self.models, self.families = models_for(k.families)
@@ -169,10 +169,7 @@ class Platform:
         where = f"{self.origin}: [interconnect]"
         if not isinstance(cfg, dict):
             raise ArchError(f"{where} must be a table")
-        unknown = set(cfg) - set(INTERCONNECT_KEYS)
-        if unknown:
-            raise ArchError(f"{where} has unknown key(s) {', '.join(sorted(unknown))}; known: "
-                            f"{', '.join(INTERCONNECT_KEYS)}")
+        check_keys(cfg, INTERCONNECT_KEYS, where)
         kind = cfg.get("kind")
         if kind not in _KINDS:
             raise ArchError(f"{where} kind must be one of {', '.join(_KINDS)}, not {kind!r}")

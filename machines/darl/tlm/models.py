@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import FixedType
+from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import Butterfly
@@ -53,16 +54,10 @@ OPTIMISATION_KEYS = ("codebook", "chunking", "delayed_update")
 
 def optimisations(arch) -> Optimisations:
     """The ``[hdc]`` table of an architecture as :class:`Optimisations`."""
-    table = arch.extra.get("hdc", {})
-    origin = arch.path or arch.name
-    if not isinstance(table, dict):
-        raise ArchError(f"{origin}: [hdc] must be a table")
+    table = arch_table(arch, "hdc", OPTIMISATION_KEYS)
     for key, value in table.items():
-        if key not in OPTIMISATION_KEYS:
-            raise ArchError(f"{origin}: [hdc] has unknown key '{key}'; known: "
-                            f"{', '.join(OPTIMISATION_KEYS)}")
         if not isinstance(value, bool):
-            raise ArchError(f"{origin}: [hdc] {key} must be true or false, not {value!r}")
+            raise ArchError(f"{arch.origin}: [hdc] {key} must be true or false, not {value!r}")
     return Optimisations(**table)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
+from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.machines.fixar.tlm.kernels import Operand, operand_into
@@ -28,15 +29,8 @@ STORES = ("fixed32", "fixed16")
 
 
 def _config(arch) -> dict:
-    origin = arch.path or arch.name
-    table = arch.extra.get("fixar", {})
-    if not isinstance(table, dict):
-        raise ArchError(f"{origin}: [fixar] must be a table")
-    unknown = sorted(set(table) - set(FIXAR_KEYS))
-    if unknown:
-        raise ArchError(f"{origin}: [fixar] has unknown key(s) {', '.join(unknown)}; known: "
-                        f"{', '.join(FIXAR_KEYS)}")
-    out = {**FIXAR_KEYS, **table}
+    origin = arch.origin
+    out = {**FIXAR_KEYS, **arch_table(arch, "fixar", FIXAR_KEYS)}
     if out["store"] not in STORES:
         raise ArchError(f"{origin}: [fixar] store = {out['store']!r}; must be one of "
                         f"{', '.join(STORES)}")
@@ -177,7 +171,7 @@ class FixarState:
 def state_of(agent) -> FixarState:
     st = agent.state.get("fixar")
     if st is None:
-        origin = agent.arch.path or agent.arch.name
+        origin = agent.arch.origin
         if getattr(agent.dt, "format", None) != "q16.16":
             raise ArchError(f"{origin}: the ddpg family computes in fixed32 = q16.16 (seed 002, "
                             f"Algorithm 1); this architecture's dtype is {agent.dt.name}")

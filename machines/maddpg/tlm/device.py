@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from numbers import Real
 
+from rlaccel.isa.arch import check_keys
 from rlaccel.util.errors import ArchError
 
 __all__ = ["Slr", "Device", "device_of", "check_device", "DEVICE_KEYS"]
@@ -97,16 +98,13 @@ def check_device(arch) -> None:
 def device_of(arch) -> Device:
     """The device of an architecture's ``[device]`` table (module docstring), clocked at the
     architecture's clock; an ArchError names what is missing or wrong."""
-    origin = arch.path or arch.name
+    origin = arch.origin
     table = arch.extra.get("device")
     where = f"{origin}: [device]"
     if not isinstance(table, dict):
         raise ArchError(f"{origin}: the design-space exploration needs a [device] table "
                         f"(its SLRs with their DSP and BRAM budgets)")
-    unknown = sorted(set(table) - set(DEVICE_KEYS))
-    if unknown:
-        raise ArchError(f"{where} has unknown key(s) {', '.join(unknown)}; known: "
-                        f"{', '.join(DEVICE_KEYS)}")
+    check_keys(table, DEVICE_KEYS, where)
     slrs = table.get("slr")
     if not isinstance(slrs, list) or not slrs or not all(isinstance(s, dict) for s in slrs):
         raise ArchError(f"{where} needs one or more [[device.slr]] tables (name, dsp, bram)")

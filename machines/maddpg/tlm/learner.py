@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError, SimError
 
 __all__ = ["LEARNER_KEYS", "Learner", "learner", "unit_name", "RING_UNIT"]
@@ -44,14 +45,8 @@ def unit_name(u: int) -> str:
 
 
 def _constants(arch) -> dict:
-    origin = arch.path or arch.name
-    table = arch.extra.get("learner", {})
-    if not isinstance(table, dict):
-        raise ArchError(f"{origin}: [learner] must be a table")
-    unknown = sorted(set(table) - set(LEARNER_KEYS))
-    if unknown:
-        raise ArchError(f"{origin}: [learner] has unknown key(s) {', '.join(unknown)}; known: "
-                        f"{', '.join(LEARNER_KEYS)}")
+    origin = arch.origin
+    table = arch_table(arch, "learner", LEARNER_KEYS)
     out = dict(LEARNER_KEYS)
     for key, v in table.items():
         low = 0 if key == "stage_depth" else 1
@@ -126,7 +121,7 @@ def learner(agent) -> Learner:
     st = agent.state.get("marl.learner")
     if st is None:
         if agent.dt.name != "fp32":
-            origin = agent.arch.path or agent.arch.name
+            origin = agent.arch.origin
             raise ArchError(f"{origin}: the learners' instructions compute in fp32 (seed 003, "
                             f"section IV-A); this architecture's dtype is {agent.dt.name}")
         st = agent.state["marl.learner"] = Learner(agent.index, _constants(agent.arch))

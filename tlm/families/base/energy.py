@@ -137,7 +137,7 @@ def check_energy_sources(arch) -> None:
     """The ``[energy_sources]`` table, when there is one: a sentence (a string) for each
     ``[energy]`` constant it names (an ArchError names what is wrong). Whether every constant
     has one is :func:`source_problems`' to say."""
-    where = arch.path or arch.name
+    where = arch.origin
     sources = arch.extra.get("energy_sources", {})
     if not isinstance(sources, dict):
         raise ArchError(f"{where}: [energy_sources] must be a table")
@@ -154,7 +154,7 @@ def source_problems(arch) -> list[str]:
     sentence naming where the figure comes from), and sources of constants it does not have."""
     energy = arch.extra.get("energy", {})
     sources = arch.extra.get("energy_sources", {})
-    where = arch.path or arch.name
+    where = arch.origin
     out = []
     for key in energy:
         src = sources.get(key)

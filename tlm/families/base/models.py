@@ -8,6 +8,7 @@ the energy actions (:mod:`.energy`), the Fig. 11 category and the fused kernel
 from __future__ import annotations
 
 from rlaccel.isa.encoding import Instruction
+from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError
 from rlaccel.isa.table import TABLE
 
@@ -77,14 +78,8 @@ DATAPATH_KEYS = ("forwarding", "synapse_ports", "virtual_update")
 def check_datapath(arch) -> None:
     """The ``[datapath]`` table: known keys, each of its type (an ArchError names what is
     wrong)."""
-    where = arch.path or arch.name
-    table = arch.extra.get("datapath", {})
-    if not isinstance(table, dict):
-        raise ArchError(f"{where}: [datapath] must be a table")
-    unknown = sorted(set(table) - set(DATAPATH_KEYS))
-    if unknown:
-        raise ArchError(f"{where}: [datapath] has unknown key(s) {', '.join(unknown)}; known: "
-                        f"{', '.join(DATAPATH_KEYS)}")
+    where = arch.origin
+    table = arch_table(arch, "datapath", DATAPATH_KEYS)
     forwarding(arch)
     synapse_ports(arch)
     if not isinstance(table.get("virtual_update", False), bool):
@@ -97,7 +92,7 @@ def forwarding(arch) -> str:
     table, per instruction)."""
     value = arch.extra.get("datapath", {}).get("forwarding", "instruction")
     if value not in FORWARDING:
-        raise ArchError(f"{arch.path or arch.name}: [datapath] forwarding must be one of "
+        raise ArchError(f"{arch.origin}: [datapath] forwarding must be one of "
                         f"{', '.join(repr(f) for f in FORWARDING)}, not {value!r}")
     return value
 
@@ -107,7 +102,7 @@ def synapse_ports(arch) -> int:
     the key, one: a single-port synapse SRAM)."""
     value = arch.extra.get("datapath", {}).get("synapse_ports", 1)
     if isinstance(value, bool) or value not in SYNAPSE_PORTS:
-        raise ArchError(f"{arch.path or arch.name}: [datapath] synapse_ports must be one of "
+        raise ArchError(f"{arch.origin}: [datapath] synapse_ports must be one of "
                         f"{', '.join(str(p) for p in SYNAPSE_PORTS)} (read and write ports of "
                         f"the synapse SRAM), not {value!r}")
     return value

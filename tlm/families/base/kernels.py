@@ -83,6 +83,30 @@ def kernel(b: Binding) -> Kernel | None:
     return Kernel(CODES[mn], args, imm)
 
 
+# ------------------------------------------------------------------------ both formats
+@njit(nrt=False, inline=True)
+def _mov(A, i, c0, U, T):
+    """ff.mov: the words through the scratch (the datapath's pass)."""
+    src, dst, n = A[i, c0], A[i, c0 + 2], A[i, c0 + 4]
+    for j in range(n):
+        T[j] = U[src + j]
+    for j in range(n):
+        U[dst + j] = T[j]
+
+
+@njit(nrt=False, inline=True)
+def _matrix(A, i, c0):
+    """A matrix instruction's operands: src, syn (W's row 0 when E is merged before it), dst,
+    rows, cols, off, act, the window's width n, merged, and W's first word w0."""
+    src, syn, dst = A[i, c0], A[i, c0 + 1], A[i, c0 + 2]
+    rows, cols, off, act = A[i, c0 + 3], A[i, c0 + 4], A[i, c0 + 5], A[i, c0 + 6]
+    n = cols - off
+    merged = A[i, c0 + 7]                          # E of the layer below at syn, W after it
+    if merged:
+        syn += n
+    return src, syn, dst, rows, cols, off, act, n, merged, syn + off
+
+
 # ------------------------------------------------------------------------ fixed point
 @njit(nrt=False)
 def _fixed(code, A, i, c0, U, S, K, T, imm):
@@ -90,20 +114,10 @@ def _fixed(code, A, i, c0, U, S, K, T, imm):
     lo_, hi_ = K[o + fx.K_MIN], K[o + fx.K_MAX]
     L = T.shape[0] // 4
     if code == 9:                                             # ff.mov
-        src, dst, n = A[i, c0], A[i, c0 + 2], A[i, c0 + 4]
-        for j in range(n):
-            T[j] = U[src + j]
-        for j in range(n):
-            U[dst + j] = T[j]
+        _mov(A, i, c0, U, T)
         return 0
     if code <= 8:
-        src, syn, dst = A[i, c0], A[i, c0 + 1], A[i, c0 + 2]
-        rows, cols, off, act = A[i, c0 + 3], A[i, c0 + 4], A[i, c0 + 5], A[i, c0 + 6]
-        n = cols - off
-        merged = A[i, c0 + 7]                      # E of the layer below at syn, W after it
-        if merged:
-            syn += n
-        w0 = syn + off
+        src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
         if code == 1:                                         # ff
             c = fx.dot_rows(S, w0, cols, 1, rows, n, U, src, T, K, o)
             if c < 0:
@@ -242,20 +256,10 @@ def _float(code, A, i, c0, U, S, K, T, B, imm):
     o = _EXTRA
     L = T.shape[0] // 4
     if code == 9:                                             # ff.mov
-        src, dst, n = A[i, c0], A[i, c0 + 2], A[i, c0 + 4]
-        for j in range(n):
-            T[j] = U[src + j]
-        for j in range(n):
-            U[dst + j] = T[j]
+        _mov(A, i, c0, U, T)
         return 0
     if code <= 8:
-        src, syn, dst = A[i, c0], A[i, c0 + 1], A[i, c0 + 2]
-        rows, cols, off, act = A[i, c0 + 3], A[i, c0 + 4], A[i, c0 + 5], A[i, c0 + 6]
-        n = cols - off
-        merged = A[i, c0 + 7]                      # E of the layer below at syn, W after it
-        if merged:
-            syn += n
-        w0 = syn + off
+        src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
         if code == 1:                                         # ff
             fp.matvec(S, w0, cols, rows, n, U, src, T, K, o)
             fp.activate(act, T, 0, U, dst, rows, K, o, T[L:], B)

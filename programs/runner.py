@@ -23,19 +23,23 @@ from typing import Callable
 import numpy as np
 
 from rlaccel.assembler.assemble import assemble_file
+from rlaccel.assembler.expand import expand_with_texts
 from rlaccel.assembler.rlb import dumps
 from rlaccel.assembler.variants import Variants
 from rlaccel.isa.arch import load_arch
 from rlaccel.tlm.platform import Platform
 from rlaccel.tlm.results import region_from_labels
 from rlaccel.tlm.trace import ChromeTrace
-from rlaccel.util.files import atomic_write, check_outputs, read_toml, save_or_rescue
+from rlaccel.util.errors import AsmError, RlaccelError
+from rlaccel.util.files import (atomic_write, check_outputs, read_text, read_toml,
+                                save_or_rescue)
 
 from rlaccel.programs.arch_variant import arch_variant
 from rlaccel.programs.manifest import ManifestError, apply_overrides, load_manifest
 from rlaccel.programs.plugin import Plugin, load_plugin
 
-__all__ = ["run", "run_batch", "configure", "plugin_of", "write_json", "json_text"]
+__all__ = ["run", "run_batch", "configure", "plugin_of", "write_json", "json_text",
+           "named_inputs", "program_inputs"]
 
 
 def plugin_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
@@ -77,6 +81,38 @@ def configure(manifest: str | Path, overrides: list[str] | None = None, *,
         m[key] = value
     plugin.validate(m)
     return plugin, m
+
+
+def program_inputs(path: str | Path, label: str = "the program") -> list[tuple[str, str]]:
+    """A program and the files it includes (found without assembling it: no defines are
+    needed); a program that cannot be read or parsed is left to the assembler to report."""
+    out = [(label, str(path))]
+    try:
+        _, _, _, shown = expand_with_texts(read_text(path, "source file", AsmError),
+                                           str(path))
+    except RlaccelError:
+        return out
+    return out + [("the include file", f) for f in shown]      # named as the assembler does
+
+
+def named_inputs(plugin: Plugin, m: dict) -> list[tuple[str, str]]:
+    """Every file a validated manifest names, whether this run reads it or not (an output
+    must not overwrite any of them): the manifest, the file of every ``program*`` key
+    (``program_vu``, ``program_dense``...) with its include files, and the architecture
+    file."""
+    out = [("the manifest", str(m["__path__"]))]
+    where = Path(m["__path__"]).parent
+    for key in plugin.full_schema():
+        if key.startswith("program") and isinstance(m.get(key), str) and m[key]:
+            out += program_inputs(where / m[key], "the program" if key == "program" else
+                                  f"the program ({key})")
+    try:
+        path = load_arch(m["arch"]).path
+    except RlaccelError:
+        path = None                      # the run itself says why
+    if path:
+        out.append(("the architecture file", str(path)))
+    return out
 
 
 def _regions(m: dict, binary) -> dict:
@@ -192,13 +228,15 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     (:mod:`.checkpoint`)."""
     outputs = {"--json": json_path, "--trace": trace_path, "--checkpoint": checkpoint}
     check_outputs(outputs, {"the manifest": manifest})          # before any work
-    _, m = configure(manifest, overrides, arch=arch, seed=seed, arch_overrides=arch_overrides,
-                     **options)
+    plugin, m = configure(manifest, overrides, arch=arch, seed=seed,
+                          arch_overrides=arch_overrides, **options)
+    named = named_inputs(plugin, m)
+    check_outputs(outputs, named)                               # every file it names
     trace = ChromeTrace(load_arch(m["arch"]).knobs.clock_mhz) if trace_path else None
     s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
                datapath=datapath, kernels=kernels, options=options,
                arch_overrides=arch_overrides)
-    check_outputs(outputs, s.inputs())          # the program and its includes are known now
+    check_outputs(outputs, named + s.inputs())  # the program and its includes are known now
     if checkpoint is not None:
         if trace is not None or datapath is not None or kernels != "compiled":
             raise ManifestError("--checkpoint runs the compiled loop: it does not take "
@@ -232,6 +270,8 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     wall = time.perf_counter()
     plugin, m0 = configure(manifest, overrides, arch=arch, seed=seeds[0],
                            arch_overrides=arch_overrides, **options)
+    named = named_inputs(plugin, m0)
+    check_outputs({"--json": json_path}, named)                           # every file it names
 
     def configured(seed):                 # the manifest read and checked once, per seed
         m = copy.deepcopy(m0)             # only the seed differs (and is checked)
@@ -247,7 +287,7 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
                              options=options, arch_overrides=arch_overrides,
                              configured=configured(s), assemble=variants,
                              like=setups[0].platform if setups else None))
-    check_outputs({"--json": json_path}, setups[0].inputs())
+    check_outputs({"--json": json_path}, named + setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin
     hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)([s.r for s in setups],

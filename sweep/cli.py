@@ -93,7 +93,7 @@ def cmd_sweep(args) -> int:
     for flag, v in (("--csv", args.csv), ("--plot", args.plot)):
         if v is not None:
             p.error(f"{flag} goes with `rlaccel sweep show DB`")
-    from rlaccel.sweep.driver import default_db, run_sweep
+    from rlaccel.sweep.driver import default_db, figure_base, run_sweep
     from rlaccel.sweep.spec import load_spec
     from rlaccel.sweep.store import open_existing
 
@@ -112,7 +112,7 @@ def cmd_sweep(args) -> int:
 
         from rlaccel.sweep.figure import write_figure
         with open_existing(db) as store, rescuing():     # saved beside if it cannot be written
-            md, paths = write_figure(spec, store.rows(), db.with_suffix(""))
+            md, paths = write_figure(spec, store.rows(), figure_base(db))
         print(md)
         print(f"sweep: wrote {', '.join(str(x) for x in paths)}")
     return 0
@@ -134,16 +134,28 @@ def _cell(v) -> str:
 
 
 def _show(args) -> int:
-    from rlaccel.sweep.spec import parse_spec
-    from rlaccel.sweep.store import open_existing
+    from rlaccel.util.files import check_outputs
 
-    with open_existing(args.db_arg) as store:
+    from rlaccel.sweep.figure import figure_files
+    from rlaccel.sweep.spec import parse_spec
+    from rlaccel.sweep.store import database_files, open_existing
+
+    db = args.db_arg
+    outputs = [("--csv", None if args.csv in (None, "-") else args.csv)]
+    if args.plot:
+        outputs += [("--plot", f) for f in figure_files(args.plot)]
+    check_outputs(outputs, database_files(db))             # before anything is read
+    with open_existing(db) as store:
         meta, rows, counts = store.meta(), store.rows(), store.counts()
-    axes = json.loads(meta.get("axes", "[]"))
-    metrics = list(json.loads(meta.get("metrics", "{}")))
+        axes = store.meta_json("axes", list, [])
+        metrics = list(store.meta_json("metrics", dict, {}))
     if args.plot:
         from rlaccel.sweep.figure import write_figure
         spec = parse_spec(meta.get("spec_text", ""), Path(meta.get("spec_path", "spec.toml")))
+        if spec.plot is None:
+            from rlaccel.sweep.errors import SweepError
+            raise SweepError(f"{db}: its spec has no [plot] table: nothing to draw")
+        check_outputs(outputs, database_files(db) + [("the sweep spec", meta["spec_path"])])
         md, paths = write_figure(spec, rows, args.plot)
         print(md)
         print(f"sweep: wrote {', '.join(str(x) for x in paths)}")

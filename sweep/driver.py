@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from rlaccel.util.files import check_outputs
+
 from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.executors import LocalPool, RayExecutor
+from rlaccel.sweep.figure import figure_files
 from rlaccel.sweep.progress import Progress, duration
 from rlaccel.sweep.spec import Spec, load_spec
 from rlaccel.sweep.store import Store
 from rlaccel.sweep.task import DONE, FAILED, SPEC_ERROR, make_tasks
 
-__all__ = ["run_sweep", "SweepSummary", "default_db"]
+__all__ = ["run_sweep", "SweepSummary", "default_db", "figure_base"]
 
 
 @dataclass
@@ -53,6 +56,12 @@ def default_db(spec_path: str | Path) -> Path:
     return Path("out") / f"{Path(spec_path).stem}.sqlite"
 
 
+def figure_base(db: str | Path) -> Path:
+    """Where a finished sweep's figure goes: the database's name without its suffix (then
+    ``.png``, ``.svg``, ``.md``)."""
+    return Path(db).with_suffix("")
+
+
 def _executor(workers, ray):
     if ray is False or ray is None:
         return LocalPool(workers)
@@ -75,19 +84,37 @@ def run_sweep(spec: str | Path | Spec, db: str | Path | None = None, *,
         raise SweepError(f"--limit must be at least 1, not {limit}")
     if batch is not None and batch < 1:
         raise SweepError(f"--batch must be at least 1, not {batch}")
-    spec.validate()
-    executor = _executor(workers, ray)
-    db = Path(db) if db is not None else default_db(spec.path)
-    wall = time.perf_counter()
     if retry_failed and not resume:
         raise SweepError("--retry-failed goes with --resume")
+    inputs = spec.validate(limit)            # the configurations of the points to run
+    db = Path(db) if db is not None else default_db(spec.path)
+    if db.parent != Path() and not db.parent.exists() and not db.parent.is_symlink():
+        try:
+            db.parent.mkdir(parents=True)
+        except OSError as exc:
+            raise SweepError(f"cannot create {db.parent}: {exc.strerror}") from None
+    outputs = [("--db", db)] + ([("the figure named after --db", f)
+                                 for f in figure_files(figure_base(db))]
+                                if spec.plot is not None else [])
+    check_outputs(outputs, inputs, SweepError)     # before any work
+    executor = _executor(workers, ray)
+    try:
+        executor.connect()                         # a cluster that fails, fails now
+        return _run(spec, db, executor, resume=resume, retry_failed=retry_failed,
+                    limit=limit, batch=batch, quiet=quiet, stream=stream, on_result=on_result)
+    finally:
+        executor.close()
+
+
+def _run(spec, db, executor, *, resume, retry_failed, limit, batch, quiet, stream,
+         on_result) -> SweepSummary:
+    wall = time.perf_counter()
     with Store.open(db, spec, resume=resume) as store:
         if retry_failed:
             store.retry_failed()
         counts = store.counts()
         todo = store.unfinished(limit)
-        by_index = {p.index: p for p in spec.points()}
-        tasks = make_tasks(spec, [by_index[i] for i in todo],
+        tasks = make_tasks(spec, [spec.point(i) for i in todo if i < spec.size],
                            spec.batch if batch is None else batch)
         progress = Progress(counts["total"], len(todo), stream=stream, quiet=quiet,
                             finished_before=counts["done"] + counts["failed"])

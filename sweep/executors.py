@@ -41,6 +41,12 @@ class LocalPool:
 
     name = "process pool"
 
+    def connect(self) -> None:
+        """Nothing to join: the processes start with the tasks."""
+
+    def close(self) -> None:
+        """Nothing to leave: the pool ends with its tasks."""
+
     def __init__(self, workers: int | None = None):
         self.workers = workers or default_workers()
         if self.workers < 1:
@@ -75,6 +81,39 @@ class LocalPool:
                     p.join(timeout=10)
 
 
+#: seconds to wait for a Ray cluster's head to answer
+RAY_CONNECT_S = 5.0
+
+
+def _reachable(address: str) -> None:
+    """Refuse a Ray address whose head does not answer (``ray.init`` would retry for ever):
+    ``HOST:PORT`` (the GCS, default port 6379) or ``ray://HOST:PORT`` (the client server,
+    default 10001); ``auto`` and ``local`` are left to Ray."""
+    import socket
+    if address in ("auto", "local"):
+        return
+    rest, port = address, 6379
+    if rest.startswith("ray://"):
+        rest, port = rest[len("ray://"):], 10001
+    rest = rest.split("/", 1)[0]
+    host, sep, p = rest.rpartition(":")
+    if not sep or "]" in p:
+        host = rest
+    else:
+        if not p.isdigit() or not 0 < int(p) < 65536:
+            raise SweepError(f"--ray {address}: {p!r} is not a port (1 to 65535)")
+        port = int(p)
+    host = host.strip("[]")
+    if not host:
+        raise SweepError(f"--ray {address}: no host (give HOST:PORT, ray://HOST:PORT or auto)")
+    try:
+        socket.create_connection((host, port), timeout=RAY_CONNECT_S).close()
+    except (OSError, UnicodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise SweepError(f"--ray {address}: nothing answers at {host}:{port} ({why}); is "
+                         f"the cluster running (ray start --head)?") from None
+
+
 class RayExecutor:
     """Tasks as Ray tasks of one CPU each, on a local Ray or an existing cluster."""
 
@@ -92,24 +131,46 @@ class RayExecutor:
             raise SweepError(f"--workers must be at least 1, not {self.workers}")
         if address is not None:
             self.name = f"Ray at {address}"
+            _reachable(address)                   # fails in seconds, not Ray's retries
+
+    _started = False
+
+    def connect(self) -> None:
+        """Join the cluster at the address now (before the sweep's database is opened), so
+        a cluster that does not accept us fails the sweep before anything is written; a
+        local Ray is started when there are tasks (:meth:`run`)."""
+        if self.address is not None:
+            self._init()
+
+    def _init(self) -> None:
+        import ray
+        if ray.is_initialized():
+            return
+        kw = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                  configure_logging=True)
+        try:
+            if self.address is None:
+                ray.init(num_cpus=self.workers, **kw)
+            else:
+                ray.init(address=self.address, **kw)
+        except Exception as exc:  # noqa: BLE001 - Ray's many connection errors
+            raise SweepError(f"cannot start Ray"
+                             f"{' at ' + self.address if self.address else ''}: "
+                             f"{exc}") from None
+        self._started = True
+
+    def close(self) -> None:
+        """Leave (or stop) the Ray this executor started."""
+        if self._started:
+            import ray
+            ray.shutdown()
+            self._started = False
 
     def run(self, tasks: list[dict]) -> Iterator[tuple[dict, list | None]]:
         import ray
         if not tasks:
             return
-        started = not ray.is_initialized()
-        if started:
-            kw = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                      configure_logging=True)
-            try:
-                if self.address is None:
-                    ray.init(num_cpus=self.workers, **kw)
-                else:
-                    ray.init(address=self.address, **kw)
-            except Exception as exc:  # noqa: BLE001 - Ray's many connection errors
-                raise SweepError(f"cannot start Ray"
-                                 f"{' at ' + self.address if self.address else ''}: "
-                                 f"{exc}") from None
+        self._init()
         remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
         refs = {remote.remote(t): t for t in tasks}
         pending = list(refs)
@@ -124,5 +185,4 @@ class RayExecutor:
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
-            if started:
-                ray.shutdown()
+            self.close()

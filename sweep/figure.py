@@ -341,6 +341,12 @@ def draw(plot: PlotSpec, cells: list[dict]):
                               reference=1.0 if norm else None, reference_label=ref_label)
 
 
+def figure_files(base: str | Path) -> list[Path]:
+    """The files :func:`write_figure` writes for ``base``: ``base.png``, ``.svg``, ``.md``."""
+    base = Path(base)
+    return [base.with_name(base.name + f".{ext}") for ext in ("png", "svg", "md")]
+
+
 def write_figure(spec, rows: list[dict], base: str | Path) -> tuple[str, list[Path]]:
     """Draw the spec's figure from the database rows to ``base.png``/``.svg`` and its
     numbers to ``base.md``; returns the Markdown and the paths."""

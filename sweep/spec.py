@@ -43,6 +43,7 @@ import hashlib
 import itertools
 import json
 import math
+import string
 import tomllib
 from dataclasses import dataclass, field
 from difflib import get_close_matches
@@ -63,6 +64,15 @@ _AXIS_WORDS = ("range", "values", "format", "zip", "labels")
 
 #: the most values one axis may have (a range is expanded to a list)
 MAX_AXIS_VALUES = 1_000_000
+
+#: the most points a sweep may have: counted from the axes before any point is built (every
+#: point is a row of the database, inserted when the sweep starts)
+MAX_POINTS = 1_000_000
+
+#: the most distinct configurations (apart from the seed) :meth:`Spec.validate` runs through
+#: the runner's checks one by one; beyond it, every value of every axis is checked once and a
+#: combination the checks would refuse is the failed result of its points
+MAX_CHECKED = 1_000
 
 
 def toml_literal(v: Any) -> str:
@@ -143,47 +153,61 @@ class Spec:
 
     @property
     def size(self) -> int:
+        """The number of points, counted from the axes (no point is built)."""
         return math.prod(len(a) for a in self.axes)
 
-    def points(self) -> list[Point]:
-        """Every point, in the fixed order (first axis slowest)."""
+    def point(self, i: int) -> Point:
+        """Point ``i`` of the fixed order, built alone."""
+        settings = dict(self.fixed)
+        coords = {}
+        for axis, j in zip(self.axes, _digits(i, [len(a) for a in self.axes])):
+            settings.update(zip(axis.keys, axis.values[j]))
+            coords[axis.name] = axis.labels[j]
+        return Point(i, coords, dict(sorted(settings.items())))
+
+    def points(self, limit: int | None = None) -> list[Point]:
+        """Every point (the first ``limit``), in the fixed order (first axis slowest); only
+        the points asked for are built."""
+        if limit is not None and limit < self.size:
+            return self._points[:limit] if self._points is not None else \
+                [self.point(i) for i in range(limit)]
         if self._points is None:
-            out, seen = [], {}
-            for i, combo in enumerate(itertools.product(*(range(len(a)) for a in self.axes))):
-                settings = dict(self.fixed)
-                coords = {}
-                for axis, j in zip(self.axes, combo):
-                    settings.update(zip(axis.keys, axis.values[j]))
-                    coords[axis.name] = axis.labels[j]
-                settings = dict(sorted(settings.items()))
-                p = Point(i, coords, settings)
-                if p.key in seen:
-                    raise SweepError(f"{self.path}: points {seen[p.key]} and {i} have the same "
-                                     f"settings ({_show(coords)}): an axis repeats a value")
-                seen[p.key] = i
-                out.append(p)
-            self._points = out
+            self._points = [self.point(i) for i in range(self.size)]
         return self._points
 
     def digest(self) -> str:
-        """A hash of the points' settings (which, not how they are reported)."""
+        """A hash of the points' settings in their order (which, not how they are reported),
+        from the fixed settings and the axes' keys and values: the points need not be
+        built."""
+        h = hashlib.sha256(b"rlaccel-sweep-2\n")
+        h.update(_canon(dict(sorted(self.fixed.items()))).encode())
+        for a in self.axes:
+            h.update(b"\n")
+            h.update(_canon([list(a.keys), [list(v) for v in a.values]]).encode())
+        return h.hexdigest()
+
+    def points_digest(self) -> str:
+        """The digest rlaccel 0.x stored: a hash of every point's settings (its databases
+        are still resumed)."""
         h = hashlib.sha256()
         for p in self.points():
             h.update(p.key.encode())
             h.update(b"\n")
         return h.hexdigest()
 
-    def validate(self) -> None:
-        """Check every key against its manifest family and every distinct configuration
-        as ``rlaccel run`` would; raises :class:`SweepError` before anything runs."""
+    def validate(self, limit: int | None = None) -> list[tuple[str, str]]:
+        """Check every key against its manifest's machine and the distinct configurations of
+        the points to run (the first ``limit``) as ``rlaccel run`` would (at most
+        :data:`MAX_CHECKED` of them one by one; beyond that every value of every axis once);
+        raises :class:`SweepError` before anything runs. Returns every file the spec names
+        (the spec, the manifests and the files they name), which outputs must not
+        overwrite."""
         from rlaccel.util.errors import RlaccelError
-        from rlaccel.programs.runner import configure, plugin_of
+        from rlaccel.programs.runner import configure, named_inputs, plugin_of
 
+        n = self.size if limit is None else min(limit, self.size)
         manifests = {}
-        for p in self.points():
-            name = p.settings["manifest"]
-            if name in manifests:
-                continue
+        for name in self._manifests():
             path = self.dir / name
             if not path.is_file():
                 raise SweepError(f"{self.path}: manifest '{name}' does not exist "
@@ -197,21 +221,50 @@ class Spec:
             for key, where in self._manifest_keys():
                 _check_key(key, schema, f"{self.path}: {where} '{key}'",
                            f"the {plugin.machine} manifest {name}")
+        inputs = [("the sweep spec", str(self.path))]
         seen = set()
-        for p in self.points():
+        for p in self._to_check(n):
             if p.batch_key() in seen:
                 continue
             seen.add(p.batch_key())
             a = p.run_args(self.dir)
-            seed = a["seed"]
-            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-                raise SweepError(f"{self.path}: seed must be an integer, not {seed!r}")
             try:
-                configure(a["manifest"], a["overrides"], seed=seed,
-                          arch_overrides=a["arch_overrides"])
+                plugin, m = configure(a["manifest"], a["overrides"], seed=a["seed"],
+                                      arch_overrides=a["arch_overrides"])
             except RlaccelError as exc:
                 raise SweepError(f"{self.path}: point {p.index} ({_show(p.coords)}): "
                                  f"{exc}") from None
+            inputs += [i for i in named_inputs(plugin, m) if i not in inputs]
+        return inputs
+
+    def _manifests(self) -> list[str]:
+        axis = next((a for a in self.axes if "manifest" in a.keys), None)
+        if axis is None:
+            return [self.fixed["manifest"]]
+        k = axis.keys.index("manifest")
+        return list(dict.fromkeys(v[k] for v in axis.values))
+
+    def _to_check(self, n: int):
+        """The points whose configurations :meth:`validate` checks, among the first ``n``:
+        every one when there are at most :data:`MAX_CHECKED`; else the first seed of every
+        combination of the other axes, while those are at most :data:`MAX_CHECKED`; else
+        one point per value of every axis (the others at their first value)."""
+        if n <= MAX_CHECKED:
+            yield from (self.point(i) for i in range(n))
+            return
+        lengths = [len(a) for a in self.axes]
+        strides = [math.prod(lengths[i + 1:]) for i in range(len(lengths))]
+        free = [i for i, a in enumerate(self.axes) if a.keys != ("seed",)]
+        if math.prod(lengths[i] for i in free) <= MAX_CHECKED:
+            for digits in itertools.product(*(range(lengths[i]) for i in free)):
+                index = sum(d * strides[i] for d, i in zip(digits, free))
+                if index < n:
+                    yield self.point(index)
+            return
+        for axis in range(len(lengths)):
+            for j in range(lengths[axis]):
+                if j * strides[axis] < n:
+                    yield self.point(j * strides[axis])
 
     def _manifest_keys(self):
         for key in self.fixed:
@@ -219,6 +272,15 @@ class Spec:
         for axis in self.axes:
             for key in axis.keys:
                 yield key, ("axis" if axis.keys == (axis.name,) else f"axis '{axis.name}' key")
+
+
+def _digits(i: int, lengths: list[int]) -> list[int]:
+    """Point ``i``'s value index on every axis (the last axis varies fastest)."""
+    out = []
+    for n in reversed(lengths):
+        i, j = divmod(i, n)
+        out.append(j)
+    return out[::-1]
 
 
 def _check_key(key: str, schema: dict, where: str, whose: str) -> None:
@@ -269,8 +331,8 @@ def _values(name: str, spec: Any, origin: str) -> tuple[list, list]:
                              f"{{values = [...]}}, each with an optional format, or "
                              f"{{zip = {{...}}, labels = [...]}}")
         fmt = spec.get("format")
-        if fmt is not None and (not isinstance(fmt, str) or "{}" not in fmt):
-            raise SweepError(f"{where}: format must be a string with {{}} where the value "
+        if fmt is not None and not _one_field(fmt):
+            raise SweepError(f"{where}: format must be a string with one {{}} where the value "
                              f"goes, such as \"q6.{{}}\", not {fmt!r}")
         if ("range" in spec) == ("values" in spec):
             raise SweepError(f"{where}: give either range = [first, last, step] or "
@@ -301,8 +363,28 @@ def _values(name: str, spec: Any, origin: str) -> tuple[list, list]:
     if not values:
         raise SweepError(f"{where}: the list of values is empty")
     if fmt is not None:
-        values = [fmt.format(v) for v in values]
+        values = [_format(fmt, v, where) for v in values]
     return values, list(values)
+
+
+def _one_field(fmt) -> bool:
+    """Whether ``fmt`` is a string with exactly one replacement field, ``{}`` or ``{:SPEC}``
+    (no name, no index, no conversion)."""
+    if not isinstance(fmt, str):
+        return False
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f is not None]
+    except ValueError:                              # a lone { or }
+        return False
+    return len(fields) == 1 and fields[0] == "" and "{!" not in fmt
+
+
+def _format(fmt: str, v, where: str) -> str:
+    try:
+        return fmt.format(v)
+    except (ValueError, TypeError, IndexError, KeyError) as exc:
+        raise SweepError(f"{where}: format {fmt!r} cannot take the value {v!r} ({exc})") \
+            from None
 
 
 def _axis(name: str, spec: Any, origin: str) -> Axis:
@@ -408,10 +490,40 @@ def parse_spec(text: str, path: str | Path) -> Spec:
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise SweepError(f"{origin}: [run] batch must be an integer of at least 1, not "
                          f"{batch!r}")
+    size = math.prod(len(a) for a in axes)
+    if size > MAX_POINTS:
+        raise SweepError(f"{origin}: the axes make {size:,} points "
+                         f"({' x '.join(f'{len(a):,}' for a in axes)}), more than the "
+                         f"{MAX_POINTS:,} a sweep may have; split it into several sweeps or "
+                         f"give the axes fewer values")
+    for axis in axes:                            # a repeated value repeats whole points
+        seen: dict = {}
+        for j, row in enumerate(axis.values):
+            k = _canon(list(row))
+            if k in seen:
+                raise SweepError(f"{origin}: axis '{axis.name}' repeats a value "
+                                 f"({axis.labels[j]}: positions {seen[k] + 1} and {j + 1}): "
+                                 f"its points would be run twice")
+            seen[k] = j
+    _check_seeds(fixed, axes, origin)
     spec = Spec(path=p, text=text, description=description, fixed=fixed, axes=axes,
                 metrics=metrics, batch=batch)
     if "plot" in table:
         from rlaccel.sweep.figure import PlotSpec
         spec.plot = PlotSpec.from_table(table["plot"], spec)
-    spec.points()                                         # repeated points are an error
     return spec
+
+
+def _check_seeds(fixed: dict, axes: list[Axis], origin: str) -> None:
+    """Every seed a point gets is one ``rlaccel run --seed`` takes."""
+    from rlaccel.util.args import SEED_MAX
+    where = [("[set] seed", [fixed["seed"]])] if "seed" in fixed else []
+    for axis in axes:
+        if "seed" in axis.keys:
+            k = axis.keys.index("seed")
+            where.append((f"axis '{axis.name}'", [v[k] for v in axis.values]))
+    for name, seeds in where:
+        for v in seeds:
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= SEED_MAX:
+                raise SweepError(f"{origin}: {name}: a seed must be an integer from 0 to "
+                                 f"{SEED_MAX:,}, not {v!r}")

@@ -22,9 +22,11 @@ import sqlite3
 import time
 from pathlib import Path
 
+from rlaccel.util.files import what_is
+
 from rlaccel.sweep.errors import SweepError
 
-__all__ = ["Store", "STATUSES", "open_existing"]
+__all__ = ["Store", "STATUSES", "open_existing", "database_files"]
 
 STATUSES = ("pending", "running", "done", "failed")
 
@@ -49,6 +51,12 @@ CREATE TABLE IF NOT EXISTS points (
 """
 
 
+#: the columns of ``points`` and the keys of ``meta`` a sweep database has
+_COLUMNS = ("idx", "key", "coords", "config", "status", "metrics", "error", "wall_s", "arch",
+            "version", "binary_sha256", "worker", "finished_at")
+_META = ("spec_path", "spec_text", "digest", "metrics", "axes")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     try:
         con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
@@ -59,12 +67,68 @@ def _connect(path: Path) -> sqlite3.Connection:
     return con
 
 
+def _connect_ro(path: Path) -> sqlite3.Connection:
+    """A read-only connection: nothing about the file changes, and no file appears beside
+    it (opened as immutable, unless a write-ahead log beside it holds data that a sweep
+    still running, or killed, wrote)."""
+    from urllib.parse import quote
+    wal = Path(f"{path}-wal")
+    live = wal.is_file() and wal.stat().st_size > 0
+    try:
+        return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro"
+                               f"{'' if live else '&immutable=1'}", uri=True,
+                               timeout=30.0, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise SweepError(f"{path}: cannot open the sweep database: {exc}") from None
+
+
+def _damaged(path: Path, exc: Exception | str) -> SweepError:
+    why = " ".join(str(exc).replace("*** in database main ***", "").split())
+    return SweepError(f"{path}: the sweep database is damaged ({why})")
+
+
+def _inspect(path: Path) -> None:
+    """Refuse, reading only, a file that is not a sweep database in working order: not
+    SQLite, damaged, another program's database (other tables, or ours without their
+    columns or keys)."""
+    _check_sqlite(path)
+    con = _connect_ro(path)
+    try:
+        try:
+            bad = con.execute("PRAGMA quick_check(1)").fetchone()
+            if bad is None or bad[0] != "ok":
+                raise _damaged(path, bad[0] if bad else "no answer to its check")
+            tables = sorted(r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"))
+            if set(tables) != {"meta", "points"}:
+                has = f"its tables: {', '.join(tables)}" if tables else "it has no tables"
+                raise SweepError(f"{path}: not a sweep database ({has}; a sweep database has "
+                                 f"the tables meta and points)")
+            cols = {r[1] for r in con.execute("PRAGMA table_info(points)")}
+            missing = [c for c in _COLUMNS if c not in cols]
+            if missing or {r[1] for r in con.execute("PRAGMA table_info(meta)")} != \
+                    {"key", "value"}:
+                what = (f"its points table lacks the column(s) {', '.join(missing)}"
+                        if missing else "its meta table is not (key, value)")
+                raise SweepError(f"{path}: not a sweep database ({what})")
+            keys = {r[0] for r in con.execute("SELECT key FROM meta")}
+            missing = [k for k in _META if k not in keys]
+            if missing:
+                raise SweepError(f"{path}: not a sweep database (its meta table lacks "
+                                 f"{', '.join(missing)})")
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(path, exc) from None
+    finally:
+        con.close()
+
+
 class Store:
     """An open sweep database."""
 
-    def __init__(self, path: Path, con: sqlite3.Connection):
+    def __init__(self, path: Path, con: sqlite3.Connection, writes: bool = True):
         self.path = path
         self.con = con
+        self.writes = writes
         self.ident = _ident(path)       # the file the connection writes (see close)
 
     # ---- opening ----
@@ -82,31 +146,37 @@ class Store:
             raise SweepError(f"cannot create {p.parent}: {exc.strerror}") from None
         existed = p.exists() and p.stat().st_size > 0
         if existed:
-            _check_sqlite(p)
+            try:
+                _inspect(p)                  # read only: a foreign file is never changed
+            except SweepError as exc:
+                raise SweepError(f"{exc}; give another --db ({p} is left as it is)") from None
         con = _connect(p)
         store = cls(p, con)
         try:
-            con.executescript(_SCHEMA)
+            if not existed:
+                con.executescript(_SCHEMA)
+            n = con.execute("SELECT COUNT(*) FROM points").fetchone()[0]
         except sqlite3.DatabaseError as exc:
-            raise SweepError(f"{p}: not a sweep database ({exc})") from None
-        n = con.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+            con.close()
+            raise _damaged(p, exc) from None
         if n == 0:
             store._create(spec)
             return store
         meta = store.meta()
         digest = meta.get("digest")
         counts = store.counts()
-        if digest != spec.digest():
+        if digest != spec.digest() and (spec.size > 100_000 or
+                                        digest != spec.points_digest()):
             raise SweepError(f"{p} holds another sweep ({meta.get('spec_path', '?')}, "
-                             f"{n} points; this spec makes {len(spec.points())} "
-                             f"{'other ' if len(spec.points()) == n else ''}points): give "
+                             f"{n} points; this spec makes {spec.size} "
+                             f"{'other ' if spec.size == n else ''}points): give "
                              f"another --db")
         if not resume and counts["done"] + counts["failed"]:
             raise SweepError(f"{p} already holds this sweep ({counts['done']} of {n} points "
                              f"done, {counts['failed']} failed): --resume runs the "
                              f"{n - counts['done'] - counts['failed']} unfinished ones, or "
                              f"give another --db")
-        metrics = json.loads(meta.get("metrics", "{}"))
+        metrics = store.meta_json("metrics", dict, {})
         if metrics != spec.metrics_text:
             if counts["done"]:
                 raise SweepError(f"{p}: the spec's [metrics] changed since the sweep started "
@@ -128,13 +198,42 @@ class Store:
                             "created_at": _now()}, tx=False)
 
     # ---- reading ----
+    def _read(self, sql: str, args: tuple = ()) -> list:
+        try:
+            return self.con.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
     def meta(self) -> dict:
-        return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        out = {}
+        for k, v in self._read("SELECT key, value FROM meta"):
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise SweepError(f"{self.path}: not a sweep database (meta {k!r} is "
+                                 f"{type(v).__name__}, not text)")
+            out[k] = v
+        return out
+
+    def meta_json(self, key: str, kind: type, default):
+        """A meta value that holds JSON (``axes``, ``metrics``), checked to be a ``kind`` of
+        strings."""
+        text = self.meta().get(key)
+        if text is None:
+            return default
+        try:
+            v = json.loads(text)
+        except ValueError:
+            v = None
+        if not isinstance(v, kind) or not all(isinstance(x, str) for x in v):
+            raise SweepError(f"{self.path}: the sweep database is damaged (meta {key} is not "
+                             f"a JSON {kind.__name__} of names: {text[:60]!r})")
+        return v
 
     def counts(self) -> dict:
         out = dict.fromkeys(STATUSES, 0)
-        for status, n in self.con.execute("SELECT status, COUNT(*) FROM points "
-                                          "GROUP BY status"):
+        for status, n in self._read("SELECT status, COUNT(*) FROM points GROUP BY status"):
+            if status not in STATUSES:
+                raise SweepError(f"{self.path}: the sweep database is damaged (a point's "
+                                 f"status is {status!r}, not one of {', '.join(STATUSES)})")
             out[status] = n
         out["total"] = sum(out[s] for s in STATUSES)
         return out
@@ -146,19 +245,52 @@ class Store:
         if limit is not None:
             q += " AND idx < ?"
             args = (limit,)
-        return [r[0] for r in self.con.execute(q + " ORDER BY idx", args)]
+        out = [r[0] for r in self._read(q + " ORDER BY idx", args)]
+        bad = next((i for i in out if isinstance(i, bool) or not isinstance(i, int)), None)
+        if bad is not None:
+            raise SweepError(f"{self.path}: the sweep database is damaged (a point's index is "
+                             f"{bad!r})")
+        return out
 
     def rows(self) -> list[dict]:
-        """Every point as a dict (JSON columns decoded), in the fixed order."""
-        cur = self.con.execute("SELECT * FROM points ORDER BY idx")
-        names = [d[0] for d in cur.description]
-        out = []
-        for row in cur:
-            r = dict(zip(names, row))
-            for k in ("coords", "config", "metrics"):
-                r[k] = json.loads(r[k]) if r[k] is not None else None
-            out.append(r)
-        return out
+        """Every point as a dict (JSON columns decoded), in the fixed order; a value of the
+        wrong kind is an error naming the point and the column."""
+        try:
+            cur = self.con.execute(f"SELECT {', '.join(_COLUMNS)} FROM points ORDER BY idx")
+            fetched = cur.fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+        return [self._row(dict(zip(_COLUMNS, row))) for row in fetched]
+
+    def _row(self, r: dict) -> dict:
+        def bad(column, what):
+            return SweepError(f"{self.path}: the sweep database is damaged (point "
+                              f"{r['idx']!r}: {column} is {what})")
+        if isinstance(r["idx"], bool) or not isinstance(r["idx"], int):
+            raise bad("idx", f"{r['idx']!r}, not an integer")
+        if r["status"] not in STATUSES:
+            raise bad("status", f"{r['status']!r}, not one of {', '.join(STATUSES)}")
+        for k, kinds in (("coords", (dict,)), ("config", (dict,)),
+                         ("metrics", (dict, type(None)))):
+            text = r[k]
+            if text is None and type(None) in kinds:
+                continue
+            if not isinstance(text, str):
+                raise bad(k, f"{text!r}, not JSON text")
+            try:
+                r[k] = json.loads(text)
+            except ValueError:
+                raise bad(k, f"not JSON: {text[:60]!r}") from None
+            if not isinstance(r[k], kinds):
+                raise bad(k, f"{str(text)[:60]!r}, not a JSON object")
+        if r["wall_s"] is not None and (isinstance(r["wall_s"], bool) or
+                                        not isinstance(r["wall_s"], (int, float))):
+            raise bad("wall_s", f"{r['wall_s']!r}, not a number")
+        for k in ("key", "error", "arch", "version", "binary_sha256", "worker",
+                  "finished_at"):
+            if r[k] is not None and not isinstance(r[k], str):
+                raise bad(k, f"{r[k]!r}, not text")
+        return r
 
     # ---- writing ----
     def retry_failed(self) -> int:
@@ -201,6 +333,11 @@ class Store:
         connection went on writing the old one), what it holds is saved beside the run
         (:func:`rlaccel.util.files.rescuing`) and a SweepError says where."""
         try:
+            if self.writes:               # at rest, one file (a reader then adds none)
+                try:
+                    self.con.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass                  # another connection still reads: it stays WAL
             if self.ident is not None and _ident(self.path) != self.ident:
                 from rlaccel.util.files import rescuing
                 problem = SweepError(f"{self.path}: the database was removed or replaced "
@@ -259,21 +396,23 @@ def _check_sqlite(p: Path) -> None:
         raise SweepError(f"{p}: not a sweep database (not an SQLite file)")
 
 
-def open_existing(path: str | Path) -> Store:
-    """A sweep database to read (``rlaccel sweep show``)."""
+def open_existing(path: str | Path, write: bool = False) -> Store:
+    """A sweep database to read (``rlaccel sweep show``: read only, nothing about the file
+    changes), or with ``write`` to update (a finished sweep's figure is drawn from it)."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise SweepError(f"{p}: no such sweep database")
-    _check_sqlite(p)
-    con = _connect(p)
-    try:
-        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
-        raise SweepError(f"{p}: not a sweep database ({exc})") from None
-    if not {"meta", "points"} <= names:
-        con.close()
-        raise SweepError(f"{p}: not a sweep database (no points table)")
-    return Store(p, con)
+    if not p.is_file():
+        raise SweepError(f"{p}: is {what_is(p.stat().st_mode)}, not a sweep database")
+    _inspect(p)
+    return Store(p, _connect(p) if write else _connect_ro(p), writes=write)
+
+
+def database_files(db: str | Path) -> list[tuple[str, str]]:
+    """A database and the files SQLite keeps beside it, as inputs that no output may be."""
+    db = str(db)
+    return [("the database", db), ("the database's write-ahead log", db + "-wal"),
+            ("the database's shared memory", db + "-shm")]
 
 
 def _ident(path: Path) -> tuple[int, int] | None:

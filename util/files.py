@@ -40,7 +40,7 @@ from rlaccel.util.errors import OutputError, RlaccelError, SourceError
 
 __all__ = ["atomic_write", "atomic_output", "check_outputs", "check_output_dir",
            "rescuing", "save_or_rescue", "make_output_dir", "read_text",
-           "read_bytes", "read_toml", "MAX_TEXT_BYTES"]
+           "read_bytes", "read_toml", "what_is", "MAX_TEXT_BYTES"]
 
 #: the largest text file rlaccel reads (an assembly source, an include, a TOML file)
 MAX_TEXT_BYTES = 64 << 20
@@ -263,6 +263,11 @@ def _keep_mode(fd: int, st: os.stat_result) -> None:
     os.fchmod(fd, stat.S_IMODE(st.st_mode))
 
 
+def what_is(mode: int) -> str:
+    """What a file of ``mode`` is, in words: ``a directory``, ``a FIFO``..."""
+    return _what_is(mode)
+
+
 def _what_is(mode: int) -> str:
     for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
                         (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
@@ -307,9 +312,10 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None]
     for label, p in ins:
         try:
             st = os.stat(p)
+            ident = (st.st_dev, st.st_ino)
         except OSError:
-            continue                     # an input that is not there is its reader's error
-        in_ids.append((label, p, (st.st_dev, st.st_ino), os.path.realpath(p)))
+            ident = None                 # not there (its reader's error): compared by name
+        in_ids.append((label, p, ident, os.path.realpath(p)))
     seen: list[tuple[str, str, tuple | None, str]] = []
     for label, p in outs:
         if not p:
@@ -325,7 +331,7 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None]
             raise error(f"{p}: {label} is {_what_is(st.st_mode)}, not a regular file")
         ident = (st.st_dev, st.st_ino) if st is not None else None
         for in_label, in_p, in_ident, in_real in in_ids:
-            if real == in_real or ident == in_ident:
+            if real == in_real or (ident is not None and ident == in_ident):
                 also = "" if p == in_p else f" {in_p}"
                 raise error(f"{p}: {label} would overwrite {in_label}{also}; choose another "
                             f"file")

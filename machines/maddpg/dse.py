@@ -28,15 +28,20 @@ TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", 
                               "lut_percent": 70, "dsp": 2447, "dsp_percent": 36}}
 
 
-def explore_manifest(manifest, overrides=None, arch=None, search=None) -> dict:
+def explore_manifest(manifest, overrides=None, arch=None, search=None,
+                     outputs=None) -> dict:
     """The design a run of ``manifest`` uses, as a dictionary (with the task, the manifest
-    and Table II)."""
+    and Table II). ``outputs`` (``{label: path}``) are checked against every file the
+    manifest names before the exploration starts."""
     from rlaccel.isa.arch import load_arch
-    from rlaccel.programs.runner import configure
+    from rlaccel.programs.runner import configure, named_inputs
+    from rlaccel.util.files import check_outputs
 
     from rlaccel.machines.maddpg.plugin import config, design
     from rlaccel.machines.maddpg.task import make_task
     plugin, m = configure(manifest, overrides or [], arch=arch)
+    if outputs:
+        check_outputs(outputs, named_inputs(plugin, m))
     if plugin.machine != "maddpg":
         from rlaccel.programs.manifest import ManifestError
         raise ManifestError(f"{manifest}: machine '{plugin.machine}'; rlaccel dse maddpg "
@@ -82,7 +87,8 @@ def cmd_dse(args) -> int:
         raise SystemExit(2)
     check_outputs({"--json": args.json}, {"the manifest": args.manifest,   # before any work
                                           "the architecture file": args.arch})
-    d = explore_manifest(args.manifest, args.set, arch=args.arch, search=args.search)
+    d = explore_manifest(args.manifest, args.set, arch=args.arch, search=args.search,
+                         outputs={"--json": args.json})
     _print(d)
     save_or_rescue([(args.json, json_text(d) if args.json else None)])
     return 0

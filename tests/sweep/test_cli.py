@@ -8,7 +8,7 @@ import pytest
 
 from rlaccel.cli import main
 
-from tests.sweep.conftest import TINY
+from tests.sweep.conftest import CARTPOLE, TINY
 
 PLOT = TINY + """
 [plot]
@@ -78,3 +78,72 @@ def test_usage_errors_exit_2(capsys, args, message):
         main(args)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_outputs_onto_inputs_are_refused_before_anything_runs(tmp_path, write_spec, capsys):
+    """The CSV onto the database, a figure named after --db onto the spec (a spec called
+    pm.md with a [plot]), the database onto a manifest the spec names: refused, nothing
+    changed (each replaced its input before, with exit 0)."""
+    spec = write_spec(PLOT, name="pm.md")
+    text = spec.read_text()
+    assert main(["sweep", str(spec), "--db", str(tmp_path / "pm.sqlite"), "-q"]) == 1
+    assert capsys.readouterr().err == (f"rlaccel sweep: error: {tmp_path}/pm.md: the figure "
+                                       f"named after --db would overwrite the sweep spec; "
+                                       f"choose another file\n")
+    assert spec.read_text() == text and not (tmp_path / "pm.sqlite").exists()
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(CARTPOLE.read_text())
+    own = write_spec(TINY.replace(str(CARTPOLE), "m.toml"), name="own.toml")
+    assert main(["sweep", str(own), "--db", str(manifest), "-q"]) == 1
+    assert capsys.readouterr().err == (f"rlaccel sweep: error: {manifest}: --db would "
+                                       f"overwrite the manifest; choose another file\n")
+    assert manifest.read_text() == CARTPOLE.read_text()
+
+
+def test_show_csv_onto_the_database_is_refused(tmp_path, capsys):
+    from tests.sweep.test_store import _edit
+    db = tmp_path / "s.sqlite"
+    _edit(db, "CREATE TABLE t (x)")
+    before = db.read_bytes()
+    for target, what in ((db, "the database"), (f"{db}-wal", "the database's write-ahead log")):
+        assert main(["sweep", "show", str(db), "--csv", str(target)]) == 1
+        assert capsys.readouterr().err == (f"rlaccel sweep: error: {target}: --csv would "
+                                           f"overwrite {what}; choose another file\n")
+    assert db.read_bytes() == before
+
+
+def test_limit_is_cheap_on_a_huge_spec(tmp_path, write_spec, capsys):
+    """400 x 400 configurations: --limit 1 validates and runs one point at once (every
+    point used to be built, and every configuration checked, first)."""
+    import time
+    text = TINY.replace('"arch.machine.dtype" = ["float64", "q6.10"]\nseed = {range = [1, 3]}',
+                        '"learning.Ic" = {range = [1, 400]}\n"learning.Ia" = {range = [1, 400]}')
+    spec = write_spec(text)
+    t = time.perf_counter()
+    assert main(["sweep", str(spec), "--db", str(tmp_path / "s.sqlite"), "--limit", "1",
+                 "-q", "--workers", "1"]) == 0
+    assert time.perf_counter() - t < 60
+    assert f"{tmp_path / 's.sqlite'}: 1 of 160000 points finished" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("address, message", [
+    ("256.1.1.1:1", "--ray 256.1.1.1:1: nothing answers at 256.1.1.1:1 ("),
+    ("127.0.0.1:1", "--ray 127.0.0.1:1: nothing answers at 127.0.0.1:1 (Connection refused); "
+                    "is the cluster running (ray start --head)?"),
+    ("ray://127.0.0.1", "--ray ray://127.0.0.1: nothing answers at 127.0.0.1:10001 "
+                        "(Connection refused); is the cluster running (ray start --head)?"),
+    ("host:port", "--ray host:port: 'port' is not a port (1 to 65535)"),
+])
+def test_a_ray_address_that_does_not_answer_fails_in_seconds(tmp_path, write_spec, capsys,
+                                                             address, message):
+    """ray.init retried an address for ever; the head is probed first (5 s at most) and
+    the database is not created."""
+    import time
+    pytest.importorskip("ray")
+    t = time.perf_counter()
+    assert main(["sweep", str(write_spec()), "--db", str(tmp_path / "s.sqlite"),
+                 "--ray", address, "-q"]) == 1
+    assert time.perf_counter() - t < 20
+    err = capsys.readouterr().err
+    assert err.startswith(f"rlaccel sweep: error: {message}"), err
+    assert not (tmp_path / "s.sqlite").exists()

@@ -72,9 +72,28 @@ c = "cycles"
     ('x = {zip = {seed = [1, 2], trials = [1]}}',
      r"axis 'x': the zipped lists differ in length \(seed: 2, trials: 1\)"),
     ('seed = [1, 2]\n"learning.Ic" = {values = [1], format = "x"}',
-     r"format must be a string with \{\} where the value goes"),
+     r"format must be a string with one \{\} where the value goes"),
+    ('"arch.machine.dtype" = {range = [4, 6], format = "q{}.{}"}',
+     r"axis 'arch.machine.dtype': format must be a string with one \{\} where the value "
+     r"goes, such as \"q6.\{\}\", not 'q\{\}.\{\}'$"),
+    ('"arch.machine.dtype" = {range = [4, 6], format = "q6.{}{0}"}',
+     r"format must be a string with one \{\} .*, not 'q6.\{\}\{0\}'$"),
+    ('"arch.machine.dtype" = {range = [4, 6], format = "q6.{:q}"}',
+     r"axis 'arch.machine.dtype': format 'q6.\{:q\}' cannot take the value 4 \(Unknown "
+     r"format code 'q' for object of type 'int'\)$"),
+    ('seed = [-1]', r"axis 'seed': a seed must be an integer from 0 to "
+                    r"9,223,372,036,854,775,807, not -1$"),
+    ('seed = [18446744073709551615]', r"a seed must be an integer .*, not "
+                                      r"18446744073709551615$"),
+    ('seed = [1.0]', r"a seed must be an integer .*, not 1.0$"),
+    ('seed = ["a"]', r"axis 'seed': a seed must be an integer .*, not 'a'$"),
+    ('x = {range = [1, 1000]}\ny = {range = [1, 1000]}\nz = {range = [1, 1000]}',
+     r"the axes make 1,000,000,000 points \(1,000 x 1,000 x 1,000\), more than the "
+     r"1,000,000 a sweep may have; split it into several sweeps or give the axes fewer "
+     r"values$"),
     ('trials = [1, 2]', r"'trials' is set twice \(\[set\] and axis 'trials'\)"),
-    ('seed = [1, 1]', r"points 0 and 1 have the same settings \(seed=1\)"),
+    ('seed = [1, 1]', r"axis 'seed' repeats a value \(1: positions 1 and 2\): its points "
+                      r"would be run twice$"),
 ])
 def test_bad_axes_are_errors_before_anything_runs(write_spec, axes, message):
     text = f'manifest = "{CARTPOLE}"\n[set]\ntrials = 1\n[axes]\n{axes}\n[metrics]\nc = "cycles"\n'
@@ -95,8 +114,7 @@ def test_bad_axes_are_errors_before_anything_runs(write_spec, axes, message):
                                                   r"\[machine\] dtype: invalid number format"),
     ('"learning.Ic" = [50, "many"]', r"point 1 \(learning.Ic=many\): .*cartpole.toml: "
                                      r"'learning.Ic' must be an integer, not 'many'"),
-    ('"learning.gamma" = [0.5, 2.0]', r"'learning.gamma' must be between 0 and 1, not 2.0"),
-    ('seed = ["a"]', r"seed must be an integer, not 'a'"),
+    ('"learning.gamma" = [0.5, 2.0]', r"'learning.gamma' must be from 0 to 1, not 2.0"),
     ('seed = {rnage = [1, 4]}', r"axis 'seed.rnage': .* has no key 'seed.rnage'"),
     ('manifest = ["nothere.toml"]', r"manifest 'nothere.toml' does not exist"),
 ])

@@ -10,6 +10,7 @@ from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.spec import load_spec
 from rlaccel.sweep.store import Store, open_existing
 
+from tests.adversarial.conftest import cli  # noqa: F401 - the fixture
 from tests.sweep.conftest import TINY
 
 
@@ -74,5 +75,114 @@ def test_files_that_are_not_sweep_databases(tmp_path, write_spec):
         Store.open(tmp_path, spec)
     plain = tmp_path / "plain.sqlite"
     sqlite3.connect(plain).execute("CREATE TABLE t (x)").connection.commit()
-    with pytest.raises(SweepError, match="no points table"):
+    with pytest.raises(SweepError) as e:
         open_existing(plain)
+    assert str(e.value) == (f"{plain}: not a sweep database (its tables: t; a sweep database "
+                            f"has the tables meta and points)")
+
+
+def _sweep_db(tmp_path, write_spec, name="s.sqlite"):
+    """A finished two-point sweep's database (no run: the rows are written as a sweep
+    writes them)."""
+    spec = load_spec(write_spec(TINY.replace("[1, 3]", "[1, 2]")
+                                .replace('["float64", "q6.10"]', '["float64"]')))
+    db = tmp_path / name
+    with Store.open(db, spec) as st:
+        st.record([{"index": i, "status": "done", "metrics": {"balanced": 3, "cycles": 9},
+                    "error": None, "wall_s": 0.5, "arch": "adhdp", "version": "0",
+                    "binary_sha256": "x", "worker": "w"} for i in range(2)])
+    return spec, db
+
+
+def _edit(db, *sql):
+    con = sqlite3.connect(db)
+    for q in sql:
+        con.execute(q)
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("sql, message", [
+    (["UPDATE points SET coords = '{bad' WHERE idx = 1"],
+     "the sweep database is damaged (point 1: coords is not JSON: '{bad')"),
+    (["UPDATE points SET metrics = '[1, 2]' WHERE idx = 0"],
+     "the sweep database is damaged (point 0: metrics is '[1, 2]', not a JSON object)"),
+    (["UPDATE points SET wall_s = 'slow' WHERE idx = 1"],
+     "the sweep database is damaged (point 1: wall_s is 'slow', not a number)"),
+    (["UPDATE points SET config = 7 WHERE idx = 0"],
+     "the sweep database is damaged (point 0: config is '7', not a JSON object)"),
+    (["UPDATE points SET coords = x'7b7d' WHERE idx = 0"],
+     "the sweep database is damaged (point 0: coords is b'{}', not JSON text)"),
+    (["PRAGMA ignore_check_constraints = 1",
+      "UPDATE points SET status = 'weird' WHERE idx = 1"],
+     "the sweep database is damaged (point 1: status is 'weird', not one of pending, "
+     "running, done, failed)"),
+    (["UPDATE points SET error = x'00ff' WHERE idx = 0"],
+     "the sweep database is damaged (point 0: error is b'\\x00\\xff', not text)"),
+    (["UPDATE meta SET value = '{oops' WHERE key = 'axes'"],
+     "the sweep database is damaged (meta axes is not a JSON list of names: '{oops')"),
+    (["ALTER TABLE points DROP COLUMN worker"],
+     "not a sweep database (its points table lacks the column(s) worker)"),
+    (["DELETE FROM meta WHERE key = 'digest'"],
+     "not a sweep database (its meta table lacks digest)"),
+    (["CREATE TABLE users (name)"],
+     "not a sweep database (its tables: meta, points, users; a sweep database has the "
+     "tables meta and points)"),
+])
+def test_sweep_show_refuses_a_damaged_database_by_name(tmp_path, write_spec, cli, sql,
+                                                      message):
+    """Each damage is refused with the database's name and what is wrong, never a
+    traceback; the file is not changed and nothing appears beside it."""
+    _, db = _sweep_db(tmp_path, write_spec)
+    _edit(db, *sql)
+    before = db.read_bytes()
+    status, out, err = cli(["sweep", "show", str(db)])
+    assert (status, err) == (1, f"rlaccel sweep: error: {db}: {message}\n")
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.")) == \
+        ["s.sqlite"]
+
+
+def test_a_malformed_page_is_refused_by_show_and_resume(tmp_path, write_spec, cli):
+    spec, db = _sweep_db(tmp_path, write_spec)
+    blob = bytearray(db.read_bytes())
+    blob[8192:8208] = b"\xab" * 16                   # the header of the points table's page
+    db.write_bytes(bytes(blob))
+    status, _, err = cli(["sweep", "show", str(db)])
+    assert (status, err) == (1, f"rlaccel sweep: error: {db}: the sweep database is damaged "
+                                f"(Page 3: btreeInitPage() returns error code 11)\n")
+    with pytest.raises(SweepError) as e:
+        Store.open(db, spec, resume=True)
+    assert str(e.value) == (f"{db}: the sweep database is damaged (Page 3: btreeInitPage() "
+                            f"returns error code 11); give another --db ({db} is left as it "
+                            f"is)")
+    assert db.read_bytes() == bytes(blob)
+
+
+def test_resume_on_a_foreign_database_adds_nothing_to_it(tmp_path, write_spec):
+    """--resume (or a new sweep) on another program's SQLite file is refused by name and
+    the file is byte for byte the same: no tables added, its journal mode unchanged."""
+    spec = load_spec(write_spec())
+    db = tmp_path / "app.sqlite"
+    _edit(db, "CREATE TABLE users (name TEXT)", "INSERT INTO users VALUES ('ada')")
+    before = db.read_bytes()
+    for resume in (True, False):
+        with pytest.raises(SweepError) as e:
+            Store.open(db, spec, resume=resume)
+        assert str(e.value) == (f"{db}: not a sweep database (its tables: users; a sweep "
+                                f"database has the tables meta and points); give another "
+                                f"--db ({db} is left as it is)")
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("app")) == \
+        ["app.sqlite"]
+
+
+def test_a_finished_sweep_leaves_one_file(tmp_path, write_spec):
+    """At rest the database is one file (rollback journal), so reading it adds none."""
+    _, db = _sweep_db(tmp_path, write_spec)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.")) == \
+        ["s.sqlite"]
+    with open_existing(db) as st:
+        assert len(st.rows()) == 2
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.")) == \
+        ["s.sqlite"]

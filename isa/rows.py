@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["OpDef", "op"]
+__all__ = ["OpDef", "op", "batch_rows", "WB"]
+
+#: the extent of a layer's parameters: W (rows x cols, row-major), then its biases
+WB = "rows*cols+rows"
+
+
+def batch_rows(stride: str, width: str) -> str:
+    """The extent of a batch operand: ``batch`` rows of ``width`` words, ``stride`` apart."""
+    return f"(batch-1)*{stride}+{width}"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ Conventions:
 
 from __future__ import annotations
 
-from rlaccel.isa.rows import op
+from rlaccel.isa.rows import WB, batch_rows, op
 
 #: six majors, as before phase B (so the later families' opcodes keep their numbers); every
 #: format starts with ``funct``, which selects the mnemonic inside its major
@@ -57,12 +57,6 @@ FORMATS = {
 }
 
 
-def _rows(stride: str, width: str) -> str:
-    """Words a batch operand spans: ``batch`` rows of ``width`` words, ``stride`` apart."""
-    return f"(batch-1)*{stride}+{width}"
-
-
-WB = "rows*cols+rows"          # a layer: W (rows x cols, row-major), then its biases
 HP_WORDS = 7                   # Adam's block: lr*c1, c2, b1, 1-b1, b2, 1-b2, eps (float32)
 
 ENTRIES = [
@@ -71,21 +65,21 @@ ENTRIES = [
         "Batched forward (intra-layer parallelism): dst[b] = act(W x_b + bias) for b < batch, "
         "x_b = src[b][0:cols] read through QAT slot qid (mon=1: fold it into the slot's range "
         "before qat.freeze); exact sum, one rounding to fixed32.",
-        fixed={"funct": 0}, reads={"src": _rows("sstride", "cols"), "syn": WB},
-        writes={"dst": _rows("dstride", "rows")}),
+        fixed={"funct": 0}, reads={"src": batch_rows("sstride", "cols"), "syn": WB},
+        writes={"dst": batch_rows("dstride", "rows")}),
     op("bbp", "BMM", "DBP",
         "err estride syn dst dstride rows cols batch off=0 act=none mask=0 mstride=1 qid=0",
         "Batched back-propagation (intra-batch parallelism): dst[b][j] = [mask[b][j] > 0] * "
         "sum_i W[i, off+j] err[b][i] for j < cols (act=relu: the mask is the layer input as "
         "stored, through slot qid; act=none: no mask).",
-        fixed={"funct": 1}, reads={"err": _rows("estride", "rows"), "syn": "rows*(off+cols)",
-                                   "mask": _rows("mstride", "cols")},
-        writes={"dst": _rows("dstride", "cols")}),
+        fixed={"funct": 1}, reads={"err": batch_rows("estride", "rows"), "syn": "rows*(off+cols)",
+                                   "mask": batch_rows("mstride", "cols")},
+        writes={"dst": batch_rows("dstride", "cols")}),
     op("bwg", "BMM", "DWG", "err estride x xstride grad rows cols batch qid=0",
         "Batched weight gradient: G = sum_b err[b] x_b^T (rows x cols), then the bias "
         "gradient sum_b err[b], at grad in gradient memory (x_b through slot qid).",
-        fixed={"funct": 2}, reads={"err": _rows("estride", "rows"),
-                                   "x": _rows("xstride", "cols")},
+        fixed={"funct": 2}, reads={"err": batch_rows("estride", "rows"),
+                                   "x": batch_rows("xstride", "cols")},
         writes={"grad": WB}),
     # ---- ddpg: the Adam unit, local to the weight memory (seed 002, section III) ----
     op("adam", "ADAM", "DAD", "w g m n hp",
@@ -120,13 +114,13 @@ ENTRIES = [
     op("vact", "VEC", "DVE", "dst dstride src sstride cols batch act",
         "dst[b][j] = act(src[b][j]) for j < cols, b < batch (the output activation kept apart "
         "from its pre-activation, which vdact needs).",
-        fixed={"funct": 0}, reads={"src": _rows("sstride", "cols")},
-        writes={"dst": _rows("dstride", "cols")}),
+        fixed={"funct": 0}, reads={"src": batch_rows("sstride", "cols")},
+        writes={"dst": batch_rows("dstride", "cols")}),
     op("vdact", "VEC", "DVE", "dst dstride src sstride z cols batch act neg=0",
         "dst[b][j] = (neg ? -src : src)[b][j] * act'(z[b][j]) (z rows of cols words): act' "
         "the PWL table's slope at the pre-activation, zero beyond xmax.",
-        fixed={"funct": 1}, reads={"src": _rows("sstride", "cols"), "z": "batch*cols"},
-        writes={"dst": _rows("dstride", "cols")}),
+        fixed={"funct": 1}, reads={"src": batch_rows("sstride", "cols"), "z": "batch*cols"},
+        writes={"dst": batch_rows("dstride", "cols")}),
     op("vfill", "VEC", "DVE", "dst cols value",
         "dst[0:cols] = value.", fixed={"funct": 2}, writes={"dst": "cols"}),
     op("td", "VEC", "DVE", "dst src z batch value",

@@ -25,7 +25,7 @@ CU of the learner; its unroll factor ``F`` is set once by ``cucfg``.
 
 from __future__ import annotations
 
-from rlaccel.isa.rows import op
+from rlaccel.isa.rows import WB, batch_rows, op
 
 #: one major opcode: the family's rows are told apart by a 6-bit ``funct`` (the first field of
 #: every format), so adding rows never renumbers the later families' opcodes
@@ -52,13 +52,6 @@ FORMATS = {
 }
 
 
-def _rows(stride: str, width: str) -> str:
-    """Words a batch operand spans: ``batch`` rows of ``width`` words, ``stride`` apart."""
-    return f"(batch-1)*{stride}+{width}"
-
-
-WB = "rows*cols+rows"          # a layer: W (rows x cols, row-major), then its bias b
-
 ENTRIES = [
     # ---- marl: the ring (seed 003, section III-A) ----
     op("send", "COMM", "RC", "src n", "Send src[0:n] to the next agent on the ring.",
@@ -76,47 +69,47 @@ ENTRIES = [
     op("rgather", "COMM", "PR", "a sa dst sd n m batch",
         "Streamed all-gather over the ring, per sample k: send a[k][0:n]; dst[k][0:m] = every "
         "learner's vector of sample k in agent order (their lengths add up to m).",
-        fixed={"funct": 5}, reads={"a": _rows("sa", "n")},
-        writes={"dst": _rows("sd", "m")}),
+        fixed={"funct": 5}, reads={"a": batch_rows("sa", "n")},
+        writes={"dst": batch_rows("sd", "m")}),
     # ---- marl: compute-unit streams (seed 003, III-B, IV-A: T = ceil(ID OD / F) per sample) --
     op("pfp", "COMM", "PB", "u a sa syn dst sd rows cols batch act=none",
         "Forward on CU u, per sample k: dst[k] = act(W a[k] + b), W at syn (rows x cols), "
         "b after it.",
-        fixed={"funct": 8}, reads={"a": _rows("sa", "cols"), "syn": WB},
-        writes={"dst": _rows("sd", "rows")}),
+        fixed={"funct": 8}, reads={"a": batch_rows("sa", "cols"), "syn": WB},
+        writes={"dst": batch_rows("sd", "rows")}),
     op("pfpo", "COMM", "PB", "u a sa b sb syn dst sd rows cols off len batch act=none",
         "Forward with an overlaid window: x = a[k] with x[off:off+len] = b[k][0:len]; "
         "dst[k] = act(W x + b).",
-        fixed={"funct": 9}, reads={"a": _rows("sa", "cols"), "b": _rows("sb", "len"),
+        fixed={"funct": 9}, reads={"a": batch_rows("sa", "cols"), "b": batch_rows("sb", "len"),
                                    "syn": WB},
-        writes={"dst": _rows("sd", "rows")}),
+        writes={"dst": batch_rows("sd", "rows")}),
     op("pbp", "COMM", "PB", "u a sa syn dst sd rows cols len batch b=0 sb=0 off=0 act=none",
         "Back-propagate on CU u: dst[k][c] = (sum_i W[i,off+c] a[k][i]) * act'(b[k][c]) for "
         "c < len (act'=1 for none; relu' from the layer input b: 1 if b > 0, else 0).",
-        fixed={"funct": 10}, reads={"a": _rows("sa", "rows"), "b": _rows("sb", "len"),
+        fixed={"funct": 10}, reads={"a": batch_rows("sa", "rows"), "b": batch_rows("sb", "len"),
                                    "syn": "rows*cols"},
-        writes={"dst": _rows("sd", "len")}),
+        writes={"dst": batch_rows("sd", "len")}),
     op("pwu", "COMM", "PB", "u a sa b sb syn rows cols batch",
         "Weight gradient of the batch on CU u: G = sum_k a[k] b[k]^T and g_b = sum_k a[k] "
         "(from 0, in sample order), at syn (rows x cols, then rows).",
-        fixed={"funct": 11}, reads={"a": _rows("sa", "rows"), "b": _rows("sb", "cols")},
+        fixed={"funct": 11}, reads={"a": batch_rows("sa", "rows"), "b": batch_rows("sb", "cols")},
         writes={"syn": WB}),
     op("pgs", "COMM", "PH", "u a sa b sb dst sd rows batch",
         "Gumbel-softmax head: dst[k] = softmax(a[k] + b[k]) (a: logits, b: Gumbel noise).",
-        fixed={"funct": 12}, reads={"a": _rows("sa", "rows"), "b": _rows("sb", "rows")},
-        writes={"dst": _rows("sd", "rows")}),
+        fixed={"funct": 12}, reads={"a": batch_rows("sa", "rows"), "b": batch_rows("sb", "rows")},
+        writes={"dst": batch_rows("sd", "rows")}),
     op("pgb", "COMM", "PH", "u a sa b sb c sc k dst sd rows batch",
         "Head backward with the regulariser: dst[k] = b[k] * (a[k] - sum(a[k] b[k])) + K c[k] "
         "(a: gradient at the head's output, b: its output, c: the logits, K the word at k).",
-        fixed={"funct": 13}, reads={"a": _rows("sa", "rows"), "b": _rows("sb", "rows"),
-                                   "c": _rows("sc", "rows"), "k": "1"},
-        writes={"dst": _rows("sd", "rows")}),
+        fixed={"funct": 13}, reads={"a": batch_rows("sa", "rows"), "b": batch_rows("sb", "rows"),
+                                   "c": batch_rows("sc", "rows"), "k": "1"},
+        writes={"dst": batch_rows("sd", "rows")}),
     op("ploss", "COMM", "PH", "u a sa b sb c sc k dst sd batch",
         "Value loss (eq. 2): y = c[k][0] + (K (1 - c[k][1])) b[k]; dst[k] = (2/batch)(a[k] - y) "
         "(a: Q, b: the target Q', c: reward and done, K = gamma at k).",
-        fixed={"funct": 14}, reads={"a": _rows("sa", "1"), "b": _rows("sb", "1"),
-                                   "c": _rows("sc", "2"), "k": "1"},
-        writes={"dst": _rows("sd", "1")}),
+        fixed={"funct": 14}, reads={"a": batch_rows("sa", "1"), "b": batch_rows("sb", "1"),
+                                   "c": batch_rows("sc", "2"), "k": "1"},
+        writes={"dst": batch_rows("sd", "1")}),
     # ---- marl: once per batch, on a CU's weight banks ----
     op("cucfg", "COMM", "UC", "u f", "Compute unit u has f multiply-add elements (its unroll "
         "factor F: f DSP-priced elements and f weight banks).",

@@ -128,6 +128,11 @@ class Binding:
     def mem(self, space: str) -> np.ndarray:
         return self.agent.memory(space)
 
+    @property
+    def where(self) -> str:
+        """How a message names the instruction: ``bff at PC 12``."""
+        return f"{self.mnemonic} at PC {self.pc}"
+
     def interconnect(self, kind: type):
         """The platform's interconnect, which this instruction needs to be a ``kind`` (a
         :mod:`rlaccel.tlm.core` interconnect class, named by its ``kind``); an ArchError says

@@ -70,10 +70,6 @@ def aap_timing(knobs, timing) -> AapTiming:
                      vector_lanes=timing["vector_lanes"])
 
 
-def _where(b: Binding) -> str:
-    return f"{b.mnemonic} at PC {b.pc}"
-
-
 def _rows(U: np.ndarray, addr: int, batch: int, stride: int, width: int) -> np.ndarray:
     """``batch`` rows of ``width`` words, ``stride`` apart, from ``addr`` (a live view; the
     ISA table's extents keep it inside the memory)."""
@@ -109,7 +105,7 @@ def _bff(b: Binding):
     D = _rows(U, o["dst"], B, o["dstride"], rows)
     bias = S[syn + rows * cols:syn + rows * cols + rows]
     act = _act_name(o.get("act", 0))
-    slot, mon, where = o.get("qid", 0), bool(o.get("mon", 0)), _where(b)
+    slot, mon, where = o.get("qid", 0), bool(o.get("mon", 0)), b.where
     cfg = aap_timing(b.knobs, b.timing)
     cost = {h: _matrix_cost(b, [ff_cycles(rows, cols, B, cfg, h)] * cfg.cores,
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
@@ -162,10 +158,10 @@ def _bbp(b: Binding):
     D = _rows(U, o["dst"], B, o["dstride"], cols)
     act = _act_name(o.get("act", 0))
     if act not in ("none", "relu"):
-        raise SimError(f"{_where(b)}: act={act}: back-propagation masks with ReLU' (relu) or "
+        raise SimError(f"{b.where}: act={act}: back-propagation masks with ReLU' (relu) or "
                        f"not at all (none); the output's tanh' is vdact's")
     M = _rows(U, o.get("mask", 0), B, o.get("mstride", 1), cols) if act == "relu" else None
-    slot, where = o.get("qid", 0), _where(b)
+    slot, where = o.get("qid", 0), b.where
     cfg = aap_timing(b.knobs, b.timing)
     one = replace(cfg, cores=1)
     per_core = [bp_cycles(rows, cols, v, one) for v in _split(B, cfg.cores)]
@@ -192,7 +188,7 @@ def _bwg(b: Binding):
     X = _rows(U, o["x"], B, o["xstride"], cols)
     GW = S[g:g + rows * cols].reshape(rows, cols)
     GB = S[g + rows * cols:g + rows * cols + rows]
-    slot, where = o.get("qid", 0), _where(b)
+    slot, where = o.get("qid", 0), b.where
     cfg = aap_timing(b.knobs, b.timing)
     lo, hi = int(acc.min_raw), int(acc.max_raw)
     one = replace(cfg, cores=1)
@@ -243,7 +239,7 @@ def _soft(b: Binding):
     dst, src, n = o["dst"], o["src"], o["n"]
     st, acc, counter = state_of(b.agent), b.dt, b.counter
     T, Sv, tau = S[dst:dst + n], S[src:src + n], U[o["tau"]:o["tau"] + 1]
-    where = _where(b)
+    where = b.where
 
     def soft():
         traw = int(tau[0])
@@ -293,7 +289,7 @@ def _noise(b: Binding):
     n, s = o["n"], o.get("stream", 1)
     st, acc, counter = state_of(b.agent), b.dt, b.counter
     D, Sv, sig, where = U[o["dst"]:o["dst"] + n], U[o["src"]:o["src"] + n], \
-        U[o["sigma"]:o["sigma"] + 1], _where(b)
+        U[o["sigma"]:o["sigma"] + 1], b.where
 
     def noise():
         g = st.stream(s, where).gaussian_raw(n)
@@ -317,7 +313,7 @@ def _prng_cost(b: Binding) -> Cost:
 
 # ---- QAT -----------------------------------------------------------------------------------
 def _freeze(b: Binding):
-    st, bits, where = state_of(b.agent), b.ops.get("bits", 16), _where(b)
+    st, bits, where = state_of(b.agent), b.ops.get("bits", 16), b.where
 
     def freeze():
         st.freeze(bits, where)

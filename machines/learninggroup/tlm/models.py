@@ -65,10 +65,6 @@ NACTIONS = 5
 _ENC, _T = ("osel", "baseline"), (False, True)
 
 
-def _where(b: Binding) -> str:
-    return f"{b.mnemonic} at PC {b.pc}"
-
-
 def _vpus(b: Binding) -> int:
     return b.knobs.cores * b.knobs.lanes
 
@@ -91,7 +87,7 @@ def _index(U: np.ndarray, s: int, limit: int, what: str) -> int:
 def _mode(b: Binding, name: str, n: int = 2) -> int:
     v = b.ops.get(name, 0)
     if not 0 <= v < n:
-        raise SimError(f"{_where(b)}: {name}={v} must be 0..{n - 1}")
+        raise SimError(f"{b.where}: {name}={v} must be 0..{n - 1}")
     return v
 
 
@@ -129,7 +125,7 @@ def _osel(b: Binding):
     grouping.check_groups(G, p.max_groups)
     width = rows if t else cols
     if width > p.bitvector_bits:
-        raise SimError(f"{_where(b)}: a layer with {width} columns is wider than the "
+        raise SimError(f"{b.where}: a layer with {width} columns is wider than the "
                        f"{p.bitvector_bits}-bit bitvector of the sparse row memory")
     ridx, cidx = _words(U, o["ridx"], rows), _words(U, o["cidx"], cols)
     base, st, pc = o["srm"], state_of(b.agent), b.pc
@@ -162,7 +158,7 @@ def _osel(b: Binding):
     def _idx(words, G, name):
         v = words.astype(np.float64)
         if v.size and not (np.all(v == np.floor(v)) and v.min() >= 0 and v.max() < G):
-            raise SimError(f"{_where(b)}: {name} must hold max indexes 0..{G - 1}")
+            raise SimError(f"{b.where}: {name} must hold max indexes 0..{G - 1}")
         return v.astype(np.int64)
     return run
 
@@ -185,9 +181,9 @@ def _gupd(b: Binding):
     ops_per = vector.SOFTMAX_OPS + 4 + vector.RMS_OPS
 
     def run():
-        mem = st.tuples(addr, _where(b))
+        mem = st.tuples(addr, b.where)
         if mem.rows != rows or mem.width != cols:
-            raise SimError(f"{_where(b)}: the sparse row memory at {addr} encodes "
+            raise SimError(f"{b.where}: the sparse row memory at {addr} encodes "
                            f"{mem.rows} x {mem.width}, not {rows} x {cols}")
         keep = mem.mask()
         g = np.where(keep, Gacc.reshape(rows, cols), np.float16(0.0))
@@ -244,7 +240,7 @@ def _wcomp(b: Binding):
     addr = o.get("srm", 0)
 
     def run():
-        mem = st.tuples(addr, _where(b)) if sparse else None
+        mem = st.tuples(addr, b.where) if sparse else None
         lay = PackedLayer.build(W.reshape(rows, cols), bias, mem, cores, transposed=t)
         st.layers[(syn, int(t))] = lay
         cycles = timing.compression_cycles(lay.workloads, p)
@@ -262,7 +258,7 @@ def _matrix(b: Binding):
     st, lanes, rpp = state_of(b.agent), b.knobs.lanes, b.timing["rows_per_pass"]
     packing = b.timing["row_packing"]
     agg = b.timing["aggregator_latency"]
-    where = _where(b)
+    where = b.where
     stats = st.counters
     if packing not in (1, 2):
         raise SimError(f"{where}: [timing] row_packing must be 1 (passes) or 2 (stream), "
@@ -318,7 +314,7 @@ def _vec(b: Binding):
     n, B = o.get("n", 1), o.get("batch", 1)
     w = lambda name, k: _words(U, o[name], k)              # noqa: E731
     bits = lambda name, k: _words(U, o[name], k).view(np.uint16)   # noqa: E731
-    where = _where(b)
+    where = b.where
     # the compiled kernels (:mod:`.kernels`) compute :mod:`.vector`'s expressions bit for bit
     if mn == "v.add":
         a, c, d = bits("a", n), bits("b", n), bits("dst", n)

@@ -104,6 +104,14 @@ class Plugin:
         """Run ``rlaccel report <machine>``; returns the exit status."""
         raise NotImplementedError
 
+    #: the files a report writes in its output directory (``-o``)
+    report_writes = ("report.md", "report.json", "*.png", "*.svg")
+
+    def report_inputs(self, args) -> list[tuple[str, str]]:
+        """The files ``rlaccel report <machine>`` reads, as ``(label, path)``: none of the
+        files it writes may be one of them (checked before it starts)."""
+        return []
+
 
 class PackagePlugin(Plugin):
     """A plugin whose report lives in its package's modules: ``results.py`` (``results(m,
@@ -124,6 +132,10 @@ class PackagePlugin(Plugin):
 
     def report(self, args) -> int:
         return self._module("report").cmd_report(args)
+
+    def report_inputs(self, args) -> list[tuple[str, str]]:
+        module = self._module("report")
+        return module.inputs(args) if hasattr(module, "inputs") else []
 
 
 def plugin_machines() -> list[str]:

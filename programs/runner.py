@@ -39,7 +39,7 @@ from rlaccel.programs.manifest import ManifestError, apply_overrides, load_manif
 from rlaccel.programs.plugin import Plugin, load_plugin
 
 __all__ = ["run", "run_batch", "configure", "plugin_of", "write_json", "json_text",
-           "named_inputs", "program_inputs"]
+           "named_inputs", "program_inputs", "manifest_inputs"]
 
 
 def plugin_of(manifest: str | Path, overrides: list[str] | None = None) -> Plugin:
@@ -113,6 +113,16 @@ def named_inputs(plugin: Plugin, m: dict) -> list[tuple[str, str]]:
     if path:
         out.append(("the architecture file", str(path)))
     return out
+
+
+def manifest_inputs(manifest: str | Path, overrides: list[str] | None = None
+                    ) -> list[tuple[str, str]]:
+    """:func:`named_inputs` of a manifest as given (only the manifest itself when it does
+    not configure: its run says why)."""
+    try:
+        return named_inputs(*configure(manifest, overrides))
+    except RlaccelError:
+        return [("the manifest", str(manifest))]
 
 
 def _regions(m: dict, binary) -> dict:

@@ -221,11 +221,13 @@ def cmd_report(args) -> int:
         return 0
     from rlaccel.util.files import check_output_dir, make_output_dir, rescuing
     out = getattr(args, "output", None)
-    check_output_dir(out)                                  # before any work
+    plugin = load_plugin(args.machine)
+    check_output_dir(out, inputs=plugin.report_inputs(args),      # before any work
+                     writes=plugin.report_writes)
     if out is not None:
         make_output_dir(out)
     with rescuing(root=out):        # files that cannot be written at the end are saved beside
-        return load_plugin(args.machine).report(args)
+        return plugin.report(args)
 
 
 def _report_plugins() -> dict:

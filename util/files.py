@@ -26,6 +26,7 @@ over one.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import stat
@@ -343,16 +344,28 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None]
 
 
 def check_output_dir(path: str | os.PathLike | None, label: str = "-o",
-                     error: type[RlaccelError] = OutputError) -> None:
+                     error: type[RlaccelError] = OutputError,
+                     inputs: Mapping[str, str | os.PathLike | None]
+                     | Iterable[tuple[str, str | os.PathLike | None]] = (),
+                     writes: Iterable[str] = ()) -> None:
     """Refuse, before any work is done, an output directory that could not be used: it
     exists and is not a directory, or it does not exist and its nearest existing parent is
-    not a directory or cannot be written (it is created when the results are written)."""
+    not a directory or cannot be written (it is created when the results are written); or
+    one of the verb's ``inputs`` (``{label: path}``) lies in it under a name the verb
+    writes there (``writes``: names or patterns such as ``report.md``, ``*.png``)."""
     if path is None:
         return
     name = os.fspath(path)
     if not name:
         raise error(f"{label}: the directory name is empty")
     real = os.path.realpath(name)
+    writes = tuple(writes)
+    for in_label, p in _pairs(inputs):
+        where = os.path.realpath(p)
+        if os.path.dirname(where) == real and any(fnmatch.fnmatchcase(os.path.basename(where),
+                                                                      w) for w in writes):
+            raise error(f"{p}: {label} {name} would overwrite {in_label} (the directory "
+                        f"gets {', '.join(writes)}); choose another {label} or move it")
     if os.path.exists(real):
         if not os.path.isdir(real):
             raise error(f"{name}: {label} must be a directory, not a file")

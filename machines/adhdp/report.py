@@ -416,6 +416,12 @@ DESCRIPTION = ("Run the ADHDP programs (Fig. 2 and Fig. 7) for the seed's networ
                "JSON, PNG and SVG.")
 
 
+def inputs(args) -> list[tuple[str, str]]:
+    """The files the report reads: the three sizes' manifests and every file they name."""
+    from rlaccel.programs.runner import manifest_inputs
+    return [i for s in SIZES for i in manifest_inputs(s.manifest)]
+
+
 def add_arguments(p) -> None:
     """The options of ``rlaccel report adhdp``."""
     from rlaccel.util.args import int_in, seed

@@ -122,6 +122,23 @@ def fig11(stages: int, seed: int) -> dict:
     return out
 
 
+def _learning_row(r: dict) -> list:
+    """A learning run's row of the Fig. 8 table."""
+    return [NAMES[r["task"]], r["agents"], r["seed"], r["stages"],
+            _num(r["first_stage_at_target"]), _num(r["episodes_to_target"]),
+            _num(r["first_stage_any_agent_at_target"]), f"{max(r['returns']):.1f}",
+            _num(system_to_target(r), "{:.3f}"),
+            f"{r['wall_s']:.0f}" + (" (budget)" if r["budget"] else "")]
+
+
+#: what reading a JSON file of another shape raises (the file's data, not a bug of ours)
+_SHAPE = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError)
+
+
+def _what(exc: Exception) -> str:
+    return f"no key {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+
+
 def learning(files) -> dict:
     """The runs of machines/darl/bench/learning.py's JSON files (a file that is not one is an
     RlaccelError naming it)."""
@@ -137,6 +154,12 @@ def learning(files) -> dict:
         if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
             raise RlaccelError(f"{f}: --learning: not a JSON file of machines/darl/bench/learning.py "
                                f"(no list of runs)")
+        for i, r in enumerate(doc["runs"]):       # read now, not after the long work
+            try:
+                _learning_row(r)
+            except _SHAPE as exc:
+                raise RlaccelError(f"{f}: --learning: run {i} is not a run of "
+                                   f"machines/darl/bench/learning.py ({_what(exc)})") from None
         runs += doc["runs"]
     return {"files": [str(f) for f in files], "runs": runs}
 
@@ -280,12 +303,7 @@ def markdown(rep: dict) -> str:
            f"{SEED['ips_per_w'][8]:,}.", "", "## Fig. 8: learning through the simulator", ""]
     runs = rep["learning"]["runs"]
     if runs:
-        rows = [[NAMES[r["task"]], r["agents"], r["seed"], r["stages"],
-                 _num(r["first_stage_at_target"]), _num(r["episodes_to_target"]),
-                 _num(r["first_stage_any_agent_at_target"]), f"{max(r['returns']):.1f}",
-                 _num(system_to_target(r), "{:.3f}"),
-                 f"{r['wall_s']:.0f}" + (" (budget)" if r["budget"] else "")]
-                for r in runs]
+        rows = [_learning_row(r) for r in runs]
         md += _table(["task", "agents", "seed", "stages run", "stage mean at target",
                       "episodes to target", "first agent at target", "best stage mean",
                       "DARL system s to target (eq. 23, quiet host)", "simulation wall s"],
@@ -318,6 +336,17 @@ def markdown(rep: dict) -> str:
     return "\n".join(md) + "\n"
 
 
+def inputs(args) -> list[tuple[str, str]]:
+    """The files the report reads (its output must not overwrite them): the manifests and
+    every file they name, the learning files (with ``--reuse`` its own report.json is read
+    and written again, as intended)."""
+    from rlaccel.programs.runner import manifest_inputs
+    files = (args.learning if args.learning is not None
+             else sorted(glob.glob("out/darl_learning_*.json")))
+    return [i for m in MANIFESTS.values() for i in manifest_inputs(m)] + \
+        [("--learning", f) for f in files]
+
+
 def cmd_report(args) -> int:
     from rlaccel.programs.runner import write_json
     from rlaccel.util.files import atomic_write
@@ -326,19 +355,33 @@ def cmd_report(args) -> int:
     files = (args.learning if args.learning is not None
              else sorted(glob.glob("out/darl_learning_*.json")))
     if args.reuse:
+        from rlaccel.util.errors import RlaccelError
+        from rlaccel.util.files import read_bytes
         old = out / "report.json"
         if not old.exists():
-            from rlaccel.util.errors import RlaccelError
             raise RlaccelError(f"--reuse: {old} does not exist (run the report once without it)")
-        rep = json.loads(old.read_text())
-        rep["learning"] = learning(files)
+        try:
+            rep = json.loads(read_bytes(old, RlaccelError, "report", limit=1 << 30))
+            if not isinstance(rep, dict):
+                raise TypeError("not a JSON object")
+            rep["learning"] = learning(files)
+            markdown(rep)                    # every figure read before anything is written
+        except (*_SHAPE, RecursionError) as exc:
+            raise RlaccelError(f"--reuse: {old}: not a report.json of rlaccel report darl "
+                               f"({_what(exc)}); run the report without --reuse") from None
     else:
         learned = learning(files)                       # read before the long work
         rep = {"args": {"stages": args.stages, "seed": args.seed},
                "table1": table1(args.seed), "fig10a": fig10a(args.seed),
                "fig11": fig11(args.stages, args.seed), "learning": learned,
                "cpu": cpu_baseline(args.cpu_seeds) if args.cpu_seeds else None}
-    rep["plots"] = _plots(rep, out)
+    try:
+        rep["plots"] = _plots(rep, out)
+    except _SHAPE as exc:                  # only a reused report can be of another shape
+        from rlaccel.util.errors import RlaccelError
+        raise RlaccelError(f"--reuse: {out / 'report.json'}: not a report.json of rlaccel "
+                           f"report darl ({_what(exc)}); run the report without --reuse") \
+            from None
     write_json(out / "report.json", rep)
     atomic_write(out / "report.md", markdown(rep))
     print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(rep['plots'])} plots")

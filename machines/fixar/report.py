@@ -62,6 +62,12 @@ def _predicted(env_dims, B: int, half: bool, arch) -> dict:
     return {"cycles": st.cycles, "ips": accelerator_ips(st), "utilization": st.utilization()}
 
 
+def inputs(args) -> list[tuple[str, str]]:
+    """The files the report reads: its manifest and every file that names."""
+    from rlaccel.programs.runner import manifest_inputs
+    return manifest_inputs(args.manifest)
+
+
 def cmd_report(args) -> int:
     from rlaccel.isa.arch import load_arch
     from rlaccel.machines.fixar.host import env_dims, make_env

@@ -597,6 +597,12 @@ def cmd_report(args) -> int:
     return 0
 
 
+def inputs(args) -> list[tuple[str, str]]:
+    """The files the report reads: the manifest, every file it names, the learning files."""
+    from rlaccel.programs.runner import manifest_inputs
+    return manifest_inputs(MANIFEST) + [("--learning", f) for f in args.learning or ()]
+
+
 def add_arguments(p) -> None:
     from rlaccel.util.args import file_name, int_in, seed
     p.add_argument("-o", "--output", metavar="DIR", type=file_name, default="out/learninggroup",

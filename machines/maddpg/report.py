@@ -42,6 +42,12 @@ NAMES = {"simple_speaker_listener_v4": "Cooperative Communication",
 SEED = {"speedup_min": 3.6, "speedup_max": 24.3, "ips_gain_max": 1.99}
 
 
+def inputs(args) -> list[tuple[str, str]]:
+    """The files the report reads: the tasks' manifests and every file they name."""
+    from rlaccel.programs.runner import manifest_inputs
+    return [i for env in args.envs for i in manifest_inputs(MANIFESTS[env], args.set)]
+
+
 def add_arguments(parser) -> None:
     from rlaccel.util.args import file_name, int_in, seed
     parser.add_argument("-o", "--output", metavar="DIR", type=file_name,

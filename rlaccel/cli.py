@@ -205,10 +205,10 @@ def _run_batch(args, plugin, options, progress) -> int:
     for r in b["members"]:
         lines = plugin.summary(r).splitlines()
         print(f"seed {r['seed']}: {lines[1].strip() if len(lines) > 1 else lines[0]}")
-    sim = b["sim"]
+    sim, t = b["sim"], b["timing"]["sim"]
     print(f"batch: {sim['members']} runs, {sim['instructions']:,} instructions in "
-          f"{sim['run_s']:.2f} s ({sim['instructions_per_s']:,.0f} instructions/s), "
-          f"{sim['setup_s']:.2f} s to assemble and load")
+          f"{t['run_s']:.2f} s ({t['instructions_per_s']:,.0f} instructions/s), "
+          f"{t['setup_s']:.2f} s to assemble and load")
     return 0
 
 

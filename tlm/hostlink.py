@@ -14,7 +14,8 @@ link's width), read from the architecture's ``[hostlink]`` table::
 
 The host keeps a :class:`HostTimeline` of its own: wall-clock seconds it spent per category
 (environment steps, replay sampling, ...; measured on this machine, so they are reported
-beside the simulated time and never change it) and the modelled transfer cycles per direction.
+beside the simulated time, under a report's ``timing``, and never change it) and the modelled
+transfer cycles per direction.
 """
 
 from __future__ import annotations
@@ -99,6 +100,15 @@ class HostTimeline:
     def as_dict(self) -> dict:
         return {"measured_s": dict(self.seconds), "calls": dict(self.calls),
                 "transfer_cycles": dict(self.transfer_cycles)}
+
+    def simulated(self) -> dict:
+        """What does not depend on this computer's speed: calls and modelled cycles."""
+        return {"calls": dict(self.calls), "transfer_cycles": dict(self.transfer_cycles)}
+
+    def measured(self) -> dict:
+        """What was measured on this computer: seconds per category (a report's
+        ``timing``, :mod:`rlaccel.tlm.results`)."""
+        return {"measured_s": dict(self.seconds)}
 
 
 class HostLink:

@@ -5,6 +5,13 @@ Cycles of a platform are those of its slowest agent; energy, instructions and ac
 add up over the agents (each agent's clock energy over its own cycles) plus the interconnect.
 A region (:class:`Region`) splits an agent's cycles and energy by its families' result
 categories (Fig. 11's FF/BP_WU/VU/SCA/CC for the base family) and by energy unit.
+
+**Timing.** Everything measured on the host computer -- the simulator's wall clock and its
+speed, the host's measured seconds per category, and any figure derived from them (a system
+IPS) -- goes under one top-level key, ``timing``, at the path it would otherwise have
+(``timing.sim.wall_s``, ``timing.host.agents[0].timeline.measured_s``, a machine's
+``timing.ips.system``): two runs of the same seed give the same report outside it
+(:func:`move_timing`, :func:`merge_timing`).
 """
 
 from __future__ import annotations
@@ -16,7 +23,57 @@ from rlaccel.util.errors import RlaccelError
 
 from rlaccel.tlm.energy import CLOCK_UNIT
 
-__all__ = ["Results", "Region", "region_from_labels"]
+__all__ = ["Results", "Region", "region_from_labels", "move_timing", "merge_timing",
+           "with_timing"]
+
+
+def move_timing(d: dict, paths) -> dict:
+    """Move the figures at ``paths`` (dotted, as ``ips.system`` or ``host_wall_s``) out of
+    ``d`` into ``d["timing"]`` at the same paths (merged with what is there); a path ``d``
+    does not have is skipped. Returns ``d``."""
+    moved: dict = {}
+    for path in paths:
+        *parents, last = path.split(".")
+        node = d
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or last not in node:
+            continue
+        target = moved
+        for key in parents:
+            target = target.setdefault(key, {})
+        target[last] = node.pop(last)
+    merge_timing(d.setdefault("timing", {}), moved)
+    return d
+
+
+def merge_timing(into: dict, more: dict) -> dict:
+    """Merge the timing tree ``more`` into ``into``: tables key by key, lists item by item
+    (an agent's figures into that agent's); returns ``into``."""
+    for key, value in more.items():
+        have = into.get(key)
+        if isinstance(have, dict) and isinstance(value, dict):
+            merge_timing(have, value)
+        elif isinstance(have, list) and isinstance(value, list):
+            for i, v in enumerate(value):
+                if i < len(have) and isinstance(have[i], dict) and isinstance(v, dict):
+                    merge_timing(have[i], v)
+                elif i < len(have):
+                    have[i] = v
+                else:
+                    have.append(v)
+        else:
+            into[key] = value
+    return into
+
+
+def with_timing(report: dict) -> dict:
+    """A copy of ``report`` with its ``timing`` merged back at the paths it came from (for
+    a reader that wants every figure where it was computed, such as a report that tabulates
+    a system IPS beside the simulated one)."""
+    import copy
+    out = copy.deepcopy(report)
+    return merge_timing(out, out.pop("timing", {}))
 
 
 @dataclass(frozen=True)
@@ -80,6 +137,8 @@ class Results:
     saturations: int
     sim: dict
     per_pc: list = field(repr=False, default_factory=list)
+    #: what was measured on this computer (the module's "Timing")
+    timing: dict = field(default_factory=dict)
     clock_hz: float = 0.0
     marks: dict = field(default_factory=dict)
     units: dict = field(default_factory=dict)
@@ -131,20 +190,22 @@ class Results:
                    "saturations": a.saturations.saturations,
                    "transactions": {s: m.stats.as_dict() for s, m in a.memories.items()}}
                   for a, f, c in zip(platform.agents, figs, ctrls)]
-        host = {"agents": [a.link.as_dict() | {"timeline": a.link.timeline.as_dict()}
+        host = {"agents": [a.link.as_dict() | {"timeline": a.link.timeline.simulated()}
                            for a in platform.agents]}
         inter = ({"kind": type(net).__name__.lower(), "words": net.words, "hops": net.hops,
                   "energy_pj": net.energy_pj} if net is not None else {})
-        sim = {"wall_s": wall_s,
-               "instructions_per_s": instructions / wall_s if wall_s else 0.0,
-               "cycles_per_s": cycles / wall_s if wall_s else 0.0}
+        timing = {"sim": {"wall_s": wall_s,
+                          "instructions_per_s": instructions / wall_s if wall_s else 0.0,
+                          "cycles_per_s": cycles / wall_s if wall_s else 0.0},
+                  "host": {"agents": [{"timeline": a.link.timeline.measured()}
+                                      for a in platform.agents]}}
         c0 = ctrls[0]
         return cls(cycles=cycles, time_s=cycles / clock, energy_pj=total,
                    instructions=instructions, by_opcode=by_opcode, by_unit=by_unit,
                    actions=actions, utilization=util, stall_cycles=stalls,
                    host_cycles=host_cycles,
                    saturations=sum(a.saturations.saturations for a in platform.agents),
-                   sim=sim, per_pc=figs[0]["per_pc"], clock_hz=clock,
+                   sim={}, timing=timing, per_pc=figs[0]["per_pc"], clock_hz=clock,
                    marks={str(k): {"count": v[1], "cycles": v[0]} for k, v in c0.marks.items()},
                    units=units, agents=agents, host=host, interconnect=inter,
                    categories=platform.categories)
@@ -195,7 +256,7 @@ class Results:
                 "stall_cycles": self.stall_cycles, "host_cycles": self.host_cycles,
                 "saturations": self.saturations, "marks": self.marks, "sim": self.sim,
                 "units": self.units, "agents": self.agents, "host": self.host,
-                "interconnect": self.interconnect}
+                "interconnect": self.interconnect, "timing": self.timing}
 
 
 def region_from_labels(binary, name: str, start: str, end: str, count: str) -> Region:

@@ -173,7 +173,7 @@ class AdhdpPlugin(Plugin):
             cats = ", ".join(f"{k} {v['cycles']:.1f}" for k, v in reg["by_category"].items())
             lines.append(f"  per {name} iteration ({reg['iterations']:,}): "
                          f"{reg['cycles']:.1f} cycles ({cats}), {reg['energy_pj']:.0f} pJ")
-        sim = r["sim"]
+        sim = r["timing"]["sim"]
         lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, "
                      f"{sim['instructions_per_s']:,.0f} instructions/s, "
                      f"{sim['cycles_per_s']:,.0f} simulated cycles/s")

@@ -53,9 +53,11 @@ def add_arguments(parser) -> None:
 
 
 def _run(task, overrides, seed, arch_overrides=None):
+    """A run's report, with its measured figures where they were computed."""
     from rlaccel.programs.runner import run
-    return run(MANIFESTS[task], ["stop_at_target=false", *overrides], seed=seed,
-               arch_overrides=arch_overrides)
+    from rlaccel.tlm.results import with_timing
+    return with_timing(run(MANIFESTS[task], ["stop_at_target=false", *overrides], seed=seed,
+                           arch_overrides=arch_overrides))
 
 
 def _table(header, rows) -> list[str]:

@@ -6,7 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 
-__all__ = ["results", "summary"]
+from rlaccel.tlm.results import move_timing
+
+__all__ = ["results", "summary", "TIMING"]
+
+#: the figures measured on this computer, or derived from them (eq. 23's IPS with this
+#: host's T_env, its IPS/W): the report's ``timing``
+TIMING = ("ips.system", "ips.terms", "ips.t_env_measured_s", "power.ips_per_watt",
+          "learning.wall_s", "learning.wall_to_target_s")
 
 _TASK = {"CartPole-v1": "CartPole", "LunarLander-v3": "LunarLander"}
 
@@ -124,7 +131,7 @@ def results(m: dict, run, res, platform) -> dict:
         "wall_to_target_s": None if first is None else c.wall[first - 1],
         "saturations": host.counter.saturations,
     }
-    return out
+    return move_timing(out, TIMING)
 
 
 def summary(r: dict) -> str:
@@ -153,12 +160,13 @@ def summary(r: dict) -> str:
                      f"{r['allreduce']['stage_end_cycles']:.0f}"
                      f" cycles; butterfly formula {r['allreduce']['formula_cycles']}")
     if "ips" in r:
-        lines.append(f"  IPS (eq. 23): {r['ips']['system']:,.0f} with this host's T_env"
+        t = r["timing"]
+        lines.append(f"  IPS (eq. 23): {t['ips']['system']:,.0f} with this host's T_env"
                      + (f", {r['ips']['quiet_host']:,.0f} with a quiet host's"
                         + (f" ({r['ips']['quiet_host_parallel_envs']:,.0f} stepping the "
                            f"environments at once)" if r["learning"]["agents"] > 1
                            else "")
                         if "quiet_host" in r["ips"] else "")
-                     + f"; {r['power']['watts']:.2f} W -> {r['power']['ips_per_watt']:,.0f} "
-                       f"IPS/W")
+                     + f"; {r['power']['watts']:.2f} W -> "
+                       f"{t['power']['ips_per_watt']:,.0f} IPS/W")
     return "\n".join(lines)

@@ -44,9 +44,10 @@ def add_arguments(parser) -> None:
 def measure(manifest: str, B: int, arch: str, train_steps: int, seed: int = 1) -> dict:
     """One point: ``train_steps`` simulated training steps at batch ``B`` on ``arch``."""
     from rlaccel.programs.runner import run
-    r = run(manifest, [f"learning.batch={B}", f"learning.start_steps={B}",
-                       "learning.eval_every=100000000"],
-            arch=arch, seed=seed, steps=B + train_steps)
+    from rlaccel.tlm.results import with_timing
+    r = with_timing(run(manifest, [f"learning.batch={B}", f"learning.start_steps={B}",
+                                   "learning.eval_every=100000000"],
+                        arch=arch, seed=seed, steps=B + train_steps))
     keep = ("cycles_per_step", "ips", "utilization", "breakdown_s", "power", "train_steps")
     out = {k: r[k] for k in keep}
     out["sim_wall_s"] = r["sim"]["run_wall_s"]

@@ -22,7 +22,12 @@
 
 from __future__ import annotations
 
-__all__ = ["family_results", "summary", "LAYERS", "STAGES"]
+from rlaccel.tlm.results import move_timing
+
+__all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING"]
+
+#: the figures measured on this computer: the report's ``timing``
+TIMING = ("latency.host_s_per_iteration",)
 
 #: the program's weight symbols and the layers they hold
 LAYERS = {"W_ENC": "encoder", "W_COMM": "comm", "W_IH": "lstm_ih", "W_HH": "lstm_hh",
@@ -64,7 +69,7 @@ def family_results(m: dict, host, res, platform) -> dict:
     syms = {s.address: s.name for s in agent.binary.symbols if s.space == "synapse"}
     marks = {STAGES.get(key, key): v for key, v in res.marks.items()}
     busy = {u: v["busy_cycles"] for u, v in res.units.items()}
-    return {
+    return move_timing({
         "groups": m["network"]["groups"], "agents": m["environment_kwargs"]["nagents"],
         "batch_episodes": m["learning"]["batch_episodes"],
         "learning": learn,
@@ -89,7 +94,7 @@ def family_results(m: dict, host, res, platform) -> dict:
         "table1": {LAYERS.get(syms.get(a, ""), str(a)): dict(r)
                    for a, r in st.counters.table1.items()},
         "hostlink": agent.link.as_dict(),
-    }
+    }, TIMING)
 
 
 def summary(r: dict) -> str:
@@ -111,7 +116,7 @@ def summary(r: dict) -> str:
         f"            latency {lat['iteration_ms']:.3f} ms per iteration, "
         f"{lat['step_us']:.2f} us per environment step (accelerator)",
         f"  stages:   {stage}",
-        f"  simulator: {r['sim']['wall_s']:.1f} s wall, "
-        f"{r['sim']['instructions_per_s']:,.0f} instructions/s",
+        f"  simulator: {r['timing']['sim']['wall_s']:.1f} s wall, "
+        f"{r['timing']['sim']['instructions_per_s']:,.0f} instructions/s",
     ]
     return "\n".join(lines)

@@ -72,9 +72,11 @@ def _simulate(env: str, B: int, rounds: int, seed: int, extra) -> dict:
     from rlaccel.programs.runner import run
     every = 100
     first = -(-B // every) * every                     # the first due step, buffer >= B
-    r = run(MANIFESTS[env], [f"learning.batch={B}", f"learning.learning_starts={B}",
-                             f"learning.update_every={every}", "window=10", *extra],
-            seed=seed, steps=first + (rounds - 1) * every)
+    from rlaccel.tlm.results import with_timing
+    r = with_timing(run(MANIFESTS[env], [f"learning.batch={B}", f"learning.learning_starts={B}",
+                                         f"learning.update_every={every}", "window=10",
+                                         *extra],
+                        seed=seed, steps=first + (rounds - 1) * every))
     ips, pipes = r["ips"], r["pipelines"]
     units = [u for lr in r["learners"] for u in lr["units"] if not u["stage"].startswith("head")]
     return {"rounds": ips["rounds"], "learner_s": ips["learner_s"],

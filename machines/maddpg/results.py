@@ -30,8 +30,15 @@ from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 from rlaccel.machines.maddpg.tlm.learner import RING_UNIT, unit_name
+from rlaccel.tlm.results import move_timing
 
-__all__ = ["results", "summary", "progress_lines", "learning", "describe_pipeline"]
+__all__ = ["results", "summary", "progress_lines", "learning", "describe_pipeline",
+           "TIMING"]
+
+#: the figures measured on this computer, or derived from them (eq. 7's IPS with this
+#: host's T_SG): the report's ``timing``
+TIMING = ("ips.system", "ips.system_cpu_time", "ips.t_sg_s", "ips.t_sample_s",
+          "ips.t_sg_cpu_s", "ips.t_sample_cpu_s", "ips.t_mu_s", "host_timeline.measured_s")
 
 
 def learning(host) -> dict:
@@ -172,10 +179,11 @@ def results(m: dict, run, res, platform) -> dict:
                                          for lr in learners],
             "words": net.words if net is not None else 0}
     d = design.as_dict()
-    return {"learning": learning(host), "ips": ips, "pipelines": pipes, "learners": learners,
-            "ring": ring, "dse": d, "hostlink": [a.link.as_dict() for a in platform.agents],
-            "host_timeline": host.timeline.as_dict(), "batch": B,
-            "environment": host.cfg.env}
+    return move_timing({"learning": learning(host), "ips": ips, "pipelines": pipes,
+                        "learners": learners, "ring": ring, "dse": d,
+                        "hostlink": [a.link.as_dict() for a in platform.agents],
+                        "host_timeline": host.timeline.as_dict(), "batch": B,
+                        "environment": host.cfg.env}, TIMING)
 
 
 def _label_trace(platform, design, name: str) -> None:
@@ -226,7 +234,7 @@ def _stage_names(design, name: str) -> list[str]:
 
 
 def summary(r: dict) -> str:
-    learn, ips = r["learning"], r["ips"]
+    learn, ips = r["learning"], r["ips"] | r["timing"]["ips"]
     lines = [f"{r['program']} on {r['arch']}: {r['environment']}, seed {r['seed']}, batch "
              f"{r['batch']}, {len(r['learners'])} learners",
              f"  learning: {learn['episodes']} episodes, {learn['steps']} steps, "
@@ -256,7 +264,7 @@ def summary(r: dict) -> str:
                  f"{d['bram_used']:g} ({d['bram_percent']:.1f} %); "
                  + "; ".join(f"{s['name']}: {', '.join(s['agents']) or '-'}"
                              for s in d["slr"]))
-    sim = r["sim"]
+    sim = r["timing"]["sim"]
     lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {r['instructions']:,} "
                  f"instructions, {r['cycles']:,} cycles")
     return "\n".join(lines)

@@ -108,93 +108,103 @@ def _matrix(A, i, c0):
 
 
 # ------------------------------------------------------------------------ fixed point
-@njit(nrt=False)
-def _fixed(code, A, i, c0, U, S, K, T, imm):
+@njit(nrt=False, inline=True)
+def _fixed_matrix(code, A, i, c0, U, S, K, T):
+    """The matrix instructions (codes 1 to 9) of fixed point."""
+    if code == 9:                                                 # ff.mov
+        _mov(A, i, c0, U, T)
+        return 0
+    src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
     o = _EXTRA
     lo_, hi_ = K[o + fx.K_MIN], K[o + fx.K_MAX]
     L = T.shape[0] // 4
-    if code == 9:                                             # ff.mov
-        _mov(A, i, c0, U, T)
-        return 0
-    if code <= 8:
-        src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
-        if code == 1:                                         # ff
-            c = fx.dot_rows(S, w0, cols, 1, rows, n, U, src, T, K, o)
-            if c < 0:
-                return -1
-            return c + fx.activate(act, T, 0, U, dst, rows, K, o)
-        if code == 2 or code == 3:                            # bp, bp_wu
-            for j in range(n):
-                T[L + j] = U[dst + j]
-            c = fx.dot_rows(S, w0, 1, cols, n, rows, U, src, T, K, o)
-            if c < 0:
-                return -1
-            if code == 3:
-                for i in range(rows):
-                    g = U[src + i]
-                    for j in range(n):
-                        p, c1 = fx.mul(g, T[L + j], K, o)
-                        w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
-                        S[w0 + i * cols + j] = w
-                        c += c1 + c2
-            for j in range(n):
-                if act == 0:
-                    U[dst + j] = T[j]
-                else:
-                    d, c1 = fx.derivative(act, T[L + j], K, o)
-                    v, c2 = fx.mul(d, T[j], K, o)
-                    U[dst + j] = v
-                    c += c1 + c2
-            if merged:                                        # eq. 23: E -= eps
-                for j in range(n):
-                    v, c1 = fx.sat(S[syn - n + j] - U[dst + j], lo_, hi_)
-                    S[syn - n + j] = v
-                    c += c1
-            return c
-        if code == 4:                                         # wu
-            c = 0
+    if code == 1:                                             # ff
+        c = fx.dot_rows(S, w0, cols, 1, rows, n, U, src, T, K, o)
+        if c < 0:
+            return -1
+        return c + fx.activate(act, T, 0, U, dst, rows, K, o)
+    if code == 2 or code == 3:                                # bp, bp_wu
+        for j in range(n):
+            T[L + j] = U[dst + j]
+        c = fx.dot_rows(S, w0, 1, cols, n, rows, U, src, T, K, o)
+        if c < 0:
+            return -1
+        if code == 3:
             for i in range(rows):
                 g = U[src + i]
                 for j in range(n):
-                    p, c1 = fx.mul(g, U[dst + j], K, o)
+                    p, c1 = fx.mul(g, T[L + j], K, o)
                     w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
                     S[w0 + i * cols + j] = w
                     c += c1 + c2
-            return c
-        lam = syn + rows * cols
-        o0 = lam + 1
-        e = o0 + rows
-        if off != 0:                       # the reference refuses a window here
-            return -1
-        if code == 6:                                         # vu.init
-            c = fx.dot_rows(S, syn, cols, 1, rows, cols, U, src, T, K, o)
-            if c < 0:
-                return -1
-            c1 = fx.dot_rows(U, src, 0, 1, 1, cols, U, src, T[L:], K, o)
-            if c1 < 0:
-                return -1
-            for i in range(rows):
-                S[o0 + i] = T[i]
-                S[e + i] = 0
-            S[lam] = T[L]
-            return c + c1 + fx.activate(act, S, o0, U, dst, rows, K, o)
-        if code == 7:                                         # vu.step
-            c = 0
-            lv = S[lam]
-            for i in range(rows):
-                p, c1 = fx.mul(S[e + i], lv, K, o)
-                T[i], c2 = fx.sat(S[o0 + i] + p, lo_, hi_)
+        for j in range(n):
+            if act == 0:
+                U[dst + j] = T[j]
+            else:
+                d, c1 = fx.derivative(act, T[L + j], K, o)
+                v, c2 = fx.mul(d, T[j], K, o)
+                U[dst + j] = v
                 c += c1 + c2
-            return c + fx.activate(act, T, 0, U, dst, rows, K, o)
-        c = 0                                                 # vu.commit
+        if merged:                                            # eq. 23: E -= eps
+            for j in range(n):
+                v, c1 = fx.sat(S[syn - n + j] - U[dst + j], lo_, hi_)
+                S[syn - n + j] = v
+                c += c1
+        return c
+    if code == 4:                                             # wu
+        c = 0
         for i in range(rows):
-            g = S[e + i]
-            for j in range(cols):
-                p, c1 = fx.mul(g, U[src + j], K, o)
-                w, c2 = fx.sat(S[syn + i * cols + j] + p, lo_, hi_)
-                S[syn + i * cols + j] = w
+            g = U[src + i]
+            for j in range(n):
+                p, c1 = fx.mul(g, U[dst + j], K, o)
+                w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
+                S[w0 + i * cols + j] = w
                 c += c1 + c2
         return c
+    lam = syn + rows * cols
+    o0 = lam + 1
+    e = o0 + rows
+    if off != 0:                           # the reference refuses a window here
+        return -1
+    if code == 6:                                             # vu.init
+        c = fx.dot_rows(S, syn, cols, 1, rows, cols, U, src, T, K, o)
+        if c < 0:
+            return -1
+        c1 = fx.dot_rows(U, src, 0, 1, 1, cols, U, src, T[L:], K, o)
+        if c1 < 0:
+            return -1
+        for i in range(rows):
+            S[o0 + i] = T[i]
+            S[e + i] = 0
+        S[lam] = T[L]
+        return c + c1 + fx.activate(act, S, o0, U, dst, rows, K, o)
+    if code == 7:                                             # vu.step
+        c = 0
+        lv = S[lam]
+        for i in range(rows):
+            p, c1 = fx.mul(S[e + i], lv, K, o)
+            T[i], c2 = fx.sat(S[o0 + i] + p, lo_, hi_)
+            c += c1 + c2
+        return c + fx.activate(act, T, 0, U, dst, rows, K, o)
+    c = 0                                                     # vu.commit
+    for i in range(rows):
+        g = S[e + i]
+        for j in range(cols):
+            p, c1 = fx.mul(g, U[src + j], K, o)
+            w, c2 = fx.sat(S[syn + i * cols + j] + p, lo_, hi_)
+            S[syn + i * cols + j] = w
+            c += c1 + c2
+    return c
+
+
+@njit(nrt=False)
+def _fixed(code, A, i, c0, U, S, K, T, imm):
+    """Kernel ``code`` in fixed point: the matrix instructions through :func:`_fixed_matrix`,
+    the scalar ones (codes 10 to 20) here."""
+    o = _EXTRA
+    lo_, hi_ = K[o + fx.K_MIN], K[o + fx.K_MAX]
+    if code <= 9:
+        return _fixed_matrix(code, A, i, c0, U, S, K, T)
     d, a, b, cc, dd = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
     if code == 10:                                            # sca.li
         U[d] = imm
@@ -251,69 +261,78 @@ def _fixed_branch(code, A, i, c0, U, K):
 
 
 # ------------------------------------------------------------------------ float64
-@njit(nrt=False)
-def _float(code, A, i, c0, U, S, K, T, B, imm):
-    o = _EXTRA
-    L = T.shape[0] // 4
-    if code == 9:                                             # ff.mov
+@njit(nrt=False, inline=True)
+def _float_matrix(code, A, i, c0, U, S, K, T, B):
+    """The matrix instructions (codes 1 to 9) of float64."""
+    if code == 9:                                                 # ff.mov
         _mov(A, i, c0, U, T)
         return 0
-    if code <= 8:
-        src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
-        if code == 1:                                         # ff
-            fp.matvec(S, w0, cols, rows, n, U, src, T, K, o)
-            fp.activate(act, T, 0, U, dst, rows, K, o, T[L:], B)
-            return 0
-        if code == 2 or code == 3:                            # bp, bp_wu
-            for j in range(n):
-                T[L + j] = U[dst + j]
-            fp.rmatvec(S, w0, cols, rows, n, U, src, T, K, o)
-            if code == 3:
-                for i in range(rows):
-                    g = U[src + i]
-                    for j in range(n):
-                        S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * T[L + j]
-            for j in range(n):
-                if act == 0:
-                    U[dst + j] = T[j]
-                else:
-                    U[dst + j] = fp.derivative(act, T[L + j]) * T[j]
-            if merged:                                        # eq. 23: E -= eps
-                for j in range(n):
-                    S[syn - n + j] = S[syn - n + j] - U[dst + j]
-            return 0
-        if code == 4:                                         # wu
+    src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
+    o = _EXTRA
+    L = T.shape[0] // 4
+    if code == 1:                                             # ff
+        fp.matvec(S, w0, cols, rows, n, U, src, T, K, o)
+        fp.activate(act, T, 0, U, dst, rows, K, o, T[L:], B)
+        return 0
+    if code == 2 or code == 3:                                # bp, bp_wu
+        for j in range(n):
+            T[L + j] = U[dst + j]
+        fp.rmatvec(S, w0, cols, rows, n, U, src, T, K, o)
+        if code == 3:
             for i in range(rows):
                 g = U[src + i]
                 for j in range(n):
-                    S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * U[dst + j]
-            return 0
-        lam = syn + rows * cols
-        o0 = lam + 1
-        e = o0 + rows
-        if off != 0:
-            return -1
-        if code == 6:                                         # vu.init
-            fp.matvec(S, syn, cols, rows, cols, U, src, T, K, o)
-            lv = fp.sumsq(U, src, cols, K, o)
-            for i in range(rows):
-                S[o0 + i] = T[i]
-            S[lam] = lv
-            for i in range(rows):
-                S[e + i] = 0.0
-            fp.activate(act, S, o0, U, dst, rows, K, o, T[L:], B)
-            return 0
-        if code == 7:                                         # vu.step
-            lv = S[lam]
-            for i in range(rows):
-                T[i] = S[o0 + i] + S[e + i] * lv
-            fp.activate(act, T, 0, U, dst, rows, K, o, T[L:], B)
-            return 0
-        for i in range(rows):                                 # vu.commit
-            g = S[e + i]
-            for j in range(cols):
-                S[syn + i * cols + j] = S[syn + i * cols + j] + g * U[src + j]
+                    S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * T[L + j]
+        for j in range(n):
+            if act == 0:
+                U[dst + j] = T[j]
+            else:
+                U[dst + j] = fp.derivative(act, T[L + j]) * T[j]
+        if merged:                                            # eq. 23: E -= eps
+            for j in range(n):
+                S[syn - n + j] = S[syn - n + j] - U[dst + j]
         return 0
+    if code == 4:                                             # wu
+        for i in range(rows):
+            g = U[src + i]
+            for j in range(n):
+                S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * U[dst + j]
+        return 0
+    lam = syn + rows * cols
+    o0 = lam + 1
+    e = o0 + rows
+    if off != 0:
+        return -1
+    if code == 6:                                             # vu.init
+        fp.matvec(S, syn, cols, rows, cols, U, src, T, K, o)
+        lv = fp.sumsq(U, src, cols, K, o)
+        for i in range(rows):
+            S[o0 + i] = T[i]
+        S[lam] = lv
+        for i in range(rows):
+            S[e + i] = 0.0
+        fp.activate(act, S, o0, U, dst, rows, K, o, T[L:], B)
+        return 0
+    if code == 7:                                             # vu.step
+        lv = S[lam]
+        for i in range(rows):
+            T[i] = S[o0 + i] + S[e + i] * lv
+        fp.activate(act, T, 0, U, dst, rows, K, o, T[L:], B)
+        return 0
+    for i in range(rows):                                     # vu.commit
+        g = S[e + i]
+        for j in range(cols):
+            S[syn + i * cols + j] = S[syn + i * cols + j] + g * U[src + j]
+    return 0
+
+
+@njit(nrt=False)
+def _float(code, A, i, c0, U, S, K, T, B, imm):
+    """Kernel ``code`` in float64: the matrix instructions through :func:`_float_matrix`,
+    the scalar ones (codes 10 to 20) here."""
+    o = _EXTRA
+    if code <= 9:
+        return _float_matrix(code, A, i, c0, U, S, K, T, B)
     d, a, b, cc, dd = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
     if code == 10:
         U[d] = imm

@@ -31,40 +31,27 @@ __all__ = ["r16", "r16d", "h2f", "f2h", "round16", "packed_forward", "packed_gra
 
 
 if HAVE_NUMBA:
-    @intrinsic
-    def _bits(typingctx, x):
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.IntType(32))
-        return types.uint32(types.float32), codegen
+    def _bitcast(src, dst, llvm_type):
+        """An intrinsic reading a ``src`` value's bits as a ``dst`` (``llvm_type``)."""
+        @intrinsic
+        def cast(typingctx, x):
+            def codegen(context, builder, sig, args):
+                return builder.bitcast(args[0], llvm_type)
+            return dst(src), codegen
+        return cast
 
-    @intrinsic
-    def _float(typingctx, u):
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.FloatType())
-        return types.float32(types.uint32), codegen
-    @intrinsic
-    def _bits64(typingctx, x):
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.IntType(64))
-        return types.uint64(types.float64), codegen
-
-    @intrinsic
-    def _float64(typingctx, u):
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.DoubleType())
-        return types.float64(types.uint64), codegen
+    _bits = _bitcast(types.float32, types.uint32, ir.IntType(32))
+    _float = _bitcast(types.uint32, types.float32, ir.FloatType())
+    _bits64 = _bitcast(types.float64, types.uint64, ir.IntType(64))
+    _float64 = _bitcast(types.uint64, types.float64, ir.DoubleType())
 else:                                              # pragma: no cover - numba is a dependency
-    def _bits(x):
-        return np.uint32(np.asarray(x, np.float32).view(np.uint32))
+    def _bitcast(src, dst):
+        return lambda x: dst(np.asarray(x, src).view(dst))
 
-    def _float(u):
-        return np.float32(np.asarray(u, np.uint32).view(np.float32))
-
-    def _bits64(x):
-        return np.uint64(np.asarray(x, np.float64).view(np.uint64))
-
-    def _float64(u):
-        return np.float64(np.asarray(u, np.uint64).view(np.float64))
+    _bits = _bitcast(np.float32, np.uint32)
+    _float = _bitcast(np.uint32, np.float32)
+    _bits64 = _bitcast(np.float64, np.uint64)
+    _float64 = _bitcast(np.uint64, np.float64)
 
 
 @njit(inline=True)

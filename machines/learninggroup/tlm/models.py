@@ -278,24 +278,17 @@ def _matrix(b: Binding):
                   cycles=issue, core_cycles=B * max(per))
         return Cost(issue, 1, busy, {"vpu_op": macs + extra_ops})
 
-    if mn == "sff":
-        X, Y = _words(U, o["src"], B * rows), _words(U, o["dst"], B * cols)
+    if mn in ("sff", "sbp"):                  # sbp: the forward pass of the transposed layer
+        back = mn == "sbp"
+        n_in, n_out = (cols, rows) if back else (rows, cols)
+        X, Y = _words(U, o["src"], B * n_in), _words(U, o["dst"], B * n_out)
 
-        def sff():
-            lay = st.layer(syn, False, where)
+        def forward():
+            lay = st.layer(syn, back, where)
             check(lay)
-            lay.forward(X.reshape(B, rows), Y.reshape(B, cols))
-            return cost(lay, B * cols, True)
-        return sff
-    if mn == "sbp":
-        Gin, D = _words(U, o["src"], B * cols), _words(U, o["dst"], B * rows)
-
-        def sbp():
-            lay = st.layer(syn, True, where)
-            check(lay)
-            lay.forward(Gin.reshape(B, cols), D.reshape(B, rows))
-            return cost(lay, 0, True)
-        return sbp
+            lay.forward(X.reshape(B, n_in), Y.reshape(B, n_out))
+            return cost(lay, 0 if back else B * cols, True)
+        return forward
     X, Dd = _words(U, o["src"], B * rows), _words(U, o["src2"], B * cols)
     Gacc = S[o["syn2"]:o["syn2"] + (rows + 1) * cols]
 

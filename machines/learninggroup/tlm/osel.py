@@ -132,46 +132,45 @@ def _tuple(group: int, col_idx: np.ndarray) -> SparseTuple:
     return SparseTuple(bv, nz, int(nz.size), int(group))
 
 
-def encode_osel(row_idx, col_idx, groups: int, p: EncoderParams = EncoderParams(),
-                start_cycle: int = 0) -> Encoding:
-    """The OSEL loop over the rows' max indexes (module docstring)."""
+def _encode(method: str, row_idx, col_idx, groups: int, p: EncoderParams,
+            start_cycle: int) -> Encoding:
+    """The encoding loop over the rows' max indexes: OSEL keeps one tuple per max index
+    (a later row of the same index is a hit, its index-list entry naming the tuple), the
+    baseline one per row (every row a miss)."""
     row_idx, col_idx = _check(row_idx, col_idx, groups, p)
-    srm = SparseRowMemory(width=col_idx.size, index_list=row_idx.copy())
+    share = method == "osel"
+    srm = SparseRowMemory(width=col_idx.size,
+                          index_list=row_idx.copy() if share else np.arange(row_idx.size))
     cyc = EncoderCycles()
     trace = []
     now = start_cycle
     for i, g in enumerate(row_idx.tolist()):
-        if g in srm.tuples:
+        slot = g if share else i
+        if share and slot in srm.tuples:
             n = hit_cycles(p)
             cyc.index_hit += n
             cyc.hits += 1
             trace.append((i, g, "hit", now, n))
         else:
-            srm.tuples[g] = _tuple(g, col_idx)
-            n = miss_cycles(srm.tuples[g].workload, p)
+            srm.tuples[slot] = _tuple(g, col_idx)
+            n = miss_cycles(srm.tuples[slot].workload, p)
             cyc.index_miss += n
             cyc.misses += 1
             trace.append((i, g, "miss", now, n))
         now += n
-    return Encoding("osel", srm, cyc, trace)
+    return Encoding(method, srm, cyc, trace)
+
+
+def encode_osel(row_idx, col_idx, groups: int, p: EncoderParams = EncoderParams(),
+                start_cycle: int = 0) -> Encoding:
+    """The OSEL loop over the rows' max indexes (module docstring)."""
+    return _encode("osel", row_idx, col_idx, groups, p, start_cycle)
 
 
 def encode_baseline(row_idx, col_idx, groups: int, p: EncoderParams = EncoderParams(),
                     start_cycle: int = 0) -> Encoding:
     """The baseline: every row computes and writes its own tuple (slot = row)."""
-    row_idx, col_idx = _check(row_idx, col_idx, groups, p)
-    srm = SparseRowMemory(width=col_idx.size, index_list=np.arange(row_idx.size))
-    cyc = EncoderCycles()
-    trace = []
-    now = start_cycle
-    for i, g in enumerate(row_idx.tolist()):
-        srm.tuples[i] = _tuple(g, col_idx)
-        n = miss_cycles(srm.tuples[i].workload, p)
-        cyc.index_miss += n
-        cyc.misses += 1
-        trace.append((i, g, "miss", now, n))
-        now += n
-    return Encoding("baseline", srm, cyc, trace)
+    return _encode("baseline", row_idx, col_idx, groups, p, start_cycle)
 
 
 def sparse_generation(IG: np.ndarray, OG: np.ndarray, method: str = "osel",

@@ -103,16 +103,30 @@ def _chunked(b: Binding) -> None:
                         f"architecture's lanes)") from None
 
 
+def _hv(b: Binding):
+    """A hypervector instruction's number format, operands, unified and synapse memories,
+    ``n`` and ``d`` (a whole number of chunks)."""
+    t, o = _fmt(b), b.ops
+    _chunked(b)
+    return t, o, b.mem("unified"), b.mem("synapse"), o["n"], o["d"]
+
+
+def _add_row(S, base: int, a: int, n: int, d: int, ur, ui, t, counter) -> None:
+    """Add ``ur`` and ``ui`` to row ``a`` of the model at ``base`` (real part, then the
+    imaginary part ``n * d`` words on)."""
+    for at, u in ((base, ur), (base + n * d, ui)):
+        row = slice(at + a * d, at + (a + 1) * d)
+        S[row] = t.add(S[row], u, counter=counter)
+
+
 def _mask(U, at: int, n: int) -> np.ndarray:
     return U[at:at + n] != 0
 
 
 # ---- semantics ------------------------------------------------------------------------------
 def _henc(b: Binding):
-    t, o = _fmt(b), b.ops
-    U, S = b.mem("unified"), b.mem("synapse")
-    n, d, src, syn, dst = o["n"], o["d"], o["src"], o["syn"], o["dst"]
-    _chunked(b)
+    t, o, U, S, n, d = _hv(b)
+    src, syn, dst = o["src"], o["syn"], o["dst"]
     book = _state(b)["codebook"]
 
     def run():
@@ -135,10 +149,8 @@ def _hld(b: Binding):
 
 
 def _hreg(b: Binding):
-    t, o = _fmt(b), b.ops
-    U, S = b.mem("unified"), b.mem("synapse")
-    n, d, src, syn, dst = o["n"], o["d"], o["src"], o["syn"], o["dst"]
-    _chunked(b)
+    t, o, U, S, n, d = _hv(b)
+    src, syn, dst = o["src"], o["syn"], o["dst"]
     chunk = b.knobs.lanes
     masked = b.mnemonic == "hreg"
     cache = _cache(b, n, d) if masked else None
@@ -190,10 +202,8 @@ def _hupd(b: Binding):
 
 
 def _hpush(b: Binding):
-    t, o = _fmt(b), b.ops
-    U, S = b.mem("unified"), b.mem("synapse")
-    n, d, src, syn, aux = o["n"], o["d"], o["src"], o["syn"], o["aux"]
-    _chunked(b)
+    t, o, U, S, n, d = _hv(b)
+    src, syn, aux = o["src"], o["syn"], o["aux"]
     delayed = _state(b)["opt"].delayed_update
     cache = _cache(b, n, d)
 
@@ -206,15 +216,11 @@ def _hpush(b: Binding):
         v = U[o["v"]]
         ur = t.mul(v, S[src:src + d], counter=b.counter)
         ui = t.mul(v, S[src + d:src + 2 * d], counter=b.counter)
-        for base, u in ((syn, ur), (syn + n * d, ui)):          # the shard row
-            row = slice(base + a * d, base + (a + 1) * d)
-            S[row] = t.add(S[row], u, counter=b.counter)
+        _add_row(S, syn, a, n, d, ur, ui, t, b.counter)         # the shard row
         if delayed:
             cache.push(a, ur, ui)
         else:                                                   # straight into Q
-            for base, u in ((aux, ur), (aux + n * d, ui)):
-                row = slice(base + a * d, base + (a + 1) * d)
-                S[row] = t.add(S[row], u, counter=b.counter)
+            _add_row(S, aux, a, n, d, ur, ui, t, b.counter)
     return run
 
 

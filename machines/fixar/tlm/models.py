@@ -97,10 +97,27 @@ def _no_actions(b: Binding) -> dict:
 
 
 # ---- the AAP cores -------------------------------------------------------------------------
+def _aap(b: Binding) -> tuple:
+    """What an instruction of the AAP cores works with: the unified and synapse memories, its
+    operands, the family's state, the number format and the saturation counter."""
+    return b.mem("unified"), b.mem("synapse"), b.ops, state_of(b.agent), b.dt, b.counter
+
+
+def _input(st, acc, slot: int, X: np.ndarray, buf: np.ndarray, monitor: bool, where: str):
+    """A layer input as the PEs see it, ``(values, frac_bits)``: while they are the stored
+    words, converted into ``buf`` and monitored in the same pass; else
+    :meth:`~.state.FixarState.read_input`."""
+    if st.raw_inputs:
+        x, lo, hi = operand_into(X, buf)
+        if monitor:
+            st.observe(slot, lo, hi, X.size)
+        return x, acc.frac_bits
+    return st.read_input(slot, X, monitor, where)
+
+
 def _bff(b: Binding):
-    U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
+    U, S, o, st, acc, counter = _aap(b)
     rows, cols, B, syn = o["rows"], o["cols"], o["batch"], o["syn"]
-    st, acc, counter = state_of(b.agent), b.dt, b.counter
     X = _rows(U, o["src"], B, o["sstride"], cols)
     D = _rows(U, o["dst"], B, o["dstride"], rows)
     bias = S[syn + rows * cols:syn + rows * cols + rows]
@@ -113,13 +130,7 @@ def _bff(b: Binding):
     tail = act in ("none", "relu")                           # the accumulator's tail does it
 
     def bff():
-        if st.raw_inputs:                # the stored words: converted, monitored in one pass
-            x, lo, hi = operand_into(X, xf)
-            if mon:
-                st.observe(slot, lo, hi, X.size)
-            fx = acc.frac_bits
-        else:
-            x, fx = st.read_input(slot, X, mon, where)
+        x, fx = _input(st, acc, slot, X, xf, mon, where)
         W = st.operand(S, syn, rows, cols)
         if tail:
             matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter,
@@ -150,10 +161,9 @@ def _matrix_cost(b: Binding, per_core: list[int], actions: dict) -> Cost:
 
 
 def _bbp(b: Binding):
-    U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
+    U, S, o, st, acc, counter = _aap(b)
     rows, cols, off, B, syn = o["rows"], o["cols"], o.get("off", 0), o["batch"], o["syn"]
     q = off + cols                              # the matrix is rows x (off + cols)
-    st, acc, counter = state_of(b.agent), b.dt, b.counter
     E = _rows(U, o["err"], B, o["estride"], rows)
     D = _rows(U, o["dst"], B, o["dstride"], cols)
     act = _act_name(o.get("act", 0))
@@ -181,9 +191,8 @@ def _bbp(b: Binding):
 
 
 def _bwg(b: Binding):
-    U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
+    U, S, o, st, acc, counter = _aap(b)
     rows, cols, B, g = o["rows"], o["cols"], o["batch"], o["grad"]
-    st, acc, counter = state_of(b.agent), b.dt, b.counter
     E = _rows(U, o["err"], B, o["estride"], rows)
     X = _rows(U, o["x"], B, o["xstride"], cols)
     GW = S[g:g + rows * cols].reshape(rows, cols)
@@ -199,11 +208,7 @@ def _bwg(b: Binding):
 
     def bwg():
         half = st.half
-        if st.raw_inputs:
-            x, _, _ = operand_into(X, xf)
-            fx = acc.frac_bits
-        else:
-            x, fx = st.read_input(slot, X, False, where)
+        x, fx = _input(st, acc, slot, X, xf, False, where)
         e, _, _ = operand_into(E, ef)
         matmul_round(e.T, x, fx, acc, counter=counter, into=GW, work=work)
         GB[...] = saturate(E.sum(axis=0), lo, hi, counter)

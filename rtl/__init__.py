@@ -1,6 +1,12 @@
-"""MyHDL RTL of the ADHDP accelerator's critical blocks, checked against the TLM.
+"""The RTL layer: what every machine's MyHDL blocks are built and checked with; it names no
+machine (each machine's blocks, benches and transactors are in ``machines/<name>/rtl/``).
 
-Blocks: :mod:`rtl.lane`, :mod:`rtl.activation`, :mod:`rtl.decoder`, :mod:`rtl.datapath`.
-Benches and co-simulation: :mod:`rtl.benches`, :mod:`rtl.scoreboard`, :mod:`rtl.cosim`;
-Verilog tools: :mod:`rtl.hdl`; the TLM transactor: :mod:`rtl.transactor`. See docs/rtl.md.
+Building blocks: :mod:`rtl.signals` (widths, signals, words packed in a bus),
+:mod:`rtl.params` (parameters derived once per architecture), :mod:`rtl.fpu` (the IEEE
+multiplier and adder every float block shares). Checking them: :mod:`rtl.bench` (the bench
+harness), :mod:`rtl.scoreboard` (the in-order checker), :mod:`rtl.drive` (port handshakes
+shared by benches and transactors), :mod:`rtl.fixed_stimulus` and :mod:`rtl.float_stimulus`,
+:mod:`rtl.cosim` (a bench on MyHDL or Icarus), :mod:`rtl.blocks` (every block by name).
+Under the TLM: :mod:`rtl.transactor` and :mod:`rtl.jobs`. Verilog tools: :mod:`rtl.hdl`.
+See docs/rtl.md.
 """

@@ -90,11 +90,10 @@ class BenchRun:
 
 
 class Bench:
-    """One block's test bench: a subclass names the block, its architecture, parameters and
-    ports, makes the transactions with their predictions, and drives and reads the ports
-    (:meth:`drive`, and :meth:`monitor` for a pipelined block)."""
+    """One block's test bench: a subclass names the block, its parameters and ports, makes
+    the transactions with their predictions, and drives and reads the ports (:meth:`drive`,
+    and :meth:`monitor` for a pipelined block)."""
 
-    name = ""
     #: transactions of ``rlaccel cosim`` unless ``--n`` says how many
     default_n = 10_000
 
@@ -105,6 +104,11 @@ class Bench:
     #: the block's signals for its parameters, ``signals(prm) -> {port: Signal}``, for a bench
     #: that does not override :meth:`ports`
     signals = None
+
+    @property
+    def name(self) -> str:
+        """The block's name: its MyHDL function's, as the machine's descriptor names it."""
+        return self.block.func.__name__
 
     @property
     def top(self) -> str:

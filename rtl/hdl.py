@@ -26,10 +26,10 @@ SETUP = "bash rtl/tools/setup.sh"
 def tool(name: str) -> str:
     """Path of an HDL tool, or ToolMissing saying how to install it."""
     path = shutil.which(name)
-    if path is None:
-        raise ToolMissing(f"{name} is not installed: run `{SETUP}` from the repository "
-                          f"(make test runs it) to install Icarus Verilog, Verilator and Yosys")
-    return path
+    if path:
+        return path
+    raise ToolMissing(f"{name} is not installed: run `{SETUP}` from the repository "
+                      f"(make test runs it) to install Icarus Verilog, Verilator and Yosys")
 
 
 def vpi_module() -> Path:

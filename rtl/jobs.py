@@ -1,5 +1,5 @@
 """A MyHDL simulation that runs jobs on a block, for the ``rlaccel run --rtl`` transactors
-(each machine's ``machines/<name>/rtl/transactor.py``).
+(:mod:`rtl.transactor`; each machine's ``machines/<name>/rtl/transactor.py``).
 
 :class:`JobSim` builds the block with a free-running clock and a driver that waits, on the
 falling edges, for a job: a generator function ``job(io)`` that drives the block's ports and
@@ -22,19 +22,10 @@ from rlaccel.util.errors import SimError
 
 from rlaccel.rtl.errors import RtlError
 
-__all__ = ["JobSim", "JobTransactor", "require_family"]
+__all__ = ["JobSim"]
 
 _HALF = 5                      # half a clock period, in simulation time units
 _NONE = object()
-
-
-def require_family(agent, family: str, block: str, machine: str) -> None:
-    """A transactor's block belongs to one machine: refuse another's architecture."""
-    fams = agent.arch.knobs.families
-    if family not in fams:
-        raise RtlError(f"--rtl {block} runs on a {machine} machine (ISA family '{family}'); "
-                       f"{agent.arch.path or agent.arch.name} has families "
-                       f"{', '.join(fams)}")
 
 
 @block
@@ -118,37 +109,3 @@ class JobSim:
         if self._sim is not None:
             self._sim.quit()
             self._sim = None
-
-
-class JobTransactor:
-    """What every transactor built on a :class:`JobSim` shares: the simulation (made by
-    :meth:`_start` in ``attach``), running a job on it (:meth:`_run`), ``close`` (MyHDL runs
-    one simulation per process) and the seconds spent in the RTL."""
-
-    #: the block in errors ("butterfly network")
-    what = "block"
-    _sim: "JobSim | None" = None
-    _wall = 0.0
-
-    def _start(self, block_fn: Callable, ports: dict, prm, beside=()) -> JobSim:
-        self._sim = JobSim(block_fn, ports, prm, self.what, beside)
-        return self._sim
-
-    def _run(self, job: Callable[[JobSim], Generator], budget: int, task: str = "a job"):
-        """:meth:`JobSim.run` on the attached block."""
-        if self._sim is None:
-            raise RtlError(f"the RTL {self.what} is not attached to a platform (or was "
-                           f"closed)")
-        return self._sim.run(job, budget, task)
-
-    def close(self) -> None:
-        """End the MyHDL simulation (one may run per process)."""
-        if self._sim is not None:
-            self._wall = self._sim.wall_s
-            self._sim.close()
-            self._sim = None
-
-    @property
-    def wall_s(self) -> float:
-        """Seconds spent in the RTL simulation."""
-        return self._sim.wall_s if self._sim is not None else self._wall

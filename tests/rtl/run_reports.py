@@ -22,7 +22,7 @@ def flatten(report, prefix: str = "") -> dict:
 def differences(a: dict, b: dict, wall_clock: tuple) -> list:
     """The fields where two reports differ, leaving out the ``wall_clock`` ones: a field's
     name with ``[*]`` for any list index, or a prefix ending in ``.*``
-    (``host.agents[*].timeline.measured_s.*``)."""
+    (``timing.host.agents[*].timeline.measured_s.*``)."""
     fa, fb = flatten(a), flatten(b)
 
     def wall(key: str) -> bool:

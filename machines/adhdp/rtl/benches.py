@@ -48,12 +48,9 @@ class LaneBench(_Adhdp, PipelineBench):
     cycle, predicted by ``isa.dtypes`` (mul, add, sub, dot) with saturation counters; the
     results two cycles after a transaction's last term."""
 
-    name = "lane"
     latency = 2
     block = staticmethod(lane)
-
-    def ports(self, prm):
-        return lane_signals(prm)
+    signals = staticmethod(lane_signals)
 
     def transactions(self, rng, n, prm):
         dt = prm.dt
@@ -142,12 +139,9 @@ class ActivationBench(_Adhdp, PipelineBench):
     ``isa.dtypes`` ``activate`` / ``derivative`` with a saturation counter; the result a cycle
     later."""
 
-    name = "activation"
     latency = 1
     block = staticmethod(activation)
-
-    def ports(self, prm):
-        return activation_signals(prm)
+    signals = staticmethod(activation_signals)
 
     def transactions(self, rng, n, prm):
         dt = prm.dt
@@ -195,7 +189,6 @@ class DecoderBench(_Adhdp, PipelineBench):
     random words; predicted by ``Encoding.decode``; a word a cycle, the combinational outputs
     read on the rising edge that ends its cycle."""
 
-    name = "decoder"
     block = staticmethod(decoder)
     clocked = False
 
@@ -292,11 +285,8 @@ class DatapathBench(_Adhdp, Bench):
     (:mod:`.memory`), holding each instruction's before it starts."""
 
     default_n = 300            # instructions
-    name = "datapath"
     block = staticmethod(datapath)
-
-    def ports(self, prm):
-        return datapath_signals(prm)
+    signals = staticmethod(datapath_signals)
 
     def transactions(self, rng, n, prm):
         U = fill_memory(rng, prm, prm.unified_words)

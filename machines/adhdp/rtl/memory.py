@@ -1,7 +1,7 @@
 """Behavioural memories for the datapath's ports, on numpy arrays of raw words.
 
 Not synthesizable: the test bench's synapse SRAM and neuron memory. They serve the
-datapath's ports exactly as :mod:`rtl.datapath` describes them (L consecutive words per
+datapath's ports exactly as :mod:`.datapath` describes them (L consecutive words per
 vector access, one word on the scalar port, read data at the next clock edge, masked
 writes) on the same ``int64`` arrays the TLM's memories hold, so a transactor can run an
 instruction on the RTL over the simulator's own state.
@@ -24,7 +24,7 @@ def memories(clk, ports: dict, U: np.ndarray, S: np.ndarray, *, prm: Params):
     """The synapse SRAM (S) and the neuron memory (U) behind the datapath's ports.
 
     clk -- in, clock
-    ports -- the datapath's port signals (rtl.datapath.datapath_signals)
+    ports -- the datapath's port signals (.datapath.datapath_signals)
     U, S -- the unified (neuron) and synapse memories, raw words, read and written in place
     """
     L, W = prm.lanes, prm.word_bits

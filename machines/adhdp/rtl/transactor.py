@@ -6,11 +6,11 @@
 functional ``run`` of every FF, BP, WU and BP_WU in ``system.ops`` with a call that encodes
 the instruction, hands the word to the RTL datapath, clocks the MyHDL simulation until
 ``done``, and adds the RTL's saturation count to the system's. The datapath's memory ports
-are served by :func:`rtl.memory.memories` on the simulator's own arrays
+are served by :func:`.memory.memories` on the simulator's own arrays
 (``system.unified.data``, ``system.synapse.data``), so the RTL reads the TLM's state and
 writes its results where the functional model would have. The TLM keeps its own timing
 (``tlm.families.base.timing``); the transactor checks that every instruction took the RTL cycles that
-timing predicts (:func:`rtl.datapath.rtl_cycles`) and counts any difference.
+timing predicts (:func:`.datapath.rtl_cycles`) and counts any difference.
 
 Other matrix instructions (the virtual-update family) keep their functional model.
 MyHDL runs one simulation per process: call :meth:`close` before starting another.
@@ -21,7 +21,7 @@ from __future__ import annotations
 from rlaccel.isa.encoding import Instruction
 from rlaccel.util.errors import SimError
 
-from rlaccel.rtl.jobs import JobTransactor
+from rlaccel.rtl.transactor import JobTransactor
 from rlaccel.machines.adhdp.rtl.datapath import (DATAPATH_MNEMONICS, datapath, datapath_signals,
                                                  rtl_cycles)
 from rlaccel.machines.adhdp.rtl.datapath_driver import run_instruction, wait_ready
@@ -40,8 +40,6 @@ class RtlDatapath(JobTransactor):
         self.strict_cycles = strict_cycles
         self.instructions = 0
         self.rtl_cycles = 0
-        self.cycle_mismatches = 0
-        self.first_mismatch = ""
         self.by_mnemonic: dict[str, int] = {}
 
     # ---------------------------------------------------------------------------------------
@@ -74,12 +72,11 @@ class RtlDatapath(JobTransactor):
             self.instructions += 1
             self.by_mnemonic[op.mnemonic] = self.by_mnemonic.get(op.mnemonic, 0) + 1
             if cycles != expected:
-                self.cycle_mismatches += 1
                 msg = (f"PC {op.pc} ({op.text}): RTL took {cycles} cycles, the TLM's timing "
                        f"predicts {expected}")
+                self._cycles_differ(msg)
                 if self.strict_cycles:
                     raise SimError(msg)
-                self.first_mismatch = self.first_mismatch or msg
         return run
 
     def execute(self, word: int, expected: int) -> tuple[int, int, bool]:
@@ -105,10 +102,7 @@ class RtlDatapath(JobTransactor):
 
     def summary(self) -> str:
         mix = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by_mnemonic.items()))
-        text = (f"  RTL datapath (MyHDL): {self.instructions:,} matrix instructions ({mix}), "
+        return (f"  RTL datapath (MyHDL): {self.instructions:,} matrix instructions ({mix}), "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s = "
                 f"{self.cycles_per_s:,.0f} RTL cycles/s;\n    cycles per instruction equal "
-                f"the TLM's issue + depth, {self.cycle_mismatches} other differences")
-        if self.first_mismatch:
-            text += f"\n    first: {self.first_mismatch}"
-        return text
+                f"the TLM's issue + depth, {self._differences()}")

@@ -1,6 +1,6 @@
 """Test benches of DARL's blocks, on the harness of :mod:`rtl.bench`. Predictors are the TLM
-unit models: :func:`tlm.families.darl.allreduce.butterfly_allreduce` with
-``allreduce_cycles`` for the network, :class:`tlm.families.darl.encoder.Encoder` for the
+unit models: :func:`machines.darl.tlm.allreduce.butterfly_allreduce` with
+``allreduce_cycles`` for the network, :class:`machines.darl.tlm.encoder.Encoder` for the
 encoder.
 """
 
@@ -25,15 +25,19 @@ from rlaccel.machines.darl.rtl.params import darl_params
 __all__ = ["ButterflyBench", "EncoderBench"]
 
 
-class ButterflyBench(Bench):
+class _Darl:
+    """A DARL block, with the machine's RTL parameters."""
+
+    make_params = staticmethod(darl_params)
+
+
+class ButterflyBench(_Darl, Bench):
     """Butterfly all-reduce: every agent's shard of 1..buffer_words words (edge, small and
     any values; one in five reductions of values near the extremes, which saturate), the sum
     or the average; predicted by ``butterfly_allreduce`` (every agent's words, the saturation
     count) and ``allreduce_cycles`` with the block's HOP_LATENCY."""
 
-    name = "darl_butterfly"
     block = staticmethod(darl_butterfly)
-    make_params = staticmethod(darl_params)
     signals = staticmethod(butterfly_signals)
 
     def transactions(self, rng, n, prm):
@@ -77,7 +81,7 @@ class ButterflyBench(Bench):
 
 
 # ---------------------------------------------------------------------------------- encoder
-class EncoderBench(Bench):
+class EncoderBench(_Darl, Bench):
     """Codebook encoder: one element a cycle (one cycle in ten a bubble), each a state of N
     features (small values, edges, anything) and a row of a position matrix drawn N(0, 1)
     (one in twenty scaled by 64, so that E saturates) and stored in turns as ``Encoder``
@@ -85,9 +89,7 @@ class EncoderBench(Bench):
     predicted by ``Encoder.encode`` (cos, sin, the saturation) and, for the cycles,
     ``iteration_cycles``' encode part."""
 
-    name = "darl_encoder"
     block = staticmethod(darl_encoder)
-    make_params = staticmethod(darl_params)
     signals = staticmethod(encoder_signals)
 
     def transactions(self, rng, n, prm):

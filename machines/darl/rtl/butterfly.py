@@ -10,7 +10,7 @@ the same order, so the block reads and adds them once per pair and writes the su
 buffers (each saturation counts for both agents). A buffer is a memory of beats, ``width``
 words each (word ``l`` of a beat in bits ``[l B + B - 1 : l B]``). A stage streams its ``ceil(words / width)`` beats
 one a cycle and ends when its last sum is written, so it takes ``HOP_LATENCY +
-ceil(words / width)`` cycles, the form of :func:`tlm.families.darl.allreduce.allreduce_cycles`
+ceil(words / width)`` cycles, the form of :func:`machines.darl.tlm.allreduce.allreduce_cycles`
 with ``latency = HOP_LATENCY`` (the link register) and ``per_beat = 1``. With ``average``
 the last stage also divides by n (eq. 22): an arithmetic shift by k with one round half up,
 ``(sum + 2**(k-1)) >> k``, which is the format's ``mul`` by ``1/n = 2**-k`` exactly.

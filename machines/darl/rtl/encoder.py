@@ -2,7 +2,7 @@
 eq. 1-6): ``E_j = sum_i s_i P_ij`` then ``(Re_j, Im_j) = (cos E_j, sin E_j)`` from the triangle
 codebook.
 
-The pipeline is the one :func:`tlm.families.darl.timing.iteration_cycles` counts for
+The pipeline is the one :func:`machines.darl.tlm.timing.iteration_cycles` counts for
 ``encode`` (with the codebook), built with the architecture's ``[timing]`` constants:
 
 ==============  ===========================  ==========================================
@@ -21,7 +21,7 @@ codebook        address register (one        2 (``codebook``): the address regis
 
 ``E`` is in turns, rounded once (half up) and saturated as
 :meth:`isa.dtypes.FixedType.matvec`; the address is its top ``addr_bits`` fraction bits and
-the quarter-wave table (:class:`tlm.families.darl.codebook.Codebook`, a ROM here) is read
+the quarter-wave table (:class:`machines.darl.tlm.codebook.Codebook`, a ROM here) is read
 twice a cycle -- port A the sine, port B the cosine a quarter turn further on -- through the
 quadrant's mirror and negation.
 """

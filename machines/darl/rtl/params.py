@@ -1,14 +1,14 @@
 """DARL's RTL parameters, from the architecture file and the TLM unit models.
 
 The data format is the architecture's ``dtype`` (``fixed32`` = q16.16). The butterfly is
-built for the largest network the seed reports (Table 1, :data:`tlm.families.darl.timing.
+built for the largest network the seed reports (Table 1, :data:`machines.darl.tlm.timing.
 TABLE1`: 8 agents) or the architecture's ``agents`` if more; a reduction among 1, 2, 4 or 8
 of them uses the first ``log2`` stages. Its links carry ``[interconnect] words_per_cycle``
 words a beat when the architecture's interconnect is a butterfly (one word otherwise); each
 agent's reduction buffer, a stand-in for its model memory, holds :data:`BUFFER_BEATS` beats.
 The encoder takes the family's default workload's state features (``Workload().n``,
 CartPole's 4) and its pipeline registers are the ``[timing]`` table's latency constants. The
-codebook is :class:`tlm.families.darl.codebook.Codebook` of the format (every fraction bit an
+codebook is :class:`machines.darl.tlm.codebook.Codebook` of the format (every fraction bit an
 address bit unless ``addr_bits`` is given).
 """
 

@@ -27,7 +27,7 @@ from rlaccel.util.errors import SimError
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, stages
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobTransactor, require_family
+from rlaccel.rtl.transactor import SharedTransactor, require_family
 from rlaccel.machines.darl.rtl.butterfly import HOP_LATENCY, butterfly_signals, darl_butterfly
 from rlaccel.machines.darl.rtl.butterfly_driver import load, read_back, reduce
 from rlaccel.machines.darl.rtl.params import darl_params
@@ -35,20 +35,13 @@ from rlaccel.machines.darl.rtl.params import darl_params
 __all__ = ["RtlButterfly"]
 
 
-class RtlButterfly(JobTransactor):
+class RtlButterfly(SharedTransactor):
     """A ``datapath=`` for a DARL platform whose all-reduces run on the RTL network."""
 
     what = "butterfly network"
-    #: the network is shared by the agents: attach to a machine of several
-    all_agents = True
-
-    def __init__(self):
-        self.reductions = 0
-        self.chunks = 0
-        self.words = 0
-        self.rtl_cycles = 0          # start to done of every chunk
-        self.sats = 0
-        self.fault = None            # tests: a function (chunk results) -> chunk results
+    #: all-reduces run, the buffer loads (chunks) they took and their words, the RTL cycles
+    #: from start to done of every chunk, the saturations
+    reductions = chunks = words = rtl_cycles = sats = 0
 
     def attach(self, agent) -> None:
         require_family(agent, "hdc", "darl_butterfly", "DARL")
@@ -57,15 +50,10 @@ class RtlButterfly(JobTransactor):
         n = plat.n_agents
         if n > prm.agents:
             raise RtlError(f"the RTL butterfly connects {prm.agents} agents, the machine has {n}")
-        self.prm, self.n, self.k = prm, n, stages(n)
-        self.agents = plat.agents
+        self.prm, self.k = prm, stages(n)
         self._start(darl_butterfly, butterfly_signals(prm), prm)
-        self._calls: dict[int, dict] = {}
         self._count = [0] * n
-        for a in plat.agents:
-            for op in a.ops:
-                if op.mnemonic == "hallreduce":
-                    op.run = self._runner(a, op, op.run)
+        self._take_over(plat, "hallreduce")
 
     def _runner(self, agent, op, tlm_run):
         o = dict(op.operands)
@@ -78,8 +66,7 @@ class RtlButterfly(JobTransactor):
         def run():
             c = self._count[i]
             self._count[i] += 1
-            call = self._calls.setdefault(c, {"shards": {}, "out": None, "sats": 0,
-                                              "left": self.n})
+            call = self._call(c, shards={}, sats=0)
             call["shards"][i] = S[src:src + k].copy()
             before = agent.saturations.saturations
             yield from tlm_run()                           # the TLM's reduction, its time
@@ -96,9 +83,7 @@ class RtlButterfly(JobTransactor):
                 raise SimError(f"{where}: the RTL butterfly differs from the TLM's all-reduce "
                                f"at word {j} of {k}: TLM {int(tlm[j])}, RTL {int(got[j])} (raw)")
             S[src:src + k] = got
-            call["left"] -= 1
-            if call["left"] == 0:
-                del self._calls[c]
+            if self._leave(c):
                 if call["sats"] != call["out"][1]:
                     raise SimError(f"{where}: the RTL butterfly saturated {call['out'][1]} "
                                    f"words, the TLM's adds {call['sats']}")
@@ -117,8 +102,6 @@ class RtlButterfly(JobTransactor):
         for lo in range(0, size, prm.buffer_words):
             part = [s[lo:lo + prm.buffer_words] for s in shards]
             res, cycles, n_sat = self._chunk(part, average)
-            if self.fault is not None:
-                res, cycles, n_sat = self.fault((res, cycles, n_sat))
             expected = allreduce_cycles(self.n, len(part[0]), latency=HOP_LATENCY,
                                         width=prm.width)
             if cycles != expected:

@@ -8,9 +8,9 @@ to PE row ``r = q mod R`` ("each activation is always broad-casted to a row of P
 modules), and the products of PE column ``c`` are "accumulated vertically to the accumulator
 at the bottom": a column adder tree and the column's accumulator, which adds the tiles of an
 output block's input blocks one a cycle. One tile enters a cycle (``R C`` MACs full, ``2 R C``
-half), the rate :func:`tlm.families.fixar.timing.ff_cycles` counts.
+half), the rate :func:`machines.fixar.tlm.timing.ff_cycles` counts.
 
-Each PE is :func:`rtl.fixar.pe.fixar_pe` (Fig. 5: one 32 x 32 product, or two 32 x 17 in
+Each PE is :func:`.pe.fixar_pe` (Fig. 5: one 32 x 32 product, or two 32 x 17 in
 half precision), used with ``first`` held high: its accumulate register holds the cycle's
 product (the recombined full product, or the two half products) for the column tree. Half
 precision takes two vectors' activations a cycle (``h0``, ``h1``), two trees and two

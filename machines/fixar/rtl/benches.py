@@ -1,6 +1,6 @@
 """Test benches of FIXAR's blocks, on the harness of :mod:`rtl.bench`. Predictors are the TLM
-unit models: :mod:`tlm.families.fixar.pe` (products, summed exactly as the kernels sum them)
-with the family's tile timing, and :class:`tlm.families.fixar.prng.NoiseGenerator`.
+unit models: :mod:`machines.fixar.tlm.pe` (products, summed exactly as the kernels sum them)
+with the family's tile timing, and :class:`machines.fixar.tlm.prng.NoiseGenerator`.
 """
 
 from __future__ import annotations
@@ -33,17 +33,21 @@ def _signed(rng, bits: int, size: int) -> np.ndarray:
     return out
 
 
-class PeBench(PipelineBench):
+class _Fixar:
+    """A FIXAR block, with the machine's RTL parameters."""
+
+    make_params = staticmethod(fixar_params)
+
+
+class PeBench(_Fixar, PipelineBench):
     """PE: sums of 1..max_batch terms (mostly up to 16), full or half precision, one term a
     cycle back to back; predicted by ``pe.product_full`` / ``pe.products_half`` summed
     exactly, and the cycles by the family's ``ff_cycles`` for one PE (a full term is one
     MAC a cycle, a half term two). The accumulators hold a sum two cycles after its last
     term (the multiply and accumulate registers)."""
 
-    name = "fixar_pe"
     latency = 2
     block = staticmethod(fixar_pe)
-    make_params = staticmethod(fixar_params)
     signals = staticmethod(pe_signals)
 
     def transactions(self, rng, n, prm):
@@ -96,15 +100,13 @@ class PeBench(PipelineBench):
 
 
 # ---------------------------------------------------------------------------------- PRNG
-class PrngBench(Bench):
+class PrngBench(_Fixar, Bench):
     """PRNG: one stream (seed and stream number drawn from the bench's seed, the registers
     loaded from ``NoiseGenerator``'s), then requests of 1..4 * lanes samples, each predicted
     by the same generator's ``gaussian_raw`` (the stream continues across requests) and its
     cycles by the family's ``unit_cycles(n, prng_lanes)``."""
 
-    name = "fixar_prng"
     block = staticmethod(fixar_prng)
-    make_params = staticmethod(fixar_params)
     signals = staticmethod(prng_signals)
 
     def transactions(self, rng, n, prm):
@@ -138,7 +140,6 @@ class ArrayBench(Bench):
     ``pe.products_half`` summed exactly (every output block's column sums) and the busy
     cycles by the family's ``ff_cycles`` for one core of the array's size."""
 
-    name = "fixar_array"
     block = staticmethod(fixar_array)
     make_params = staticmethod(array_params)
     signals = staticmethod(array_signals)

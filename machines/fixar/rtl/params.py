@@ -1,10 +1,10 @@
 """FIXAR's RTL parameters, from the architecture file and the TLM unit models.
 
-The PE's widths are :data:`tlm.families.fixar.pe.WEIGHT_BITS` (32) and ``MUL_BITS`` (17);
+The PE's widths are :data:`machines.fixar.tlm.pe.WEIGHT_BITS` (32) and ``MUL_BITS`` (17);
 its accumulator holds the exact sum of ``max_batch`` full products (a weight gradient sums
 one product per vector of the batch). The PRNG has the ``[timing]`` table's ``prng_lanes``
 lanes (``AapTiming().prng_lanes`` without one) of
-:data:`tlm.families.fixar.prng.REGISTERS` xorshift registers and gives q16.16 samples
+:data:`machines.fixar.tlm.prng.REGISTERS` xorshift registers and gives q16.16 samples
 (``GAUSS_FRAC``). The AAP core's array is ``[timing]`` ``pe_rows`` x ``pe_cols`` of those PEs
 (the family's defaults without them).
 """

@@ -4,9 +4,9 @@ Two 32 x 17-bit signed multipliers share the 32-bit weight ``w``. **Full precisi
 (``half`` low): the activation ``a`` is split, ``a_hi = a >> 16`` (signed) to the upper
 multiplier and ``a_lo = a & 0xFFFF`` (zero-extended) to the lower one, and the upper product
 is shifted left 16 and added to the lower: one exact 32 x 32 product a cycle,
-:func:`tlm.families.fixar.pe.product_full`. **Half precision** (``half`` high): two 17-bit
+:func:`machines.fixar.tlm.pe.product_full`. **Half precision** (``half`` high): two 17-bit
 operands ``h0`` (lower multiplier) and ``h1`` (upper) and two products kept apart,
-:func:`~tlm.families.fixar.pe.products_half`: two MACs a cycle.
+:func:`~machines.fixar.tlm.pe.products_half`: two MACs a cycle.
 
 Pipeline: the multiply stage registers the two products; the accumulate stage adds them
 (full: the recombined product into ``acc0``; half: each product into its own accumulator),

@@ -1,5 +1,5 @@
 """FIXAR's Gaussian noise generator (seed 002, section III: the PRNG that adds exploration
-noise to the actor's output), as :mod:`tlm.families.fixar.prng` defines it.
+noise to the actor's output), as :mod:`machines.fixar.tlm.prng` defines it.
 
 ``lanes`` lanes of ``REGISTERS`` 32-bit xorshift registers (Marsaglia's (13, 17, 5) triple).
 Every enabled cycle each register steps once and each lane outputs the centred sum of its

@@ -3,7 +3,7 @@ exploration-noise sample from the MyHDL generator (:mod:`.prng`).
 
 ``Platform`` calls :meth:`RtlPrng.attach` with the agent; the transactor takes over the
 agent's PRNG streams (``FixarState.seed``): a seeded stream is an :class:`RtlStream` whose
-registers the host computes as :class:`tlm.families.fixar.prng.NoiseGenerator` does
+registers the host computes as :class:`machines.fixar.tlm.prng.NoiseGenerator` does
 (splitmix64) and loads into the RTL; ``gaussian_raw(n)`` clocks the generator until ``n``
 samples are out. One register set serves every stream: switching streams reads the current
 one's registers back and loads the other's. The TLM keeps its own timing; every request's
@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.util.errors import SimError
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.timing import unit_cycles
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobTransactor
+from rlaccel.rtl.transactor import JobTransactor
 from rlaccel.machines.fixar.rtl.params import fixar_params
 from rlaccel.machines.fixar.rtl.prng import fixar_prng, prng_signals
 from rlaccel.machines.fixar.rtl.prng_driver import draw, load, read_registers
@@ -28,34 +27,26 @@ from rlaccel.machines.fixar.rtl.prng_driver import draw, load, read_registers
 __all__ = ["RtlPrng", "RtlStream"]
 
 
-class RtlStream:
-    """A PRNG stream served by the RTL (the interface of ``NoiseGenerator`` the machine
-    uses: ``gaussian_raw``, ``gaussian``, ``state``, ``restore``)."""
+class RtlStream(NoiseGenerator):
+    """A PRNG stream served by the RTL: a ``NoiseGenerator`` (the host's splitmix64 seeding,
+    ``gaussian``, the model's checks) whose samples the RTL draws and whose registers are the
+    RTL's while it is the stream loaded."""
 
     def __init__(self, owner: "RtlPrng", seed: int, stream: int, lanes: int):
-        self.owner, self.seed, self.stream, self.lanes = owner, int(seed), int(stream), lanes
-        self.regs = NoiseGenerator(seed, stream, lanes).state()   # the host's seeding
-        self.cycles = 0
+        super().__init__(seed, stream, lanes)
+        self.owner = owner
 
     def gaussian_raw(self, n: int) -> np.ndarray:
-        if n < 0:
-            raise SimError(f"PRNG: cannot draw {n} samples")
-        if n == 0:
-            return np.zeros(0, dtype=np.int64)
+        if n <= 0:                           # the model's empty draw, or its refusal
+            return super().gaussian_raw(n)
         return self.owner.draw(self, n)
-
-    def gaussian(self, n: int) -> np.ndarray:
-        return self.gaussian_raw(n).astype(np.float64) * 2.0 ** -16
 
     def state(self) -> np.ndarray:
         self.owner.save(self)
-        return self.regs.copy()
+        return super().state()
 
     def restore(self, regs) -> None:
-        regs = np.asarray(regs, dtype=np.uint32)
-        if regs.shape != self.regs.shape or not regs.all():
-            raise SimError(f"PRNG: a state must be {self.regs.shape} nonzero words")
-        self.regs = regs.copy()
+        super().restore(regs)
         if self.owner.loaded is self:
             self.owner.loaded = None              # reload on the next draw
 
@@ -64,15 +55,10 @@ class RtlPrng(JobTransactor):
     """A ``datapath=`` for a FIXAR platform whose PRNG streams run on the MyHDL generator."""
 
     what = "PRNG"
-
-    def __init__(self):
-        self.requests = 0
-        self.samples = 0
-        self.rtl_cycles = 0
-        self.switches = 0
-        self.cycle_mismatches = 0
-        self.first_mismatch = ""
-        self.loaded: RtlStream | None = None
+    #: requests drawn, their samples and enabled RTL cycles, stream switches
+    requests = samples = rtl_cycles = switches = 0
+    #: the stream whose registers the RTL holds
+    loaded: RtlStream | None = None
 
     def attach(self, agent) -> None:
         from rlaccel.machines.fixar.tlm.state import state_of
@@ -122,10 +108,8 @@ class RtlPrng(JobTransactor):
         samples, cycles = self._run(lambda io: draw(io, n, L), -(-n // L), "a run")
         expected = unit_cycles(n, self.prm.prng_lanes)
         if cycles != expected:
-            self.cycle_mismatches += 1
-            self.first_mismatch = self.first_mismatch or (
-                f"a request of {n} samples took {cycles} RTL cycles, the TLM's timing "
-                f"predicts {expected}")
+            self._cycles_differ(f"a request of {n} samples took {cycles} RTL cycles, the "
+                                f"TLM's timing predicts {expected}")
         stream.cycles += cycles
         self.requests += 1
         self.samples += n
@@ -133,10 +117,7 @@ class RtlPrng(JobTransactor):
         return np.array(samples, dtype=np.int64)
 
     def summary(self) -> str:
-        text = (f"  RTL PRNG (MyHDL): {self.requests:,} requests, {self.samples:,} samples, "
+        return (f"  RTL PRNG (MyHDL): {self.requests:,} requests, {self.samples:,} samples, "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s, {self.switches} "
                 f"stream switches;\n    cycles per request equal the TLM's unit_cycles, "
-                f"{self.cycle_mismatches} other differences")
-        if self.first_mismatch:
-            text += f"\n    first: {self.first_mismatch}"
-        return text
+                f"{self._differences()}")

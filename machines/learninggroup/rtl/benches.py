@@ -1,7 +1,7 @@
 """Test benches of LearningGroup's blocks, on the harness of :mod:`rtl.bench`.
 
-Predictors are the TLM unit models: :class:`tlm.families.learninggroup.vpu.VpuArray` for the
-VPU, :func:`tlm.families.learninggroup.osel.encode_osel` with the family's timing for the
+Predictors are the TLM unit models: :class:`machines.learninggroup.tlm.vpu.VpuArray` for the
+VPU, :func:`machines.learninggroup.tlm.osel.encode_osel` with the family's timing for the
 encoder.
 """
 
@@ -25,15 +25,19 @@ from rlaccel.machines.learninggroup.rtl.vpu import lg_vpu, vpu_signals
 __all__ = ["VpuBench", "OselBench"]
 
 
+class _Lg:
+    """A LearningGroup block, with the machine's RTL parameters."""
+
+    make_params = staticmethod(lg_params)
+
+
 # ---------------------------------------------------------------------------------- VPU
-class VpuBench(Bench):
+class VpuBench(_Lg, Bench):
     """VPU: chains of 1..24 cycles after a clear (10 % of the cycles disabled), random selects,
     weights and activations; predicted by ``VpuArray(1)`` (the registers after the chain,
     its overflow count and its cycle count)."""
 
-    name = "lg_vpu"
     block = staticmethod(lg_vpu)
-    make_params = staticmethod(lg_params)
     signals = staticmethod(vpu_signals)
 
     def transactions(self, rng, n, prm):
@@ -88,15 +92,13 @@ class VpuBench(Bench):
 
 
 # ---------------------------------------------------------------------------------- OSEL
-class OselBench(Bench):
+class OselBench(_Lg, Bench):
     """OSEL encoder: layers of 1..32 rows, G of 1..max_groups groups, N of 1..bitvector_bits
     columns (mostly narrow, some full width), max indexes drawn at random; predicted by
     ``encode_osel`` with the architecture's encoder parameters: each row's hit or miss and
     cycles, the index list, and every slot of the sparse row memory."""
 
-    name = "lg_osel"
     block = staticmethod(lg_osel)
-    make_params = staticmethod(lg_params)
     signals = staticmethod(osel_signals)
 
     def transactions(self, rng, n, prm):

@@ -12,7 +12,7 @@ Then it takes one row max index a cycle when ``ready``:
   for the tuple's beats, ``ceil(tuple_bits(workload) / srm_port_bits)`` cycles, during which
   ``ready`` is low. ``tuple_bits`` counts the non-zero index list the seed's Fig. 5 tuple
   carries (``nz_index_bits`` per unmasked column), the width and cycle rule of
-  :mod:`tlm.families.learninggroup.timing` (``miss_cycles``, ``hit_cycles``).
+  :mod:`machines.learninggroup.tlm.timing` (``miss_cycles``, ``hit_cycles``).
 
 Every row writes its max index into the index list (``il_we``, ``il_addr``, ``il_data``).
 The tuples are read back through ``rd_slot`` (combinational). What the RTL does not hold is

@@ -1,8 +1,8 @@
 """LearningGroup's RTL parameters, from the architecture file and the TLM unit models.
 
 The number format is the architecture's ``dtype`` (fp16: :func:`rtl.fpu.float_format`); the
-VPU's accumulation registers are :data:`tlm.families.learninggroup.vpu.REGISTERS`; the
-encoder's widths are :func:`tlm.families.learninggroup.timing.encoder_params` of the
+VPU's accumulation registers are :data:`machines.learninggroup.tlm.vpu.REGISTERS`; the
+encoder's widths are :func:`machines.learninggroup.tlm.timing.encoder_params` of the
 architecture's ``[timing]`` table and ``max_groups``.
 """
 

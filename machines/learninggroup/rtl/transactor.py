@@ -23,7 +23,7 @@ from rlaccel.util.errors import SimError
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory, SparseTuple
 from rlaccel.machines.learninggroup.tlm.timing import hit_cycles, miss_cycles
 
-from rlaccel.rtl.jobs import JobTransactor, require_family
+from rlaccel.rtl.transactor import JobTransactor, require_family
 from rlaccel.machines.learninggroup.rtl.osel import lg_osel, osel_signals
 from rlaccel.machines.learninggroup.rtl.osel_driver import encode_layer
 from rlaccel.machines.learninggroup.rtl.params import lg_params
@@ -35,15 +35,10 @@ class RtlOsel(JobTransactor):
     """A ``datapath=`` for a LearningGroup platform whose OSEL encodings run on the RTL."""
 
     what = "OSEL encoder"
-
-    def __init__(self):
-        self.instructions = 0
-        self.rows = 0
-        self.hits = 0
-        self.misses = 0
-        self.rtl_cycles = 0
-        self.functional = 0           # baseline-encoder osel ops left to the functional model
-        self.fault = None             # tests: a function (result dict) -> result dict
+    #: osel instructions run on the RTL, their rows (misses and hits) and RTL cycles
+    instructions = rows = hits = misses = rtl_cycles = 0
+    #: baseline-encoder osel ops left to the functional model
+    functional = 0
 
     # ---------------------------------------------------------------------------------------
     def attach(self, agent) -> None:
@@ -75,8 +70,6 @@ class RtlOsel(JobTransactor):
             if transposed:
                 r, c = c, r
             got = self.encode(r, c)
-            if self.fault is not None:
-                got = self.fault(got)
             want = self.state.srm[base]
             self._compare(where, want, got, p)
             busy = dict(cost.busy).get("encoder")

@@ -5,7 +5,7 @@ accumulation registers. Each enabled cycle the controller broadcasts four activa
 VPU takes its own weight and its 2-bit select, multiplies the selected activation by the
 weight and adds the product into the selected register, both operations rounded to FP16
 (round to nearest even, subnormals): ``acc[sel] <- fp16(acc[sel] + fp16(w * act[sel]))``, a
-MAC a cycle, what :class:`tlm.families.learninggroup.vpu.VpuArray` ``.cycle`` does for each
+MAC a cycle, what :class:`machines.learninggroup.tlm.vpu.VpuArray` ``.cycle`` does for each
 VPU. ``clear`` zeroes every register (+0), as ``VpuArray.clear``.
 
 The multiplier and adder are :mod:`rtl.fpu`'s, at the architecture's format.

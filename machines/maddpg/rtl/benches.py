@@ -1,6 +1,6 @@
 """Test benches of MADDPG's blocks, on the harness of :mod:`rtl.bench`. Predictors are the TLM
-unit models: :func:`tlm.families.maddpg.compute_unit.fp` with ``cu_cycles`` for the compute
-unit, :func:`tlm.families.maddpg.ring.allgather` with ``allgather_cycles`` for the ring.
+unit models: :func:`machines.maddpg.tlm.compute_unit.fp` with ``cu_cycles`` for the compute
+unit, :func:`machines.maddpg.tlm.ring.allgather` with ``allgather_cycles`` for the ring.
 """
 
 from __future__ import annotations
@@ -23,15 +23,19 @@ from rlaccel.machines.maddpg.rtl.ring_driver import gather, load, read_held
 __all__ = ["CuBench", "RingBench"]
 
 
-class CuBench(Bench):
+class _Maddpg:
+    """A MADDPG block, with the machine's RTL parameters."""
+
+    make_params = staticmethod(maddpg_params)
+
+
+class CuBench(_Maddpg, Bench):
     """Compute unit: layers of ID x OD (OD >= F) up to the instance's size, weights,
     activations and biases from the float mix (one layer in ten with values near the
     overflow threshold), with or without the ReLU; predicted by ``compute_unit.fp`` (every
     output, the saturation count) and ``cu_cycles``."""
 
-    name = "maddpg_cu"
     block = staticmethod(maddpg_cu)
-    make_params = staticmethod(maddpg_params)
     signals = staticmethod(cu_signals)
 
     def transactions(self, rng, n, prm):
@@ -95,15 +99,13 @@ class CuBench(Bench):
 
 
 # ---------------------------------------------------------------------------------- ring
-class RingBench(Bench):
+class RingBench(_Maddpg, Bench):
     """Ring: all-gathers of one vector per learner (1..MAX_WORDS words each, any bits), the
     learners starting together or up to 12 cycles apart; predicted by ``ring.allgather``
     (every node's copy of every vector) and ``allgather_cycles`` with the architecture's
     hop (every node's done cycle)."""
 
-    name = "maddpg_ring"
     block = staticmethod(maddpg_ring)
-    make_params = staticmethod(maddpg_params)
     signals = staticmethod(ring_signals)
 
     def transactions(self, rng, n, prm):

@@ -8,8 +8,8 @@ bank ``k mod F``), the activation ``x[i]`` and the accumulator of neuron ``o``, 
 ``acc[o] <- fp32(acc[o] + fp32(W[o, i] x[i]))`` (a multiplier and an adder, no fused
 multiply-add). With ``F <= OD`` the ``F`` elements of a cycle work on ``F`` different
 neurons and each neuron's terms arrive in input order in different cycles, so a pass takes
-exactly ``ceil(ID OD / F)`` cycles (:func:`tlm.families.maddpg.compute_unit.cu_cycles`) and
-every sum is the MAC chain of :func:`~tlm.families.maddpg.compute_unit.fp` from +0 whatever
+exactly ``ceil(ID OD / F)`` cycles (:func:`machines.maddpg.tlm.compute_unit.cu_cycles`) and
+every sum is the MAC chain of :func:`~machines.maddpg.tlm.compute_unit.fp` from +0 whatever
 ``F``. The read port adds the bias (one more rounding) and applies the ReLU.
 
 Saturations are counted as ``isa.dtypes`` counts them: a neuron whose MAC chain overflowed

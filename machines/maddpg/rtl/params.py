@@ -3,7 +3,7 @@
 compute unit's build parameters.
 
 A compute unit's unroll factor and layer shape are not machine knobs: the design-space
-exploration (:mod:`tlm.families.maddpg.dse`) picks ``F`` per layer. The RTL instance checked
+exploration (:mod:`machines.maddpg.tlm.dse`) picks ``F`` per layer. The RTL instance checked
 here is built for ``unroll`` elements and layers up to ``max_in x max_out`` (registers for
 the activations and accumulators, ``F`` weight banks of ``ceil(max_in max_out / F)`` words);
 :func:`maddpg_params` takes other values.

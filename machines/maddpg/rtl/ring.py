@@ -11,8 +11,8 @@ A node starts step 1 when ``go`` says its vector is ready, and step ``s`` when i
 ``s - 1`` message has been delivered and it has received the predecessor's step ``s - 1``
 message. A message of ``w`` words is delivered ``hop(w) = latency + ceil(w / link_words)``
 cycles after the node starts it (``ceil(w / link_words)`` beats, one a cycle, through the
-``latency`` registers), the hop of :func:`tlm.families.maddpg.ring.hop_cycles`, so every
-node's ``done`` rises in the cycle :func:`~tlm.families.maddpg.ring.allgather_cycles` gives
+``latency`` registers), the hop of :func:`machines.maddpg.tlm.ring.hop_cycles`, so every
+node's ``done`` rises in the cycle :func:`~machines.maddpg.tlm.ring.allgather_cycles` gives
 for the learners' sizes and start cycles.
 
 :func:`maddpg_ring` is ``learners`` nodes closed in a ring, with a load port, a read port and

@@ -25,7 +25,7 @@ from rlaccel.util.errors import SimError
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobTransactor, require_family
+from rlaccel.rtl.transactor import SharedTransactor, require_family
 from rlaccel.machines.maddpg.rtl.params import maddpg_params
 from rlaccel.machines.maddpg.rtl.ring import MAX_WORDS, maddpg_ring, ring_signals
 from rlaccel.machines.maddpg.rtl.ring_driver import gather, gather_budget, load, read_held
@@ -33,18 +33,13 @@ from rlaccel.machines.maddpg.rtl.ring_driver import gather, gather_budget, load,
 __all__ = ["RtlRing"]
 
 
-class RtlRing(JobTransactor):
+class RtlRing(SharedTransactor):
     """A ``datapath=`` for a MADDPG platform whose ring all-gathers run on the RTL."""
 
     what = "ring"
-    #: the ring is shared by the learners: attach to a machine of several
-    all_agents = True
-
-    def __init__(self):
-        self.gathers = 0             # rgather instructions (every learner's)
-        self.samples = 0             # per-sample all-gathers
-        self.rtl_cycles = 0          # first go to last done, summed over samples
-        self.fault = None            # tests: a function (sample result) -> sample result
+    #: rgather instructions (every learner's), the per-sample all-gathers they took, the RTL
+    #: cycles from the first go to the last done, summed over the samples
+    gathers = samples = rtl_cycles = 0
 
     def attach(self, agent) -> None:
         from rlaccel.machines.maddpg.tlm.streams import _exchange
@@ -56,14 +51,10 @@ class RtlRing(JobTransactor):
         if prm.learners != plat.n_agents:
             raise RtlError(f"the RTL ring has {prm.learners} nodes, the machine "
                            f"{plat.n_agents} learners")
-        self.prm, self.n, self.platform = prm, plat.n_agents, plat
+        self.prm, self.platform = prm, plat
         self._exchange = _exchange
         self._start(maddpg_ring, ring_signals(prm), prm)
-        self._calls: dict[int, dict] = {}
-        for a in plat.agents:
-            for op in a.ops:
-                if op.mnemonic == "rgather":
-                    op.run = self._runner(a, op, op.run)
+        self._take_over(plat, "rgather")
 
     def _runner(self, agent, op, tlm_run):
         o = dict(op.operands)
@@ -75,7 +66,7 @@ class RtlRing(JobTransactor):
             from rlaccel.machines.maddpg.tlm.streams import rows
             ex = self._exchange(self.platform)
             c = ex.calls[i]                          # the meeting this call joins
-            call = self._calls.setdefault(c, {"slot": None, "out": None, "left": self.n})
+            call = self._call(c, slot=None)
             gen = tlm_run()
             event = next(gen)                         # the learners' meeting
             if call["slot"] is None:
@@ -97,9 +88,7 @@ class RtlRing(JobTransactor):
                                f"sample {k}, word {j}: TLM {int(tlm[k, j]):#010x}, RTL "
                                f"{int(got[k, j]):#010x}")
             tlm[:] = got
-            call["left"] -= 1
-            if call["left"] == 0:
-                del self._calls[c]
+            self._leave(c)
             self.gathers += 1
         return run
 
@@ -121,10 +110,7 @@ class RtlRing(JobTransactor):
             t0 = [int(start[i, k, 0]) for i in range(self.n)]
             base = min(t0)
             rel = [s - base for s in t0]
-            res = self._sample([[int(w) for w in v[k]] for v in vecs], rel)
-            if self.fault is not None:
-                res = self.fault(res)
-            held, fin = res
+            held, fin = self._sample([[int(w) for w in v[k]] for v in vecs], rel)
             for i in range(self.n):
                 if fin[i] is None or fin[i] + base != int(done[i, k]):
                     formula = allgather_cycles(sizes, t.hop_latency, 1, t.link_words, rel)[i]

@@ -19,11 +19,11 @@ MANIFEST = machine("darl").programs / "cartpole.toml"
 #: synchronised at its end (one all-reduce; "step", the default for several agents,
 #: reduces after every round of steps: a hundred times as many, minutes on the RTL)
 OVERRIDES = ["agents=2", "learning.d=64", "stages=1", "learning.sync_every=episode"]
-#: measured on this host: the simulator's speed, the environment's and sampling times and
+#: measured on this host (the report's 'timing'): the simulator's speed, the environment's and sampling times and
 #: the IPS (eq. 23) and IPS/W computed from this host's T_env
-WALL_CLOCK = ("sim.*", "host.agents[*].timeline.measured_s.*", "learning.wall_s",
-              "ips.system", "ips.t_env_measured_s", "ips.terms.ips", "ips.terms.t_inf",
-              "power.ips_per_watt")
+WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
+              "timing.learning.wall_s", "timing.ips.system", "timing.ips.t_env_measured_s",
+              "timing.ips.terms.ips", "timing.ips.terms.t_inf", "timing.power.ips_per_watt")
 
 
 def _rtl_run(fault=None):

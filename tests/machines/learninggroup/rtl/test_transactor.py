@@ -18,8 +18,9 @@ from rlaccel.isa.machine import machine
 MANIFEST = machine("learninggroup").programs / "predator_prey.toml"
 #: one weight update of one episode, 8 hidden units: 16 osel instructions
 OVERRIDES = ["iterations=1", "learning.batch_episodes=1", "network.hid=8"]
-#: measured on this host: the simulator's speed, the environment's time per iteration
-WALL_CLOCK = ("sim.*", "host.agents[*].timeline.measured_s.*", "latency.host_s_per_iteration")
+#: measured on this host (the report's 'timing'): the simulator's speed, the environment's time per iteration
+WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
+              "timing.latency.host_s_per_iteration")
 
 
 def _rtl_run(fault=None):

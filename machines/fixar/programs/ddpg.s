@@ -10,6 +10,23 @@
 .arch   fixar
 .include "layout.inc"
 
+; A batch through the actor at NET (layers L1, L2, pre-activation Z): the action written
+; after the S state words of each IN row (CIN words apart), as the critic reads it.
+.macro actor_ff IN, NET, L1, L2, Z
+        bff     src=IN, sstride=CIN, syn=NET, dst=L1, dstride=H1, rows=H1, cols=S, batch=B, act=relu, qid=1, mon=1
+        bff     src=L1, sstride=H1, syn=NET + NA1, dst=L2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=2, mon=1
+        bff     src=L2, sstride=H2, syn=NET + NA1 + NA2, dst=Z, dstride=A, rows=A, cols=H2, batch=B, qid=3, mon=1
+        vact    dst=IN + S, dstride=CIN, src=Z, sstride=A, cols=A, batch=B, act=tanh
+.endm
+
+; A batch of IN rows (state and action, CIN words) through the critic at NET (layers L1,
+; L2): Q into OUT.
+.macro critic_ff IN, NET, L1, L2, OUT
+        bff     src=IN, sstride=CIN, syn=NET, dst=L1, dstride=H1, rows=H1, cols=CIN, batch=B, act=relu, qid=4, mon=1
+        bff     src=L1, sstride=H1, syn=NET + NC1, dst=L2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=5, mon=1
+        bff     src=L2, sstride=H2, syn=NET + NC1 + NC2, dst=OUT, dstride=1, rows=1, cols=H2, batch=B, qid=6, mon=1
+.endm
+
 .text
         cc.host out=ACK, nout=1, inp=INIT, nin=NINIT
         ldw     dst=ACTOR, ld=WINIT, n=NACT
@@ -25,16 +42,9 @@ step:   cc.host out=OUTA, nout=A, inp=IN, nin=NIN
         qat.freeze bits=QBITS
 train:  cc.mark 1
 ; ---- 1. critic: y = r + gamma (1 - done) Q'(s', mu'(s')), back-propagate q - y ----
-        bff     src=NXT, sstride=CIN, syn=TACTOR, dst=TA1, dstride=H1, rows=H1, cols=S, batch=B, act=relu, qid=1, mon=1
-        bff     src=TA1, sstride=H1, syn=TACTOR + NA1, dst=TA2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=2, mon=1
-        bff     src=TA2, sstride=H2, syn=TACTOR + NA1 + NA2, dst=TZ, dstride=A, rows=A, cols=H2, batch=B, qid=3, mon=1
-        vact    dst=NXT + S, dstride=CIN, src=TZ, sstride=A, cols=A, batch=B, act=tanh
-        bff     src=NXT, sstride=CIN, syn=TCRITIC, dst=TC1, dstride=H1, rows=H1, cols=CIN, batch=B, act=relu, qid=4, mon=1
-        bff     src=TC1, sstride=H1, syn=TCRITIC + NC1, dst=TC2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=5, mon=1
-        bff     src=TC2, sstride=H2, syn=TCRITIC + NC1 + NC2, dst=Q2, dstride=1, rows=1, cols=H2, batch=B, qid=6, mon=1
-        bff     src=BAT, sstride=CIN, syn=CRITIC, dst=C1, dstride=H1, rows=H1, cols=CIN, batch=B, act=relu, qid=4, mon=1
-        bff     src=C1, sstride=H1, syn=CRITIC + NC1, dst=C2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=5, mon=1
-        bff     src=C2, sstride=H2, syn=CRITIC + NC1 + NC2, dst=Q, dstride=1, rows=1, cols=H2, batch=B, qid=6, mon=1
+        actor_ff NXT, TACTOR, TA1, TA2, TZ
+        critic_ff NXT, TCRITIC, TC1, TC2, Q2
+        critic_ff BAT, CRITIC, C1, C2, Q
         td      dst=E, src=Q, z=Q2, batch=B, value=GAMMA
         bbp     err=E, estride=1, syn=CRITIC + NC1 + NC2, dst=E2, dstride=H2, rows=1, cols=H2, batch=B, act=relu, mask=C2, mstride=H2, qid=6
         bbp     err=E2, estride=H2, syn=CRITIC + NC1, dst=E1, dstride=H1, rows=H2, cols=H1, batch=B, act=relu, mask=C1, mstride=H1, qid=5
@@ -43,13 +53,8 @@ train:  cc.mark 1
         bwg     err=E1, estride=H1, x=BAT, xstride=CIN, grad=GCRITIC, rows=H1, cols=CIN, batch=B, qid=4
         adam    w=CRITIC, g=GCRITIC, m=MCRITIC, n=NCRI, hp=HPC
 ; ---- 2. actor, through the updated critic: back-propagate -dQ/da ----
-        bff     src=BAT, sstride=CIN, syn=ACTOR, dst=A1, dstride=H1, rows=H1, cols=S, batch=B, act=relu, qid=1, mon=1
-        bff     src=A1, sstride=H1, syn=ACTOR + NA1, dst=A2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=2, mon=1
-        bff     src=A2, sstride=H2, syn=ACTOR + NA1 + NA2, dst=AZ, dstride=A, rows=A, cols=H2, batch=B, qid=3, mon=1
-        vact    dst=BAT + S, dstride=CIN, src=AZ, sstride=A, cols=A, batch=B, act=tanh
-        bff     src=BAT, sstride=CIN, syn=CRITIC, dst=P1, dstride=H1, rows=H1, cols=CIN, batch=B, act=relu, qid=4, mon=1
-        bff     src=P1, sstride=H1, syn=CRITIC + NC1, dst=P2, dstride=H2, rows=H2, cols=H1, batch=B, act=relu, qid=5, mon=1
-        bff     src=P2, sstride=H2, syn=CRITIC + NC1 + NC2, dst=PQ, dstride=1, rows=1, cols=H2, batch=B, qid=6, mon=1
+        actor_ff BAT, ACTOR, A1, A2, AZ
+        critic_ff BAT, CRITIC, P1, P2, PQ
         bbp     err=ONES, estride=1, syn=CRITIC + NC1 + NC2, dst=F2, dstride=H2, rows=1, cols=H2, batch=B, act=relu, mask=P2, mstride=H2, qid=6
         bbp     err=F2, estride=H2, syn=CRITIC + NC1, dst=F1, dstride=H1, rows=H2, cols=H1, batch=B, act=relu, mask=P1, mstride=H1, qid=5
         bbp     err=F1, estride=H1, syn=CRITIC, dst=DA, dstride=A, rows=H1, cols=A, off=S, batch=B

@@ -18,16 +18,11 @@
         cc.endmark 1
 .endm
 
-.text
-        group_all
-.include "loop.inc"
-update: cc.mark 4                   ; ---- weight update ----
-        sca.mov HPS, SCALE
+.macro update_groups
         update_layer W_ENC, G_ENC, IG_ENC, OG_ENC, V_IG_ENC, V_OG_ENC, SF_ENC, NOBS, H
         update_layer W_COMM, G_COMM, IG_COMM, OG_COMM, V_IG_COMM, V_OG_COMM, SF_COMM, H, H
         update_layer W_IH, G_IH, IG_IH, OG_IH, V_IG_IH, V_OG_IH, SF_IH, H, 4*H
         update_layer W_HH, G_HH, IG_HH, OG_HH, V_IG_HH, V_OG_HH, SF_HH, H, 4*H
-        rms     PARAMS, GRADS, AVGS, NPARAM, HP
-        cc.endmark 4
-        group_all
-        cc.jmp  top
+.endm
+
+.include "loop.inc"

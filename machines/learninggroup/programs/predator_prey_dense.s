@@ -13,12 +13,7 @@
         cc.endmark 1
 .endm
 
-.text
-        group_all
+.macro update_groups                ; no grouping matrices
+.endm
+
 .include "loop.inc"
-update: cc.mark 4
-        sca.mov HPS, SCALE
-        rms     PARAMS, GRADS, AVGS, NPARAM, HP
-        cc.endmark 4
-        group_all
-        cc.jmp  top

@@ -241,9 +241,25 @@ def learning_tables(files: list[str]) -> dict:
     runs = []
     for f in files:
         try:
-            runs += json.loads(read_bytes(f, RlaccelError, "learning file", 1 << 30))["runs"]
+            doc = json.loads(read_bytes(f, RlaccelError, "learning file", 1 << 30))["runs"]
+            if not isinstance(doc, list):
+                raise TypeError("its runs are not a list")
         except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             raise RlaccelError(f"--learning {f}: not a learning-bench JSON ({exc})") from None
+        for i, r in enumerate(doc):               # read now, not after the long work
+            try:
+                _tables([r])
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                what = f"no key {exc}" if isinstance(exc, KeyError) else str(exc)
+                raise RlaccelError(f"--learning {f}: run {i} is not a run of "
+                                   f"machines/learninggroup/bench/learning.py ({what})") \
+                    from None
+        runs += doc
+    return _tables(runs)
+
+
+def _tables(runs: list) -> dict:
+    """Fig. 9 and Table I from the learning runs."""
     fig9 = {}
     table1 = {}
     budgets: dict[str, set] = {}            # a kind and A at several budgets: one row each

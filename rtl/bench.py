@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
-from myhdl import StopSimulation, always, block, delay, instance
+from myhdl import StopSimulation, block, instance
 
 from rlaccel.rtl.scoreboard import Scoreboard, Txn
 
-__all__ = ["Bench", "PipelineBench", "BenchRun", "Stats", "testbench", "clock_reset"]
+__all__ = ["Bench", "PipelineBench", "BenchRun", "Stats", "testbench"]
 
 
 @dataclass
@@ -94,6 +94,10 @@ class Bench:
     the transactions with their predictions, and drives and reads the ports (:meth:`drive`,
     and :meth:`monitor` for a pipelined block)."""
 
+    #: the block under test, a MyHDL @block called as ``block(clk, rst, **ports, prm=prm)``
+    #: (``block(**ports, prm=prm)`` when it is combinational: ``clocked`` False)
+    block = None
+    clocked = True
     #: transactions of ``rlaccel cosim`` unless ``--n`` says how many
     default_n = 10_000
 
@@ -120,16 +124,13 @@ class Bench:
         return self.make_params(arch) if arch else self.make_params()
 
     def ports(self, prm) -> dict:
+        """The block's port signals, by name."""
         if self.signals is None:
             raise NotImplementedError
         return self.signals(prm)
 
-    #: the block under test, a MyHDL @block called as ``block(clk, rst, **ports, prm=prm)``
-    #: (``block(**ports, prm=prm)`` when it is combinational: ``clocked`` False)
-    block = None
-    clocked = True
-
     def transactions(self, rng: np.random.Generator, n: int, prm) -> Iterable[Txn]:
+        """``n`` random transactions, each with its prediction."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ driver and monitor
@@ -242,22 +243,3 @@ def testbench(bench: Bench, clk, rst, ports: dict, txns: Iterable[Txn], board: S
             end()
         insts.append(monitor)
     return insts
-
-
-@block
-def clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
-    """Clock of period 10 time units, synchronous reset for the first cycles, cycle count."""
-    @always(clk.posedge)
-    def count():
-        stats.cycles += 1
-        if stats.cycles == reset_cycles:
-            rst.next = 0
-
-    @instance
-    def clock():
-        rst.next = 1
-        while True:
-            yield delay(5)
-            clk.next = not clk
-
-    return count, clock

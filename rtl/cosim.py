@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from myhdl import ResetSignal, Signal, Simulation, block, traceSignals
+from myhdl import ResetSignal, Signal, Simulation, always, block, delay, instance, traceSignals
 from myhdl._Signal import _Signal
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.bench import Stats, clock_reset, testbench
+from rlaccel.rtl.bench import Stats, testbench
 from rlaccel.rtl.blocks import bench as bench_of
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Mismatch, Scoreboard
@@ -72,6 +72,25 @@ def flat_ports(ports: dict) -> dict:
     return flat
 
 
+@block
+def _clock_reset(clk, rst, stats: Stats, reset_cycles: int = 2):
+    """Clock of period 10 time units, synchronous reset for the first cycles, cycle count."""
+    @always(clk.posedge)
+    def count():
+        stats.cycles += 1
+        if stats.cycles == reset_cycles:
+            rst.next = 0
+
+    @instance
+    def clock():
+        rst.next = 1
+        while True:
+            yield delay(5)
+            clk.next = not clk
+
+    return count, clock
+
+
 def _dut(bench, clk, rst, ports, prm):
     if bench.clocked:
         return bench.block(clk, rst, **ports, prm=prm)
@@ -110,7 +129,7 @@ def run(block_name: str, n: int = 1000, seed: int = 1, *, backend: str = "myhdl"
     @block
     def top():
         insts = [testbench(bench, clk, rst, ports, txns, board, prm, stats),
-                 clock_reset(clk, rst, stats)]
+                 _clock_reset(clk, rst, stats)]
         if dut is None:                # built here: MyHDL wants a block's parts made in it
             if bench.clocked:
                 insts.append(bench.block(clk, rst, **ports, prm=prm))

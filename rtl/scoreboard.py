@@ -1,11 +1,11 @@
 """The in-order scoreboard every block's test bench uses (STYLE.md item 9).
 
-A test bench is a driver, a monitor, a predictor and this checker. The driver applies a
-:class:`Txn` to the block's inputs and hands it, with the values the predictor (the
-``isa.dtypes`` / ``tlm.families.base.semantics`` functional model) expects, to :meth:`Scoreboard.expect`;
-the monitor reads the block's outputs and gives them to :meth:`Scoreboard.observe`, which
-compares them with the oldest pending transaction, bit for bit. A mismatch names the
-opcode, the operands, the expected and actual values and the cycle.
+A test bench is a driver, a monitor, a predictor and this checker (:mod:`rtl.bench`). A
+:class:`Txn` carries what is applied and what the predictor (the machine's functional model)
+expects; when the driver applies it, the harness hands it to :meth:`Scoreboard.expect`, and
+what the block gives back goes to :meth:`Scoreboard.observe`, which compares it with the
+oldest pending transaction, bit for bit. A mismatch names the opcode, the operands, the
+expected and actual values and the cycle.
 """
 
 from __future__ import annotations

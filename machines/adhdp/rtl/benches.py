@@ -346,8 +346,9 @@ class DatapathBench(_Adhdp, Bench):
 
 def datapath_txn(prm: Params, ins: Instruction, U: np.ndarray, S: np.ndarray) -> Txn:
     """The datapath transaction of ``ins`` on memories ``U``, ``S``, with its prediction
-    (``tlm.families.base.semantics`` on the arrays, which are left holding the predicted state; a word that
-    is not a datapath instruction is predicted to fault and change nothing)."""
+    (``tlm.families.base.semantics`` on the arrays, which are left holding the predicted
+    state; a word that is not a datapath instruction is predicted to fault and change
+    nothing)."""
     from rlaccel.tlm.families.base.semantics import bind
     before = (U.copy(), S.copy())
     word = prm.enc.encode(ins)

@@ -2,15 +2,15 @@
 
     platform = Platform(arch, binary, host, datapath=RtlDatapath())
 
-``Platform`` calls :meth:`RtlDatapath.attach` with its agent after pre-decoding; the transactor replaces the
-functional ``run`` of every FF, BP, WU and BP_WU in ``system.ops`` with a call that encodes
-the instruction, hands the word to the RTL datapath, clocks the MyHDL simulation until
-``done``, and adds the RTL's saturation count to the system's. The datapath's memory ports
-are served by :func:`.memory.memories` on the simulator's own arrays
+``Platform`` calls :meth:`RtlDatapath.attach` with its agent after pre-decoding; the
+transactor replaces the functional ``run`` of every FF, BP, WU and BP_WU in ``system.ops``
+with a call that encodes the instruction, hands the word to the RTL datapath, clocks the
+MyHDL simulation until ``done``, and adds the RTL's saturation count to the system's. The
+datapath's memory ports are served by :func:`.memory.memories` on the simulator's own arrays
 (``system.unified.data``, ``system.synapse.data``), so the RTL reads the TLM's state and
 writes its results where the functional model would have. The TLM keeps its own timing
-(``tlm.families.base.timing``); the transactor checks that every instruction took the RTL cycles that
-timing predicts (:func:`.datapath.rtl_cycles`) and counts any difference.
+(``tlm.families.base.timing``); the transactor checks that every instruction took the RTL
+cycles that timing predicts (:func:`.datapath.rtl_cycles`) and counts any difference.
 
 Other matrix instructions (the virtual-update family) keep their functional model.
 MyHDL runs one simulation per process: call :meth:`close` before starting another.

@@ -3,18 +3,19 @@
 A network of ``n = 2**K`` agents (a reduction among the first ``2**k`` of them uses stages
 ``0 .. k-1``), each with a reduction buffer of ``entries`` beats of ``width`` words. A
 reduction runs the k stages one after another; in stage ``s`` every agent ``i`` reads beat
-``b`` of its own buffer and, over the link, of agent ``i XOR 2**s``'s (the link register, one
-cycle), then adds the two -- the lower agent's words first, saturating -- and writes the sum
-back into its buffer at ``b`` (eq. 20-21). The two agents of a pair add the same two words in
-the same order, so the block reads and adds them once per pair and writes the sum into both
-buffers (each saturation counts for both agents). A buffer is a memory of beats, ``width``
-words each (word ``l`` of a beat in bits ``[l B + B - 1 : l B]``). A stage streams its ``ceil(words / width)`` beats
-one a cycle and ends when its last sum is written, so it takes ``HOP_LATENCY +
-ceil(words / width)`` cycles, the form of :func:`machines.darl.tlm.allreduce.allreduce_cycles`
-with ``latency = HOP_LATENCY`` (the link register) and ``per_beat = 1``. With ``average``
-the last stage also divides by n (eq. 22): an arithmetic shift by k with one round half up,
-``(sum + 2**(k-1)) >> k``, which is the format's ``mul`` by ``1/n = 2**-k`` exactly.
-Every agent ends with the same words, bit for bit.
+``b`` of its own buffer and, over the link, of agent ``i XOR 2**s``'s (the link register,
+one cycle), then adds the two -- the lower agent's words first, saturating -- and writes the
+sum back into its buffer at ``b`` (eq. 20-21). The two agents of a pair add the same two
+words in the same order, so the block reads and adds them once per pair and writes the sum
+into both buffers (each saturation counts for both agents). A buffer is a memory of beats,
+``width`` words each (word ``l`` of a beat in bits ``[l B + B - 1 : l B]``). A stage streams
+its ``ceil(words / width)`` beats one a cycle and ends when its last sum is written, so it
+takes ``HOP_LATENCY + ceil(words / width)`` cycles, the form of
+:func:`machines.darl.tlm.allreduce.allreduce_cycles` with ``latency = HOP_LATENCY`` (the
+link register) and ``per_beat = 1``. With ``average`` the last stage also divides by n (eq.
+22): an arithmetic shift by k with one round half up, ``(sum + 2**(k-1)) >> k``, which is
+the format's ``mul`` by ``1/n = 2**-k`` exactly. Every agent ends with the same words, bit
+for bit.
 
 ``start`` is sampled in cycle 0; ``done`` is high in the cycle after the last write, cycle
 ``k * (HOP_LATENCY + beats) + 1``.

@@ -194,7 +194,6 @@ class ArrayBench(Bench):
                        "cycles": ff_cycles(P, Q, 2 if half else 1, prm.timing, half=half)},
                       stimulus={"half": half, "tiles": tiles, "blocks": ob})
 
-
     def drive(self, h, txn):
         """A tile a cycle, layers back to back: expected before its first block's ``done``."""
         s, st = h.ports, txn.stimulus

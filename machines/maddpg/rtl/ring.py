@@ -1,11 +1,12 @@
 """MADDPG's ring of learners (seed 003, section III-A): ring nodes running the all-gather.
 
-A node (:func:`ring_node`) holds every learner's vector (``learners`` slots of up to
-``max_words`` words; its own is loaded into its slot) and is linked to the next node by a
-link of ``latency`` registers carrying ``link_words`` words a beat (the architecture's
-``[interconnect]`` table), the message's length travelling beside its first beat. In step
-``s = 1 .. n-1`` node ``i`` forwards learner ``(i - s + 1) mod n``'s vector -- its own in step
-1, then what it received in step ``s - 1`` -- and receives learner ``(i - s) mod n``'s.
+A node (``_node``, a part of :func:`maddpg_ring`) holds every learner's vector (``learners``
+slots of up to ``max_words`` words; its own is loaded into its slot) and is linked to the
+next node by a link of ``latency`` registers carrying ``link_words`` words a beat (the
+architecture's ``[interconnect]`` table), the message's length travelling beside its first
+beat. In step ``s = 1 .. n-1`` node ``i`` forwards learner ``(i - s + 1) mod n``'s vector --
+its own in step 1, then what it received in step ``s - 1`` -- and receives learner ``(i - s)
+mod n``'s.
 
 A node starts step 1 when ``go`` says its vector is ready, and step ``s`` when its step
 ``s - 1`` message has been delivered and it has received the predecessor's step ``s - 1``
@@ -27,7 +28,7 @@ from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.signals import bits_for, sig_unsigned
 from rlaccel.machines.maddpg.rtl.params import MaddpgParams
 
-__all__ = ["maddpg_ring", "ring_node", "ring_signals", "MAX_WORDS"]
+__all__ = ["maddpg_ring", "ring_signals", "MAX_WORDS"]
 
 #: words of a learner's vector in the checked instance (an action: a few words)
 MAX_WORDS = 16
@@ -41,10 +42,10 @@ def _sizes(prm: MaddpgParams) -> dict:
 
 
 @block
-def ring_node(clk, rst, clear, go, ld_we, ld_addr, ld_data, ld_len, in_valid, in_first, in_len,
-              in_data, out_valid, out_first, out_len, out_data, done, rd_slot, rd_addr,
-              rd_data, *, prm: MaddpgParams, index: int):
-    """Ring node ``index``.
+def _node(clk, rst, clear, go, ld_we, ld_addr, ld_data, ld_len, in_valid, in_first, in_len,
+          in_data, out_valid, out_first, out_len, out_data, done, rd_slot, rd_addr, rd_data, *,
+          prm: MaddpgParams, index: int):
+    """Ring node ``index`` (a part of maddpg_ring).
 
     clk -- in, clock
     rst -- in, synchronous reset
@@ -68,7 +69,7 @@ def ring_node(clk, rst, clear, go, ld_we, ld_addr, ld_data, ld_len, in_valid, in
     n, W, B = z["n"], z["W"], z["B"]
     L = prm.hop_latency
     if L < 1:
-        raise RtlError(f"ring_node: the link needs at least its output register; the "
+        raise RtlError(f"maddpg_ring: the link needs at least its output register; the "
                        f"architecture's [interconnect] latency is {L}")
     mem = [Signal(intbv(0)[B:]) for _ in range(n * MAX_WORDS)]
     lens = [Signal(intbv(0, min=0, max=MAX_WORDS + 1)) for _ in range(n)]
@@ -239,7 +240,7 @@ def maddpg_ring(clk, rst, clear, go, ld_we, ld_node, ld_addr, ld_data, ld_len, d
     gos = [go(i) for i in range(n)] if n > 1 else [go(0)]
     wes = [sig_unsigned(0) for _ in range(n)]
     for i in range(n):
-        insts.append(ring_node(clk, rst, clear, gos[i], wes[i], ld_addr, ld_data, ld_len, *ins[i],
+        insts.append(_node(clk, rst, clear, gos[i], wes[i], ld_addr, ld_data, ld_len, *ins[i],
                                *outs[i], dones[i], rd_slot, rd_addr, rds[i], prm=prm,
                                index=i))
     dbus = ConcatSignal(*reversed(dones)) if n > 1 else dones[0]

@@ -2,8 +2,6 @@
 datapath and the run's report equals the pure-TLM run's bit for bit (a short cart-pole
 trial: about 800 matrix instructions)."""
 
-from pathlib import Path
-
 from rlaccel.programs.runner import run
 from rlaccel.machines.adhdp.rtl.transactor import RtlDatapath
 from rlaccel.isa.machine import machine

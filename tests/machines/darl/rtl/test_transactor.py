@@ -3,8 +3,6 @@ two-agent DARL run goes through the MyHDL butterfly network; the report equals t
 run's but for wall-clock fields, and a difference between the RTL and the TLM stops the run
 with a SimError."""
 
-from pathlib import Path
-
 import pytest
 
 from rlaccel.util.errors import SimError
@@ -19,8 +17,8 @@ MANIFEST = machine("darl").programs / "cartpole.toml"
 #: synchronised at its end (one all-reduce; "step", the default for several agents,
 #: reduces after every round of steps: a hundred times as many, minutes on the RTL)
 OVERRIDES = ["agents=2", "learning.d=64", "stages=1", "learning.sync_every=episode"]
-#: measured on this host (the report's 'timing'): the simulator's speed, the environment's and sampling times and
-#: the IPS (eq. 23) and IPS/W computed from this host's T_env
+#: measured on this host (the report's 'timing'): the simulator's speed, the environment's
+#: and sampling times and the IPS (eq. 23) and IPS/W computed from this host's T_env
 WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
               "timing.learning.wall_s", "timing.ips.system", "timing.ips.t_env_measured_s",
               "timing.ips.terms.ips", "timing.ips.terms.t_inf", "timing.power.ips_per_watt")

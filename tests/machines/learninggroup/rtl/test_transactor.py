@@ -3,8 +3,6 @@ LearningGroup run goes through the MyHDL encoder; the report equals the pure-TLM
 wall-clock fields, and a difference between the RTL and the TLM stops the run with a
 SimError."""
 
-from pathlib import Path
-
 import pytest
 
 from rlaccel.util.errors import SimError
@@ -18,7 +16,8 @@ from rlaccel.isa.machine import machine
 MANIFEST = machine("learninggroup").programs / "predator_prey.toml"
 #: one weight update of one episode, 8 hidden units: 16 osel instructions
 OVERRIDES = ["iterations=1", "learning.batch_episodes=1", "network.hid=8"]
-#: measured on this host (the report's 'timing'): the simulator's speed, the environment's time per iteration
+#: measured on this host (the report's 'timing'): the simulator's speed, the environment's
+#: time per iteration
 WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
               "timing.latency.host_s_per_iteration")
 

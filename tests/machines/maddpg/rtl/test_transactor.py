@@ -3,8 +3,6 @@ short two-learner MADDPG run goes through the MyHDL ring; the report equals the 
 run's but for wall-clock fields, and a difference between the RTL and the TLM stops the run
 with a SimError."""
 
-from pathlib import Path
-
 import pytest
 
 from rlaccel.util.errors import SimError
@@ -18,8 +16,8 @@ MANIFEST = machine("maddpg").programs / "speaker_listener.toml"
 #: 100 steps, batches of 16 from step 32, an update round every 50 steps: two rounds
 OVERRIDES = ["learning.batch=16", "learning.learning_starts=32", "learning.update_every=50"]
 STEPS = 100
-#: measured on this host (the report's 'timing'): the simulator's speed, the host's sampling and sample-generation
-#: times and the IPS (eq. 7) terms computed from them
+#: measured on this host (the report's 'timing'): the simulator's speed, the host's sampling
+#: and sample-generation times and the IPS (eq. 7) terms computed from them
 WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
               "timing.host_timeline.measured_s.*", "timing.ips.system",
               "timing.ips.system_cpu_time", "timing.ips.t_mu_s",

@@ -27,6 +27,7 @@ compiled kernel); anything else is refused before the run with what to do instea
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 from typing import NamedTuple
 
 import numpy as np
@@ -38,6 +39,7 @@ from rlaccel.tlm.controller import outside
 from rlaccel.tlm.loader import EXEC, BRANCH, FAULT, HALT, HOST
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.engine import prepare, _write_back
+from rlaccel.tlm.fast.program import STATE, TABLES
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.tlm.fast.automaton import Automaton, Tables, run_round
 
@@ -47,25 +49,10 @@ __all__ = ["Batch", "State", "Loop", "Memories", "MemberHosts", "retire_hosts", 
 _FAR = 1 << 62                  # members never stop at quantum boundaries (the batch syncs)
 
 
-class Loop(NamedTuple):
-    """The compiled loop's tables of a batch: member 0's program tables ``P``, ``G``,
-    ``TB``, ``K``, ``T``, ``B``, ``IMM`` (every member runs the same program;
-    :mod:`.program`) and the members' loop state ``ST``, ``PEND``, ``CTR``, ``UF``,
-    ``STATS``, ``MK``, stacked (row ``b`` is member ``b``'s; its Program holds a view)."""
-
-    P: np.ndarray
-    G: np.ndarray
-    TB: np.ndarray
-    K: np.ndarray
-    T: np.ndarray
-    B: np.ndarray
-    IMM: np.ndarray
-    ST: np.ndarray
-    PEND: np.ndarray
-    CTR: np.ndarray
-    UF: np.ndarray
-    STATS: np.ndarray
-    MK: np.ndarray
+Loop = namedtuple("Loop", TABLES + STATE)
+Loop.__doc__ = """The compiled loop's tables of a batch: member 0's program tables (every member
+runs the same program; :data:`.program.TABLES`) and the members' loop state, stacked
+(:data:`.program.STATE`: row ``b`` is member ``b``'s; its Program holds a view)."""
 
 
 class State(NamedTuple):
@@ -213,7 +200,7 @@ class Batch:
 
     def _stack(self) -> None:
         """The members' state arrays as rows of stacked arrays (their Programs keep views)."""
-        for name in ("ST", "PEND", "CTR", "UF", "STATS", "MK"):
+        for name in STATE:
             shapes = {getattr(p, name).shape for p in self.progs}
             if len(shapes) != 1:
                 raise SimError(f"batch members disagree on their {name} tables {shapes}")
@@ -251,8 +238,7 @@ class Batch:
     def _state(self) -> State:
         """A fresh :class:`State` over the members' tables, memories and the automaton."""
         n, p0 = len(self.platforms), self.progs[0]
-        loop = Loop(P=p0.P, G=p0.G, TB=p0.TB, K=p0.K, T=p0.T, B=p0.B, IMM=p0.IMM, ST=self.ST,
-                    PEND=self.PEND, CTR=self.CTR, UF=self.UF, STATS=self.STATS, MK=self.MK)
+        loop = Loop(*(getattr(p0, k) for k in TABLES), *(getattr(self, k) for k in STATE))
         return State(loop=loop, auto=self.automaton.tables,
                      reasons=np.zeros(n, dtype=np.int64), at_host=np.zeros(n, dtype=np.int64),
                      other=np.zeros(n, dtype=np.int64), out=np.zeros(4, dtype=np.int64),

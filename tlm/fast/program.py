@@ -20,13 +20,19 @@ from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.floatpoint import F_LOOPBUF
 from rlaccel.tlm.fast.hazards import RANGE, ranges
 
-__all__ = ["Program", "build", "PENDING", "PEND_FIELDS"]
+__all__ = ["Program", "build", "PENDING", "PEND_FIELDS", "TABLES", "STATE"]
 
 #: pending results the loop keeps (the controller keeps about the pipeline depth's worth)
 PENDING = 256
 #: a pending result: space, lo, hi, last ready, then its schedule (t0 absolute)
 PEND_FIELDS = 4 + 6
 _TRACE_BUFFER = 1 << 14
+#: a Program's tables the agents running the same binary text on one architecture share:
+#: the decoded program, its geometry and immediates, the kernels' constants, the scratch
+#: vectors and the trace buffer
+TABLES = ("P", "G", "IMM", "K", "T", "B", "TB")
+#: the loop's mutable state of one run (:func:`_state`)
+STATE = ("ST", "PEND", "CTR", "UF", "STATS", "MK")
 _IN_LOOP = (EXEC, BRANCH, JMP, LOOP, LSET, MARK, ENDMARK)
 
 
@@ -78,10 +84,10 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
     text (a batch's member 0), whose tables are shared; only the loop state is new."""
     if like is not None:
         units = [agent.unit(u.name) for u in like.units]
-        return Program(P=like.P, G=like.G, IMM=like.IMM, K=like.K, units=units,
-                       unit_index=dict(like.unit_index), marks=list(like.marks), T=like.T,
-                       B=like.B, TB=like.TB, compiled=like.compiled, work=like.work,
-                       kernels=like.kernels, **_state(agent, units, len(like.marks)))
+        return Program(**{k: getattr(like, k) for k in TABLES}, units=units,
+                       unit_index=dict(like.unit_index), marks=list(like.marks),
+                       compiled=like.compiled, work=like.work, kernels=like.kernels,
+                       **_state(agent, units, len(like.marks)))
     ops = agent.ops
     n = len(ops)
     units: list = list(agent.units.values())

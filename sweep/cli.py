@@ -172,12 +172,12 @@ def _show(args) -> int:
     print(f"{args.db_arg}: {meta.get('spec_path', '?')}: {counts['total']} points: "
           f"{counts['done']} done, {counts['failed']} failed, "
           f"{counts['pending'] + counts['running']} unfinished")
-    finished = [r for r in rows if r["finished_at"]]
+    finished = [r["timing"] for r in rows if r["timing"].get("finished_at")]
     if finished:
         from rlaccel.sweep.progress import duration
-        print(f"points' wall time {duration(sum(r['wall_s'] or 0 for r in finished))} in "
-              f"all; finished from {min(r['finished_at'] for r in finished)} to "
-              f"{max(r['finished_at'] for r in finished)}")
+        print(f"points' wall time {duration(sum(t.get('wall_s') or 0 for t in finished))} in "
+              f"all; finished from {min(t['finished_at'] for t in finished)} to "
+              f"{max(t['finished_at'] for t in finished)}")
     head = ["#", "status"] + axes + metrics + ["wall s", "error"]
     table = []
     for r in rows:
@@ -186,7 +186,7 @@ def _show(args) -> int:
                      + [_cell(r["coords"].get(a)) for a in axes]
                      + [_cell((r["metrics"] or {}).get(m)) if r["metrics"] else "-"
                         for m in metrics]
-                     + [_cell(r["wall_s"]), (err[0][:60] if err else "")])
+                     + [_cell(r["timing"].get("wall_s")), (err[0][:60] if err else "")])
     widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h)
               for i, h in enumerate(head)]
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
@@ -199,8 +199,8 @@ def _csv(rows, axes, metrics) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["idx", "status"] + axes + metrics
-               + ["wall_s", "arch", "version", "binary_sha256", "worker", "finished_at",
-                  "config", "error"])
+               + ["arch", "version", "binary_sha256", "config", "error", "timing.wall_s",
+                  "timing.worker", "timing.finished_at"])
 
     def val(v):
         if v is None:
@@ -210,7 +210,7 @@ def _csv(rows, axes, metrics) -> str:
     for r in rows:
         w.writerow([r["idx"], r["status"]] + [val(r["coords"].get(a)) for a in axes]
                    + [val((r["metrics"] or {}).get(m)) for m in metrics]
-                   + [val(r["wall_s"]), val(r["arch"]), val(r["version"]),
-                      val(r["binary_sha256"]), val(r["worker"]), val(r["finished_at"]),
-                      json.dumps(r["config"]), val(r["error"])])
+                   + [val(r["arch"]), val(r["version"]), val(r["binary_sha256"]),
+                      json.dumps(r["config"]), val(r["error"])]
+                   + [val(r["timing"].get(k)) for k in ("wall_s", "worker", "finished_at")])
     return buf.getvalue()

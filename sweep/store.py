@@ -4,10 +4,13 @@ Table ``points`` (one row per point of the spec's fixed order, inserted when the
 created): ``idx`` (the point's place in the order), ``key`` (its settings as canonical
 JSON, unique), ``coords`` (axis -> value, JSON), ``config`` (every setting the run got,
 JSON), ``status`` (``pending``, ``running``, ``done``, ``failed``), ``metrics`` (JSON),
-``error``, ``wall_s``, ``arch`` (the architecture the run used, a variant's full name),
-``version`` (rlaccel's), ``binary_sha256`` (of the assembled ``.rlb``), ``worker``
-(host:pid) and ``finished_at`` (UTC). Table ``meta`` holds the spec (its
-path, text and the digest of its points) and the metrics.
+``error``, ``arch`` (the architecture the run used, a variant's full name), ``version``
+(rlaccel's), ``binary_sha256`` (of the assembled ``.rlb``) and ``timing`` (JSON: what this
+computer measured, ``wall_s``, the ``worker`` that ran it, host:pid, and ``finished_at``,
+UTC), so two sweeps of one spec hold the same rows outside ``timing``. Table ``meta`` holds
+the spec (its path, text and the digest of its points), the metrics and, under ``timing``,
+when the sweep was created. (Databases of rlaccel 0.x kept ``wall_s``, ``worker`` and
+``finished_at`` as columns of their own; they are read and resumed as they are.)
 
 Only the process that runs the sweep writes, one short transaction per finished task, so a
 sweep killed at any moment leaves every finished point recorded once and the rest
@@ -41,19 +44,20 @@ CREATE TABLE IF NOT EXISTS points (
         CHECK (status IN ('pending', 'running', 'done', 'failed')),
     metrics TEXT,
     error TEXT,
-    wall_s REAL,
     arch TEXT,
     version TEXT,
     binary_sha256 TEXT,
-    worker TEXT,
-    finished_at TEXT
+    timing TEXT
 );
 """
 
 
 #: the columns of ``points`` and the keys of ``meta`` a sweep database has
-_COLUMNS = ("idx", "key", "coords", "config", "status", "metrics", "error", "wall_s", "arch",
-            "version", "binary_sha256", "worker", "finished_at")
+_BASE = ("idx", "key", "coords", "config", "status", "metrics", "error", "arch", "version",
+         "binary_sha256")
+#: its measured figures: one JSON column, or (rlaccel 0.x) three of their own
+_TIMING = ("timing",)
+_TIMING_0 = ("wall_s", "worker", "finished_at")
 _META = ("spec_path", "spec_text", "digest", "metrics", "axes")
 
 
@@ -105,7 +109,8 @@ def _inspect(path: Path) -> None:
                 raise SweepError(f"{path}: not a sweep database ({has}; a sweep database has "
                                  f"the tables meta and points)")
             cols = {r[1] for r in con.execute("PRAGMA table_info(points)")}
-            missing = [c for c in _COLUMNS if c not in cols]
+            missing = [c for c in _BASE + (_TIMING_0 if "timing" not in cols else ())
+                       if c not in cols]
             if missing or {r[1] for r in con.execute("PRAGMA table_info(meta)")} != \
                     {"key", "value"}:
                 what = (f"its points table lacks the column(s) {', '.join(missing)}"
@@ -129,6 +134,12 @@ class Store:
         self.path = path
         self.con = con
         self.writes = writes
+        try:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(points)")}
+        except sqlite3.DatabaseError:
+            cols = set()
+        #: where the measured figures are: a ``timing`` column, or the 0.x columns
+        self.columns = _BASE + (_TIMING if "timing" in cols or not cols else _TIMING_0)
         self.ident = _ident(path)       # the file the connection writes (see close)
 
     # ---- opening ----
@@ -195,7 +206,7 @@ class Store:
                             "digest": spec.digest(), "metrics": json.dumps(spec.metrics_text),
                             "axes": json.dumps([a.name for a in spec.axes]),
                             "description": spec.description,
-                            "created_at": _now()}, tx=False)
+                            "timing": json.dumps({"created_at": _now()})}, tx=False)
 
     # ---- reading ----
     def _read(self, sql: str, args: tuple = ()) -> list:
@@ -256,11 +267,12 @@ class Store:
         """Every point as a dict (JSON columns decoded), in the fixed order; a value of the
         wrong kind is an error naming the point and the column."""
         try:
-            cur = self.con.execute(f"SELECT {', '.join(_COLUMNS)} FROM points ORDER BY idx")
+            cur = self.con.execute(f"SELECT {', '.join(self.columns)} FROM points "
+                                   f"ORDER BY idx")
             fetched = cur.fetchall()
         except sqlite3.DatabaseError as exc:
             raise _damaged(self.path, exc) from None
-        return [self._row(dict(zip(_COLUMNS, row))) for row in fetched]
+        return [self._row(dict(zip(self.columns, row))) for row in fetched]
 
     def _row(self, r: dict) -> dict:
         def bad(column, what):
@@ -283,11 +295,27 @@ class Store:
                 raise bad(k, f"not JSON: {text[:60]!r}") from None
             if not isinstance(r[k], kinds):
                 raise bad(k, f"{str(text)[:60]!r}, not a JSON object")
-        if r["wall_s"] is not None and (isinstance(r["wall_s"], bool) or
-                                        not isinstance(r["wall_s"], (int, float))):
-            raise bad("wall_s", f"{r['wall_s']!r}, not a number")
-        for k in ("key", "error", "arch", "version", "binary_sha256", "worker",
-                  "finished_at"):
+        if "timing" in r:
+            text = r["timing"]
+            try:
+                if text is not None and not isinstance(text, str):
+                    raise bad("timing", f"{text!r}, not JSON text")
+                t = json.loads(text) if text is not None else {}
+            except ValueError:
+                raise bad("timing", f"not JSON: {text[:60]!r}") from None
+            if not isinstance(t, dict):
+                raise bad("timing", f"{str(text)[:60]!r}, not a JSON object")
+            r["timing"] = t
+        else:                                            # an rlaccel 0.x database
+            r["timing"] = {k: r.pop(k) for k in _TIMING_0}
+        t = r["timing"]
+        wall = t.get("wall_s")
+        if wall is not None and (isinstance(wall, bool) or not isinstance(wall, (int, float))):
+            raise bad("timing wall_s", f"{wall!r}, not a number")
+        for k in ("worker", "finished_at"):
+            if t.get(k) is not None and not isinstance(t[k], str):
+                raise bad(f"timing {k}", f"{t[k]!r}, not text")
+        for k in ("key", "error", "arch", "version", "binary_sha256"):
             if r[k] is not None and not isinstance(r[k], str):
                 raise bad(k, f"{r[k]!r}, not text")
         return r
@@ -299,6 +327,8 @@ class Store:
         with self._tx():
             cur = self.con.execute("UPDATE points SET status = 'pending', metrics = NULL, "
                                    "error = NULL WHERE status = 'failed'")
+            if "timing" in self.columns:
+                self.con.execute("UPDATE points SET timing = NULL WHERE status = 'pending'")
         return cur.rowcount
 
     def record(self, results: list[dict]) -> None:
@@ -307,13 +337,22 @@ class Store:
         now = _now()
         with self._tx():
             for r in results:
-                self.con.execute(
-                    "UPDATE points SET status = ?, metrics = ?, error = ?, wall_s = ?, "
-                    "arch = ?, version = ?, binary_sha256 = ?, worker = ?, finished_at = ? "
-                    "WHERE idx = ? AND status IN ('pending', 'running')",
-                    (r["status"], json.dumps(r["metrics"]) if r["metrics"] is not None
-                     else None, r["error"], r["wall_s"], r["arch"], r["version"],
-                     r["binary_sha256"], r["worker"], now, r["index"]))
+                metrics = json.dumps(r["metrics"]) if r["metrics"] is not None else None
+                timing = {"wall_s": r["wall_s"], "worker": r["worker"], "finished_at": now}
+                if "timing" in self.columns:
+                    self.con.execute(
+                        "UPDATE points SET status = ?, metrics = ?, error = ?, arch = ?, "
+                        "version = ?, binary_sha256 = ?, timing = ? "
+                        "WHERE idx = ? AND status IN ('pending', 'running')",
+                        (r["status"], metrics, r["error"], r["arch"], r["version"],
+                         r["binary_sha256"], json.dumps(timing), r["index"]))
+                else:                                    # an rlaccel 0.x database
+                    self.con.execute(
+                        "UPDATE points SET status = ?, metrics = ?, error = ?, wall_s = ?, "
+                        "arch = ?, version = ?, binary_sha256 = ?, worker = ?, "
+                        "finished_at = ? WHERE idx = ? AND status IN ('pending', 'running')",
+                        (r["status"], metrics, r["error"], r["wall_s"], r["arch"],
+                         r["version"], r["binary_sha256"], r["worker"], now, r["index"]))
 
     def _set_meta(self, values: dict, tx: bool = True) -> None:
         def put():

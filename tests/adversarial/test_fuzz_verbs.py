@@ -83,12 +83,13 @@ def _database() -> bytes:
 
 
 DATABASE = _database()
-COLUMNS = ["key", "coords", "config", "status", "metrics", "error", "wall_s", "arch",
-           "version", "binary_sha256", "worker", "finished_at"]
+COLUMNS = ["key", "coords", "config", "status", "metrics", "error", "arch", "version",
+           "binary_sha256", "timing"]
 cells = st.one_of(st.none(), st.integers(-(1 << 63), (1 << 63) - 1), st.floats(),
                   st.text(max_size=20), st.binary(max_size=8),
                   st.sampled_from(["{}", "[]", "{", "null", '{"a": [1, {"b": 2}]}', "done",
-                                   "failed", "pending", '"x"', "1e999"]))
+                                   "failed", "pending", '"x"', "1e999", '{"wall_s": "x"}',
+                                   '{"worker": 3}', '{"finished_at": []}']))
 
 
 @SETTINGS

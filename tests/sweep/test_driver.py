@@ -32,7 +32,7 @@ def test_every_point_once_with_its_own_runs_numbers(tmp_path, write_spec):
     with open_existing(db) as st:
         row = st.rows()[5]
     assert row["arch"] == "adhdp[machine.dtype=q6.10]" and len(row["binary_sha256"]) == 64
-    assert row["wall_s"] > 0 and row["version"]
+    assert row["timing"]["wall_s"] > 0 and row["version"] and row["timing"]["worker"]
 
 
 def test_limit_then_resume(tmp_path, write_spec):

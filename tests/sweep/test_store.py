@@ -107,8 +107,10 @@ def _edit(db, *sql):
      "the sweep database is damaged (point 1: coords is not JSON: '{bad')"),
     (["UPDATE points SET metrics = '[1, 2]' WHERE idx = 0"],
      "the sweep database is damaged (point 0: metrics is '[1, 2]', not a JSON object)"),
-    (["UPDATE points SET wall_s = 'slow' WHERE idx = 1"],
-     "the sweep database is damaged (point 1: wall_s is 'slow', not a number)"),
+    (["UPDATE points SET timing = '{\"wall_s\": \"slow\"}' WHERE idx = 1"],
+     "the sweep database is damaged (point 1: timing wall_s is 'slow', not a number)"),
+    (["UPDATE points SET timing = '[]' WHERE idx = 1"],
+     "the sweep database is damaged (point 1: timing is '[]', not a JSON object)"),
     (["UPDATE points SET config = 7 WHERE idx = 0"],
      "the sweep database is damaged (point 0: config is '7', not a JSON object)"),
     (["UPDATE points SET coords = x'7b7d' WHERE idx = 0"],
@@ -121,8 +123,11 @@ def _edit(db, *sql):
      "the sweep database is damaged (point 0: error is b'\\x00\\xff', not text)"),
     (["UPDATE meta SET value = '{oops' WHERE key = 'axes'"],
      "the sweep database is damaged (meta axes is not a JSON list of names: '{oops')"),
-    (["ALTER TABLE points DROP COLUMN worker"],
-     "not a sweep database (its points table lacks the column(s) worker)"),
+    (["ALTER TABLE points DROP COLUMN version"],
+     "not a sweep database (its points table lacks the column(s) version)"),
+    (["ALTER TABLE points DROP COLUMN timing"],
+     "not a sweep database (its points table lacks the column(s) wall_s, worker, "
+     "finished_at)"),
     (["DELETE FROM meta WHERE key = 'digest'"],
      "not a sweep database (its meta table lacks digest)"),
     (["CREATE TABLE users (name)"],
@@ -186,3 +191,51 @@ def test_a_finished_sweep_leaves_one_file(tmp_path, write_spec):
         assert len(st.rows()) == 2
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.")) == \
         ["s.sqlite"]
+
+
+def test_two_sweeps_of_one_spec_hold_the_same_rows_outside_timing(tmp_path, write_spec):
+    """What a computer measures (wall time, worker, when) is in each row's timing and the
+    meta's: the rest is the same for the same results."""
+    dbs = [_sweep_db(tmp_path, write_spec, f"{i}.sqlite")[1] for i in range(2)]
+    got = []
+    for db in dbs:
+        with open_existing(db) as st:
+            rows = st.rows()
+            assert rows[0]["timing"]["wall_s"] == 0.5 and rows[0]["timing"]["finished_at"]
+            for r in rows:
+                r.pop("timing")
+            meta = st.meta()
+            assert "created_at" in json.loads(meta.pop("timing"))
+            got.append((rows, meta))
+    assert got[0] == got[1]
+
+
+def test_a_database_of_rlaccel_0_is_read_and_resumed(tmp_path, write_spec):
+    """Before the timing column, wall_s, worker and finished_at were columns of their own:
+    such a database is shown and resumed as it is."""
+    spec = load_spec(write_spec(TINY.replace("[1, 3]", "[1, 2]")
+                                .replace('["float64", "q6.10"]', '["float64"]')))
+    db = tmp_path / "old.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE points (idx INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, coords TEXT NOT NULL,
+    config TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', metrics TEXT, error TEXT,
+    wall_s REAL, arch TEXT, version TEXT, binary_sha256 TEXT, worker TEXT, finished_at TEXT);
+""")
+    con.executemany("INSERT INTO points (idx, key, coords, config) VALUES (?, ?, ?, ?)",
+                    [(p.index, p.key, json.dumps(p.coords), json.dumps(p.settings))
+                     for p in spec.points()])
+    con.executemany("INSERT INTO meta VALUES (?, ?)",
+                    [("spec_path", str(spec.path)), ("spec_text", spec.text),
+                     ("digest", spec.points_digest()),
+                     ("metrics", json.dumps(spec.metrics_text)),
+                     ("axes", json.dumps([a.name for a in spec.axes]))])
+    con.commit()
+    con.close()
+    with Store.open(db, spec, resume=True) as st:
+        st.record([_result(0)])
+    with open_existing(db) as st:
+        rows = st.rows()
+    assert rows[0]["status"] == "done" and rows[0]["timing"]["wall_s"] == 0.5
+    assert rows[0]["timing"]["worker"] == "h:1" and rows[1]["timing"]["wall_s"] is None

@@ -190,12 +190,66 @@ class Float64Type(FloatType):
         return np.asarray(self._raw(a) @ self._raw(b))
 
 
-class Fp16Type(FloatType):
+class _NarrowType(FloatType):
+    """A storage format narrower than its arithmetic: every operation computed in ``WIDE``
+    (float32 for binary16, float64 for binary32) and rounded once to the storage format,
+    overflows to infinity counted (module rules)."""
+
+    WIDE: type                       # the arithmetic's numpy type
+
+    def _raw(self, a) -> np.ndarray:
+        return self._exact(a)
+
+    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
+        """Round wider results to the storage format, counting finite -> inf overflows."""
+        v = np.asarray(v)
+        with np.errstate(over="ignore"):
+            r = v.astype(self.storage)
+        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
+        return r
+
+    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
+        """float64 to the storage format, round to nearest even; overflow to inf is counted
+        (or, with ``strict=True``, raised like inf and NaN)."""
+        v = np.asarray(x, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            r = v.astype(self.storage)
+        if strict:
+            self._check_strict(v, r)
+        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
+        return r
+
+    def _wide(self, a) -> np.ndarray:
+        return self._raw(a).astype(self.WIDE)
+
+    def add(self, a, b, *, counter=None) -> np.ndarray:
+        """``a + b`` in the wide format, rounded once."""
+        return self._round(self._wide(a) + self._wide(b), counter)
+
+    def sub(self, a, b, *, counter=None) -> np.ndarray:
+        """``a - b`` in the wide format, rounded once."""
+        return self._round(self._wide(a) - self._wide(b), counter)
+
+    def mul(self, a, b, *, counter=None) -> np.ndarray:
+        """``a * b`` (exact in the wide format), rounded once."""
+        return self._round(self._wide(a) * self._wide(b), counter)
+
+    def outer(self, g, x, *, counter=None) -> np.ndarray:
+        """``out[i, j] = mul(g[i], x[j])``."""
+        return self._round(np.outer(self._wide(g), self._wide(x)), counter)
+
+    def dot(self, a, b, *, counter=None) -> np.ndarray:
+        """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""
+        return self.matvec(self._raw(a).reshape(1, -1), b, counter=counter)[0]
+
+
+class Fp16Type(_NarrowType):
     """IEEE binary16 storage with float32 arithmetic (module rules); ``accumulate`` is
     ``"float32"`` (the default) or ``"fp16"`` (every product and partial sum of a
     ``matvec``/``dot`` rounded to float16)."""
 
     ACCUMULATE = ("float32", "fp16")
+    WIDE = np.float32
 
     def __init__(self, name: str = "fp16", segments: int = 16,
                  accumulate: str = "float32") -> None:
@@ -210,52 +264,11 @@ class Fp16Type(FloatType):
             return f"<DType {self.name} accumulate={self.accumulate}>"
         return super().__repr__()
 
-    def _raw(self, a) -> np.ndarray:
-        return self._exact(a)
-
-    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
-        """Round float32/float64 results to float16, counting finite -> inf overflows."""
-        with np.errstate(over="ignore"):
-            h = np.asarray(v).astype(np.float16)
-        n = int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(h)))
-        self._count(n, counter)
-        return h
-
-    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
-        """float64 to float16, round to nearest even; overflow to inf is counted (or, with
-        ``strict=True``, raised like inf and NaN)."""
-        v = np.asarray(x, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            h = v.astype(np.float16)
-        if strict:
-            self._check_strict(v, h)
-        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(h))), counter)
-        return h
-
-    def _f32(self, a) -> np.ndarray:
-        return self._raw(a).astype(np.float32)
-
-    def add(self, a, b, *, counter=None) -> np.ndarray:
-        """``a + b`` in float32, rounded to float16."""
-        return self._round(self._f32(a) + self._f32(b), counter)
-
-    def sub(self, a, b, *, counter=None) -> np.ndarray:
-        """``a - b`` in float32, rounded to float16."""
-        return self._round(self._f32(a) - self._f32(b), counter)
-
-    def mul(self, a, b, *, counter=None) -> np.ndarray:
-        """``a * b`` (exact in float32), rounded to float16."""
-        return self._round(self._f32(a) * self._f32(b), counter)
-
-    def outer(self, g, x, *, counter=None) -> np.ndarray:
-        """``out[i, j] = mul(g[i], x[j])``."""
-        return self._round(np.outer(self._f32(g), self._f32(x)), counter)
-
     def matvec(self, W, x, *, counter=None) -> np.ndarray:
         """``W @ x``: exact float32 products summed in float32 in order j = 0..K-1, then one
         rounding to float16; with ``accumulate="fp16"`` every product and every partial sum
         is rounded to float16 (a chain of FP16 multiplies and adds)."""
-        W, x = self._f32(W), self._f32(x)
+        W, x = self._wide(W), self._wide(x)
         self._shapes(self.name, W, x)
         if W.shape[1] == 0:
             return np.zeros((W.shape[0],) + x.shape[1:], dtype=np.float16)
@@ -277,62 +290,18 @@ class Fp16Type(FloatType):
         self._count(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
         return np.asarray(out)
 
-    def dot(self, a, b, *, counter=None) -> np.ndarray:
-        """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""
-        return self.matvec(self._raw(a).reshape(1, -1), b, counter=counter)[0]
-
-
-class Fp32Type(FloatType):
+class Fp32Type(_NarrowType):
     """IEEE binary32 storage; unfused multiply-add chains (module rules)."""
+
+    WIDE = np.float64
 
     def __init__(self, name: str = "fp32", segments: int = 16) -> None:
         super().__init__(name, np.float32, segments)
 
-    def _raw(self, a) -> np.ndarray:
-        return self._exact(a)
-
-    def _round(self, v: np.ndarray, counter=None) -> np.ndarray:
-        """Round float64 results to float32, counting finite -> inf overflows."""
-        v = np.asarray(v)
-        with np.errstate(over="ignore"):
-            r = v.astype(np.float32)
-        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
-        return r
-
-    def quantize(self, x, *, strict: bool = False, counter=None) -> np.ndarray:
-        """float64 to float32, round to nearest even; overflow to inf is counted (or, with
-        ``strict=True``, raised like inf and NaN)."""
-        v = np.asarray(x, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            r = v.astype(np.float32)
-        if strict:
-            self._check_strict(v, r)
-        self._count(int(np.count_nonzero(np.isfinite(v) & ~np.isfinite(r))), counter)
-        return r
-
-    def _f64(self, a) -> np.ndarray:
-        return self._raw(a).astype(np.float64)
-
-    def add(self, a, b, *, counter=None) -> np.ndarray:
-        """``a + b`` in float64, rounded once to float32."""
-        return self._round(self._f64(a) + self._f64(b), counter)
-
-    def sub(self, a, b, *, counter=None) -> np.ndarray:
-        """``a - b`` in float64, rounded once to float32."""
-        return self._round(self._f64(a) - self._f64(b), counter)
-
-    def mul(self, a, b, *, counter=None) -> np.ndarray:
-        """``a * b`` (exact in float64), rounded once to float32."""
-        return self._round(self._f64(a) * self._f64(b), counter)
-
-    def outer(self, g, x, *, counter=None) -> np.ndarray:
-        """``out[i, j] = mul(g[i], x[j])``."""
-        return self._round(np.outer(self._f64(g), self._f64(x)), counter)
-
     def matvec(self, W, x, *, counter=None) -> np.ndarray:
         """``W @ x``: every product rounded to float32, summed in float32 in order
         j = 0..K-1 from a +0 accumulator (each partial sum rounded)."""
-        W, x = self._f64(W), self._f64(x)
+        W, x = self._wide(W), self._wide(x)
         self._shapes(self.name, W, x)
         if W.shape[1] == 0:
             return np.zeros((W.shape[0],) + x.shape[1:], dtype=np.float32)
@@ -345,7 +314,3 @@ class Fp32Type(FloatType):
         finite = np.isfinite(exact).all(axis=1)
         self._count(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
         return out
-
-    def dot(self, a, b, *, counter=None) -> np.ndarray:
-        """``sum_j a[j] * b[j]`` with the :meth:`matvec` rule; a 0-d array."""
-        return self.matvec(self._raw(a).reshape(1, -1), b, counter=counter)[0]

@@ -156,11 +156,14 @@ class Store:
         except OSError as exc:
             raise SweepError(f"cannot create {p.parent}: {exc.strerror}") from None
         existed = p.exists() and p.stat().st_size > 0
-        if existed:
+        update_metrics = False
+        if existed:                          # judged read only: a refused file is unchanged
             try:
-                _inspect(p)                  # read only: a foreign file is never changed
+                _inspect(p)
             except SweepError as exc:
                 raise SweepError(f"{exc}; give another --db ({p} is left as it is)") from None
+            with cls(p, _connect_ro(p), writes=False) as old:
+                update_metrics = old._fits(spec, resume)
         con = _connect(p)
         store = cls(p, con)
         try:
@@ -168,14 +171,25 @@ class Store:
                 con.executescript(_SCHEMA)
             n = con.execute("SELECT COUNT(*) FROM points").fetchone()[0]
         except sqlite3.DatabaseError as exc:
-            con.close()
+            store.close()
             raise _damaged(p, exc) from None
         if n == 0:
             store._create(spec)
-            return store
-        meta = store.meta()
+        elif update_metrics:
+            store._set_meta({"metrics": json.dumps(spec.metrics_text)})
+        return store
+
+    def _fits(self, spec, resume: bool) -> bool:
+        """Whether this database (read only) may take ``spec`` (``resume``: its unfinished
+        points); a SweepError says why not. True when its metrics are to be replaced by the
+        spec's (no point kept the old ones)."""
+        p = self.path
+        n = self.counts()["total"]
+        if n == 0:
+            return False
+        meta = self.meta()
         digest = meta.get("digest")
-        counts = store.counts()
+        counts = self.counts()
         if digest != spec.digest() and (spec.size > 100_000 or
                                         digest != spec.points_digest()):
             raise SweepError(f"{p} holds another sweep ({meta.get('spec_path', '?')}, "
@@ -187,14 +201,14 @@ class Store:
                              f"done, {counts['failed']} failed): --resume runs the "
                              f"{n - counts['done'] - counts['failed']} unfinished ones, or "
                              f"give another --db")
-        metrics = store.meta_json("metrics", dict, {})
+        metrics = self.meta_json("metrics", dict, {})
         if metrics != spec.metrics_text:
             if counts["done"]:
                 raise SweepError(f"{p}: the spec's [metrics] changed since the sweep started "
                                  f"and {counts['done']} points kept the old ones: give "
                                  f"another --db")
-            store._set_meta({"metrics": json.dumps(spec.metrics_text)})
-        return store
+            return True
+        return False
 
     def _create(self, spec) -> None:
         rows = [(p.index, p.key, json.dumps(p.coords), json.dumps(p.settings))

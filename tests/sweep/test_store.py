@@ -239,3 +239,18 @@ CREATE TABLE points (idx INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, coords T
         rows = st.rows()
     assert rows[0]["status"] == "done" and rows[0]["timing"]["wall_s"] == 0.5
     assert rows[0]["timing"]["worker"] == "h:1" and rows[1]["timing"]["wall_s"] is None
+
+
+def test_a_refused_resume_leaves_the_database_as_it_was(tmp_path, write_spec):
+    """A database of another sweep, or a finished one given without --resume, is judged
+    read only: refused, its bytes and journal mode unchanged, nothing beside it."""
+    spec, db = _sweep_db(tmp_path, write_spec)
+    other = load_spec(write_spec(TINY, name="other.toml"))
+    before = db.read_bytes()
+    with pytest.raises(SweepError, match=r"holds another sweep"):
+        Store.open(db, other, resume=True)
+    with pytest.raises(SweepError, match=r"already holds this sweep \(2 of 2 points done"):
+        Store.open(db, spec)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.")) == \
+        ["s.sqlite"]

@@ -1,5 +1,5 @@
 """Float stimulus for the benches of the floating-point blocks (``lg_vpu``, ``maddpg_cu``,
-``rtl/fpu.py``): a mix of packed words, and the form results are compared in."""
+``rtl/fpu/``): a mix of packed words, and the form results are compared in."""
 
 from __future__ import annotations
 
@@ -33,6 +33,6 @@ def float_words(rng: np.random.Generator, fmt, size: int) -> np.ndarray:
 
 
 def canon(fmt, word: int):
-    """A word as the benches compare it: NaN as a class (rtl/fpu.py), anything else bit for
+    """A word as the benches compare it: NaN as a class (rtl/fpu/), anything else bit for
     bit."""
     return "nan" if fmt.is_nan(word) else word

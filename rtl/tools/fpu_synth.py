@@ -1,4 +1,4 @@
-"""Yosys counts of one multiply-add element of rtl/fpu.py (fmul then fadd, combinational),
+"""Yosys counts of one multiply-add element of rtl/fpu/ (fmul then fadd, combinational),
 the element maddpg_cu instantiates F times (fp32) and lg_vpu once (fp16), or of its
 multiplier or adder alone (``mul``, ``add``: maddpg_cu's bias adder is one fadd).
 

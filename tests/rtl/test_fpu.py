@@ -1,4 +1,4 @@
-"""rtl/fpu.py's multiplier and adder round exactly as isa.dtypes' fp16 and fp32 (nearest
+"""rtl/fpu/'s multiplier and adder round exactly as isa.dtypes' fp16 and fp32 (nearest
 even, subnormals, overflow flagged as a saturation; NaN compared as a class)."""
 
 import numpy as np

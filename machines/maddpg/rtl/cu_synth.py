@@ -1,5 +1,5 @@
 """Yosys counts of maddpg_cu synthesized hierarchically: the compute unit with its fp32
-multipliers and adders of rtl/fpu.py as black boxes (the control, the weight banks, the x,
+multipliers and adders of rtl/fpu/ as black boxes (the control, the weight banks, the x,
 bias and accumulator registers, the operand multiplexers, the flags and the ReLU), and the
 black boxes' own rows (rtl/tools/fpu_synth.py) added F times (the multiply-add elements) and
 once (the bias adder of the read port).
@@ -24,7 +24,7 @@ from rlaccel.rtl import hdl
 from rlaccel.machines.maddpg.rtl import cu as cu_module
 from rlaccel.machines.maddpg.rtl.params import UNROLL, maddpg_params
 
-#: the black boxes' module declarations (the ports of rtl/fpu.py's fmul and fadd)
+#: the black boxes' module declarations (the ports of rtl/fpu's fmul and fadd)
 BLACKBOXES = """\
 (* blackbox *)
 module {name}_mul(input [{msb}:0] a, input [{msb}:0] b, output [{msb}:0] y, output ovf);

@@ -28,23 +28,40 @@ __all__ = ["Results", "Region", "region_from_labels", "move_timing", "merge_timi
 
 
 def move_timing(d: dict, paths) -> dict:
-    """Move the figures at ``paths`` (dotted, as ``ips.system`` or ``host_wall_s``) out of
-    ``d`` into ``d["timing"]`` at the same paths (merged with what is there); a path ``d``
-    does not have is skipped. Returns ``d``."""
-    moved: dict = {}
+    """Move the figures at ``paths`` (dotted, as ``ips.system`` or ``host_wall_s``; ``*``
+    stands for every key of a table or every item of a list, as ``runs.*.wall_s``) out of
+    ``d`` into ``d["timing"]`` at the same paths (merged with what is there; a list's items
+    keep their places); a path ``d`` does not have is skipped. Returns ``d``."""
+    timing = d.get("timing", {})
     for path in paths:
-        *parents, last = path.split(".")
-        node = d
-        for key in parents:
-            node = node.get(key) if isinstance(node, dict) else None
-        if not isinstance(node, dict) or last not in node:
-            continue
-        target = moved
-        for key in parents:
-            target = target.setdefault(key, {})
-        target[last] = node.pop(last)
-    merge_timing(d.setdefault("timing", {}), moved)
+        moved = _take(d, path.split("."))
+        if moved:
+            merge_timing(timing, moved)
+    d["timing"] = timing
     return d
+
+
+def _take(node, parts: list[str]):
+    """Remove the values at ``parts`` below ``node``; returns them as a tree of the same
+    shape (None: nothing was there)."""
+    key, rest = parts[0], parts[1:]
+    if isinstance(node, dict):
+        out = {}
+        for k in (list(node) if key == "*" else [key] if key in node else []):
+            if key == "*" and k == "timing":
+                continue                          # what was moved already stays
+            if rest:
+                sub = _take(node[k], rest)
+                if sub is not None:
+                    out[k] = sub
+            else:
+                out[k] = node.pop(k)
+        return out or None
+    if isinstance(node, list) and key == "*" and rest:
+        out = [_take(item, rest) for item in node]
+        return [x if x is not None else {} for x in out] if any(
+            x is not None for x in out) else None
+    return None
 
 
 def merge_timing(into: dict, more: dict) -> dict:

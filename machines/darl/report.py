@@ -338,6 +338,12 @@ def markdown(rep: dict) -> str:
     return "\n".join(md) + "\n"
 
 
+#: what report.json keeps under ``timing``: the figures with this host's T_env, the CPU
+#: baseline's times and the learning runs' wall clocks
+TIMING = ("fig11.*.ips", "fig11.*.t_env_measured_s", "fig11.*.ips_per_w", "cpu",
+          "learning.runs.*.wall_s", "learning.runs.*.wall_to_target_s")
+
+
 def inputs(args) -> list[tuple[str, str]]:
     """The files the report reads (its output must not overwrite them): the manifests and
     every file they name, the learning files (with ``--reuse`` its own report.json is read
@@ -364,8 +370,10 @@ def cmd_report(args) -> int:
             raise RlaccelError(f"--reuse: {old} does not exist (run the report once without it)")
         try:
             rep = json.loads(read_bytes(old, RlaccelError, "report", limit=1 << 30))
-            if not isinstance(rep, dict):
+            if not isinstance(rep, dict) or not isinstance(rep.get("timing", {}), dict):
                 raise TypeError("not a JSON object")
+            from rlaccel.tlm.results import with_timing
+            rep = with_timing(rep)                  # every figure where it was computed
             rep["learning"] = learning(files)
             markdown(rep)                    # every figure read before anything is written
         except (*_SHAPE, RecursionError) as exc:
@@ -384,7 +392,9 @@ def cmd_report(args) -> int:
         raise RlaccelError(f"--reuse: {out / 'report.json'}: not a report.json of rlaccel "
                            f"report darl ({_what(exc)}); run the report without --reuse") \
             from None
-    write_json(out / "report.json", rep)
+    import copy
+    from rlaccel.tlm.results import move_timing
+    write_json(out / "report.json", move_timing(copy.deepcopy(rep), TIMING))
     atomic_write(out / "report.md", markdown(rep))
     print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(rep['plots'])} plots")
     return 0

@@ -63,6 +63,12 @@ def _predicted(env_dims, B: int, half: bool, arch) -> dict:
     return {"cycles": st.cycles, "ips": accelerator_ips(st), "utilization": st.utilization()}
 
 
+#: what report.json keeps under ``timing``: the figures with this host's measured time
+TIMING = ("points.*.*.ips.system", "points.*.*.ips.system_seed_host",
+          "points.*.*.breakdown_s.environment", "points.*.*.breakdown_s.host_other",
+          "points.*.*.sim_wall_s")
+
+
 def inputs(args) -> list[tuple[str, str]]:
     """The files the report reads: its manifest and every file that names."""
     from rlaccel.programs.runner import manifest_inputs
@@ -93,7 +99,9 @@ def cmd_report(args) -> int:
                   f"{p['ips']['accelerator']:,.1f} IPS (formula {p['predicted']['ips']:,.1f}), "
                   f"system {p['ips']['system']:,.1f} IPS", flush=True)
     rep = {"seed": SEED, "env": env_id, "train_steps": args.train_steps, "points": points}
-    write_json(out / "report.json", rep)
+    import copy
+    from rlaccel.tlm.results import move_timing
+    write_json(out / "report.json", move_timing(copy.deepcopy(rep), TIMING))
     Bs = args.batches
     p32, p16 = points["32-bit"], points["16-bit"]
     lines = [f"# FIXAR (seed 002) on the simulator: {env_id}", "",

@@ -87,13 +87,14 @@ def test_cycles_per_step_follow_the_formulas():
 
 
 def test_run_reports_the_issue_interface(tmp_path):
-    """rlaccel run's JSON has ips.accelerator, ips.system, utilization, energy_pj, cycles and
-    learning.returns; IPS is B samples per simulated second of a training step."""
+    """rlaccel run's JSON has ips.accelerator, timing.ips.system (this host's measured time
+    in it), utilization, energy_pj, cycles and learning.returns; IPS is B samples per
+    simulated second of a training step."""
     r = run(PENDULUM, SMALL + ["learning.eval_every=150"], steps=150,
             json_path=str(tmp_path / "r.json"))
     assert r["learning"]["returns"] and len(r["learning"]["returns"]) == 1
     assert r["ips"]["accelerator"] == pytest.approx(8 * 164e6 / r["cycles_per_step"])
-    assert 0 < r["ips"]["system"] < r["ips"]["accelerator"]
+    assert 0 < r["timing"]["ips"]["system"] < r["ips"]["accelerator"]
     assert 0 < r["utilization"]["pe"] <= 1 and set(r["utilization"]["cores"]) == {"aap0",
                                                                                    "aap1"}
     assert r["energy_pj"] > 0 and r["cycles"] > 0 and r["train_steps"] == 50

@@ -34,7 +34,8 @@ def test_report(tmp_path, capsys):
                  "--batches", "16", "32", "--rounds", "2", "--baseline-rounds", "1",
                  "--steps", "40", "--set", "learning.hidden=[8,8]"]) == 0
     doc = json.loads((out / "report.json").read_text())
-    rows = doc["envs"]["simple_speaker_listener_v4"]["figures"]["rows"]
+    assert "figures" not in doc["envs"]["simple_speaker_listener_v4"]   # measured: timing
+    rows = doc["timing"]["envs"]["simple_speaker_listener_v4"]["figures"]["rows"]
     assert [r["batch"] for r in rows] == [16, 32]
     for r in rows:
         # the report's relations, to rounding (its sums may be taken in another order)

@@ -62,6 +62,11 @@ def _failure(exc: BaseException) -> str:
     from rlaccel.util.errors import RlaccelError
     if isinstance(exc, RlaccelError):
         return str(exc)
+    if isinstance(exc, MemoryError):             # the point's result, said as the CLI says it
+        what = str(exc).strip()
+        return (f"out of memory{f' ({what})' if what else ''}: the point needs more than its "
+                f"worker process may use; make its sizes smaller or allow the workers more "
+                f"memory")
     return ("internal error (a bug; please report it): "
             + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).strip())
 

@@ -10,8 +10,9 @@ numpy's ``_get_strided_loop`` interface (NEP 43). :func:`float_natives` returns 
 addresses, or ``None`` when they cannot be found or fail the self-check against numpy, and
 the float kernels are then not used (those instructions run their reference semantics).
 
-``call_gemv``, ``call_ddot``, ``call_loop`` call an address with numba (an LLVM indirect
-call), or through ctypes when numba is absent: the same native functions either way.
+``call_gemv``, ``call_ddot``, ``call_loop`` and ``call_clock`` call an address with numba (an
+LLVM indirect call), or through ctypes when numba is absent: the same native functions either
+way, each made from its C signature, stated once (:data:`_SIGNATURES`).
 """
 
 from __future__ import annotations
@@ -36,66 +37,67 @@ NATIVE_FIELDS = ("gemv", "ddot", "tanh", "tanh_ctx", "tanh_aux", "exp", "exp_ctx
                  "maximum", "maximum_ctx", "maximum_aux", "minimum", "minimum_ctx",
                  "minimum_aux")
 
-_GEMV_T = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
-                           ctypes.c_double, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                           ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64)
-_DDOT_T = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                           ctypes.c_void_p, ctypes.c_int64)
-_LOOP_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                           ctypes.c_void_p, ctypes.c_void_p)
+#: the C signature of each native call: its result (None: void), then its parameters, each
+#: "i32", "i64", "f64" or "ptr" (an address, passed as an int64)
+_SIGNATURES = {
+    "gemv": (None, ("i32", "i32", "i64", "i64", "f64", "ptr", "i64", "ptr", "i64", "f64",
+                    "ptr", "i64")),
+    "ddot": ("f64", ("i64", "ptr", "i64", "ptr", "i64")),
+    "loop": ("i32", ("ptr", "ptr", "ptr", "ptr", "ptr")),
+    "clock": ("i32", ("i32", "ptr")),
+}
+_CTYPES = {None: None, "i32": ctypes.c_int, "i64": ctypes.c_int64, "f64": ctypes.c_double,
+           "ptr": ctypes.c_void_p}
+
+
+def _ctypes_call(result, params):
+    """``call(fptr, *args)`` through ctypes."""
+    proto = ctypes.CFUNCTYPE(_CTYPES[result], *(_CTYPES[k] for k in params))
+    conv = [float if k == "f64" else int for k in params]
+
+    def call(fptr, *args):
+        return proto(int(fptr))(*(c(a) for c, a in zip(conv, args)))
+    return call
+
+
+_py_gemv, _py_ddot, _py_loop, _py_clock = (_ctypes_call(*_SIGNATURES[k])
+                                           for k in ("gemv", "ddot", "loop", "clock"))
+
 
 if HAVE_NUMBA:
     from llvmlite import ir
-    from numba.core import types
+    from numba.core import cgutils, types
     from numba.extending import intrinsic
 
     _I8P = ir.IntType(8).as_pointer()
+    _NUMBA = {None: types.void, "i32": types.int32, "i64": types.int64, "f64": types.float64}
+    _LLVM = {None: ir.VoidType(), "i32": ir.IntType(32), "i64": ir.IntType(64),
+             "f64": ir.DoubleType(), "ptr": _I8P}
 
-    @intrinsic
-    def call_gemv(typingctx, fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
-        i64, f64 = types.int64, types.float64
-        sig = types.void(i64, i64, i64, i64, i64, f64, i64, i64, i64, i64, f64, i64, i64)
+    def _native_call(result, params):
+        """``call(fptr, *args)`` compiled: an LLVM indirect call of the address ``fptr``
+        (every argument an int64 but the doubles; 32-bit ones truncated, addresses cast)."""
+        sig = _NUMBA[result](types.int64, types.BaseTuple.from_types(
+            [types.float64 if k == "f64" else types.int64 for k in params]))
+        fnty = ir.FunctionType(_LLVM[result], [_LLVM[k] for k in params])
 
-        def codegen(context, builder, signature, args):
-            i32, l64, dbl = ir.IntType(32), ir.IntType(64), ir.DoubleType()
-            fnty = ir.FunctionType(ir.VoidType(), [i32, i32, l64, l64, dbl, _I8P, l64, _I8P,
-                                                   l64, dbl, _I8P, l64])
-            f = builder.inttoptr(args[0], fnty.as_pointer())
-            (o, t, m_, n_, al, a_, lda_, x_, ix, be, y_, iy) = args[1:]
-            builder.call(f, [builder.trunc(o, i32), builder.trunc(t, i32), m_, n_, al,
-                             builder.inttoptr(a_, _I8P), lda_, builder.inttoptr(x_, _I8P), ix,
-                             be, builder.inttoptr(y_, _I8P), iy])
-            return context.get_dummy_value()
-        return sig, codegen
+        def arg(builder, kind, v):
+            if kind == "i32":
+                return builder.trunc(v, _LLVM["i32"])
+            return builder.inttoptr(v, _I8P) if kind == "ptr" else v
 
-    @intrinsic
-    def call_ddot(typingctx, fptr, n, x, incx, y, incy):
-        i64 = types.int64
-        sig = types.float64(i64, i64, i64, i64, i64, i64)
+        @intrinsic
+        def call(typingctx, fptr, *args):
+            def codegen(context, builder, signature, llargs):
+                f = builder.inttoptr(llargs[0], fnty.as_pointer())
+                values = cgutils.unpack_tuple(builder, llargs[1], len(params))
+                out = builder.call(f, [arg(builder, k, v) for k, v in zip(params, values)])
+                return context.get_dummy_value() if result is None else out
+            return sig, codegen
+        return call
 
-        def codegen(context, builder, signature, args):
-            l64 = ir.IntType(64)
-            fnty = ir.FunctionType(ir.DoubleType(), [l64, _I8P, l64, _I8P, l64])
-            f = builder.inttoptr(args[0], fnty.as_pointer())
-            _, n_, x_, ix, y_, iy = args
-            return builder.call(f, [n_, builder.inttoptr(x_, _I8P), ix,
-                                    builder.inttoptr(y_, _I8P), iy])
-        return sig, codegen
-
-    @intrinsic
-    def call_loop(typingctx, fptr, ctx, data, dims, strides, aux):
-        i64 = types.int64
-        sig = types.int32(i64, i64, i64, i64, i64, i64)
-
-        def codegen(context, builder, signature, args):
-            fnty = ir.FunctionType(ir.IntType(32), [_I8P] * 5)
-            f = builder.inttoptr(args[0], fnty.as_pointer())
-            return builder.call(f, [builder.inttoptr(v, _I8P) for v in args[1:]])
-        return sig, codegen
-
-
-if HAVE_NUMBA:
-    from numba.core import cgutils
+    call_gemv, call_ddot, call_loop, call_clock = (_native_call(*_SIGNATURES[k])
+                                                   for k in ("gemv", "ddot", "loop", "clock"))
 
     @intrinsic
     def memcpy(typingctx, dst, src, n):
@@ -108,27 +110,11 @@ if HAVE_NUMBA:
                                k, 1)
             return context.get_dummy_value()
         return sig, codegen
-    @intrinsic
-    def call_clock(typingctx, fptr, clock, ts):
-        """``clock_gettime(clock, ts)`` at address ``fptr`` (``ts``: the address of two
-        int64 words, seconds and nanoseconds)."""
-        sig = types.int32(types.int64, types.int64, types.int64)
-
-        def codegen(context, builder, signature, args):
-            i32 = ir.IntType(32)
-            fnty = ir.FunctionType(i32, [i32, _I8P])
-            f = builder.inttoptr(args[0], fnty.as_pointer())
-            return builder.call(f, [builder.trunc(args[1], i32),
-                                    builder.inttoptr(args[2], _I8P)])
-        return sig, codegen
 else:
+    call_gemv, call_ddot, call_loop, call_clock = _py_gemv, _py_ddot, _py_loop, _py_clock
+
     def memcpy(dst, src, n):
         ctypes.memmove(int(dst), int(src), int(n))
-
-    def call_clock(fptr, clock, ts):
-        return _CLOCK_T(int(fptr))(int(clock), int(ts))
-
-_CLOCK_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
 
 
 def clock_address() -> int:
@@ -142,23 +128,6 @@ def clock_address() -> int:
         except (OSError, AttributeError):
             _CACHE["clock"] = 0
     return _CACHE["clock"]
-
-
-def _py_gemv(fptr, order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
-    _GEMV_T(int(fptr))(int(order), int(trans), int(m), int(n), float(alpha), int(a),
-                       int(lda), int(x), int(incx), float(beta), int(y), int(incy))
-
-
-def _py_ddot(fptr, n, x, incx, y, incy):
-    return _DDOT_T(int(fptr))(int(n), int(x), int(incx), int(y), int(incy))
-
-
-def _py_loop(fptr, ctx, data, dims, strides, aux):
-    return _LOOP_T(int(fptr))(int(ctx), int(data), int(dims), int(strides), int(aux))
-
-
-if not HAVE_NUMBA:
-    call_gemv, call_ddot, call_loop = _py_gemv, _py_ddot, _py_loop
 
 
 _CACHE: dict = {}

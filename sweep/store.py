@@ -386,17 +386,17 @@ class Store:
         connection went on writing the old one), what it holds is saved beside the run
         (:func:`rlaccel.util.files.rescuing`) and a SweepError says where."""
         try:
-            if self.writes:               # at rest, one file (a reader then adds none)
-                try:
-                    self.con.execute("PRAGMA journal_mode=DELETE")
-                except sqlite3.Error:
-                    pass                  # another connection still reads: it stays WAL
             if self.ident is not None and _ident(self.path) != self.ident:
                 from rlaccel.util.files import rescuing
                 problem = SweepError(f"{self.path}: the database was removed or replaced "
                                      f"during the sweep")
                 with rescuing(error=SweepError) as scope:
                     scope.rewrite(str(self.path), problem, self._backup)
+            elif self.writes:             # at rest, one file (a reader then adds none)
+                try:
+                    self.con.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass                  # another connection still reads: it stays WAL
         finally:
             self.con.close()
 

@@ -109,7 +109,7 @@ def run_sweep(spec: str | Path | Spec, db: str | Path | None = None, *,
 def _run(spec, db, executor, *, resume, retry_failed, limit, batch, quiet, stream,
          on_result) -> SweepSummary:
     wall = time.perf_counter()
-    with Store.open(db, spec, resume=resume) as store:
+    with Store.open(db, spec, resume=resume, limit=limit) as store:
         if retry_failed:
             store.retry_failed()
         counts = store.counts()

@@ -12,6 +12,11 @@ the spec (its path, text and the digest of its points), the metrics and, under `
 when the sweep was created. (Databases of rlaccel 0.x kept ``wall_s``, ``worker`` and
 ``finished_at`` as columns of their own; they are read and resumed as they are.)
 
+A session inserts the points it may run when it starts (all of them, or the first ``limit``:
+``--limit`` on a sweep of a million points inserts only what it runs; a later session inserts
+the rest it needs), each once (``idx`` and ``key`` are unique); ``meta`` ``size`` is the
+spec's number of points, and those not inserted yet count as pending.
+
 Only the process that runs the sweep writes, one short transaction per finished task, so a
 sweep killed at any moment leaves every finished point recorded once and the rest
 ``pending``; :meth:`Store.open` with ``resume`` runs those again. (``running`` is never
@@ -144,10 +149,11 @@ class Store:
 
     # ---- opening ----
     @classmethod
-    def open(cls, path: str | Path, spec, *, resume: bool = False) -> "Store":
-        """Create the database for ``spec``, or (``resume``) reopen the one it made; a
-        database of another sweep, or one with finished points without ``resume``, is an
-        error."""
+    def open(cls, path: str | Path, spec, *, resume: bool = False,
+             limit: int | None = None) -> "Store":
+        """Create the database for ``spec``, or (``resume``) reopen the one it made, with its
+        first ``limit`` points (all without) inserted; a database of another sweep, or one
+        with finished points without ``resume``, is an error."""
         p = Path(path)
         if p.is_dir():
             raise SweepError(f"{p}: is a folder; --db names the sweep's database file")
@@ -177,6 +183,7 @@ class Store:
             store._create(spec)
         elif update_metrics:
             store._set_meta({"metrics": json.dumps(spec.metrics_text)})
+        store._insert(spec, spec.size if limit is None else min(limit, spec.size))
         return store
 
     def _fits(self, spec, resume: bool) -> bool:
@@ -210,14 +217,23 @@ class Store:
             return True
         return False
 
+    def _insert(self, spec, upto: int) -> None:
+        """Insert the points ``[inserted, upto)`` of the fixed order (a prefix is always
+        inserted), in transactions of at most 10,000."""
+        have = self._read("SELECT COUNT(*), MAX(idx) FROM points")[0]
+        first = 0 if have[1] is None else have[1] + 1
+        for lo in range(first, upto, 10_000):
+            rows = [(p.index, p.key, json.dumps(p.coords), json.dumps(p.settings))
+                    for p in (spec.point(i) for i in range(lo, min(lo + 10_000, upto)))]
+            with self._tx():
+                self.con.executemany("INSERT OR IGNORE INTO points (idx, key, coords, config) "
+                                     "VALUES (?, ?, ?, ?)", rows)
+
     def _create(self, spec) -> None:
-        rows = [(p.index, p.key, json.dumps(p.coords), json.dumps(p.settings))
-                for p in spec.points()]
         with self._tx():
-            self.con.executemany("INSERT INTO points (idx, key, coords, config) "
-                                 "VALUES (?, ?, ?, ?)", rows)
-            self._set_meta({"spec_path": str(spec.path.resolve()), "spec_text": spec.text,
-                            "digest": spec.digest(), "metrics": json.dumps(spec.metrics_text),
+            self._set_meta({"size": str(spec.size), "spec_path": str(spec.path.resolve()),
+                            "spec_text": spec.text, "digest": spec.digest(),
+                            "metrics": json.dumps(spec.metrics_text),
                             "axes": json.dumps([a.name for a in spec.axes]),
                             "description": spec.description,
                             "timing": json.dumps({"created_at": _now()})}, tx=False)
@@ -260,7 +276,11 @@ class Store:
                 raise SweepError(f"{self.path}: the sweep database is damaged (a point's "
                                  f"status is {status!r}, not one of {', '.join(STATUSES)})")
             out[status] = n
-        out["total"] = sum(out[s] for s in STATUSES)
+        inserted = sum(out[s] for s in STATUSES)
+        size = self.meta().get("size", "")
+        total = int(size) if size.isdigit() else inserted   # (0.x databases: all inserted)
+        out["pending"] += max(total - inserted, 0)
+        out["total"] = max(total, inserted)
         return out
 
     def unfinished(self, limit: int | None = None) -> list[int]:

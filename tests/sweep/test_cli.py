@@ -124,6 +124,16 @@ def test_limit_is_cheap_on_a_huge_spec(tmp_path, write_spec, capsys):
                  "-q", "--workers", "1"]) == 0
     assert time.perf_counter() - t < 60
     assert f"{tmp_path / 's.sqlite'}: 1 of 160000 points finished" in capsys.readouterr().out
+    import sqlite3
+    count = "SELECT COUNT(*) FROM points"
+    assert sqlite3.connect(tmp_path / "s.sqlite").execute(count).fetchone() == (1,)
+    assert main(["sweep", str(spec), "--db", str(tmp_path / "s.sqlite"), "--limit", "2",
+                 "--resume", "-q", "--workers", "1"]) == 0      # the next one inserted now
+    assert f"2 of 160000 points finished" in capsys.readouterr().out
+    assert sqlite3.connect(tmp_path / "s.sqlite").execute(count).fetchone() == (2,)
+    assert main(["sweep", "show", str(tmp_path / "s.sqlite")]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "160000 points: 2 done, 0 failed, 159998 unfinished")
 
 
 @pytest.mark.parametrize("address, message", [

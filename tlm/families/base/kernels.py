@@ -109,9 +109,24 @@ def _matrix(A, i, c0):
 
 # ------------------------------------------------------------------------ fixed point
 @njit(nrt=False, inline=True)
+def _fixed_wu(S, w0, cols, rows, n, U, src, X, xb, K, o, lo_, hi_):
+    """The weight update W[i, j] -= src[i] * x[j] of the rows x n window at ``w0`` (x at
+    ``X[xb]``), each product rounded and each result saturated once; the saturations."""
+    c = 0
+    for i in range(rows):
+        g = U[src + i]
+        for j in range(n):
+            p, c1 = fx.mul(g, X[xb + j], K, o)
+            w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
+            S[w0 + i * cols + j] = w
+            c += c1 + c2
+    return c
+
+
+@njit(nrt=False, inline=True)
 def _fixed_matrix(code, A, i, c0, U, S, K, T):
     """The matrix instructions (codes 1 to 9) of fixed point."""
-    if code == 9:                                                 # ff.mov
+    if code == 9:                                             # ff.mov
         _mov(A, i, c0, U, T)
         return 0
     src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
@@ -130,13 +145,7 @@ def _fixed_matrix(code, A, i, c0, U, S, K, T):
         if c < 0:
             return -1
         if code == 3:
-            for i in range(rows):
-                g = U[src + i]
-                for j in range(n):
-                    p, c1 = fx.mul(g, T[L + j], K, o)
-                    w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
-                    S[w0 + i * cols + j] = w
-                    c += c1 + c2
+            c += _fixed_wu(S, w0, cols, rows, n, U, src, T, L, K, o, lo_, hi_)
         for j in range(n):
             if act == 0:
                 U[dst + j] = T[j]
@@ -152,15 +161,7 @@ def _fixed_matrix(code, A, i, c0, U, S, K, T):
                 c += c1
         return c
     if code == 4:                                             # wu
-        c = 0
-        for i in range(rows):
-            g = U[src + i]
-            for j in range(n):
-                p, c1 = fx.mul(g, U[dst + j], K, o)
-                w, c2 = fx.sat(S[w0 + i * cols + j] - p, lo_, hi_)
-                S[w0 + i * cols + j] = w
-                c += c1 + c2
-        return c
+        return _fixed_wu(S, w0, cols, rows, n, U, src, U, dst, K, o, lo_, hi_)
     lam = syn + rows * cols
     o0 = lam + 1
     e = o0 + rows
@@ -262,9 +263,18 @@ def _fixed_branch(code, A, i, c0, U, K):
 
 # ------------------------------------------------------------------------ float64
 @njit(nrt=False, inline=True)
+def _float_wu(S, w0, cols, rows, n, U, src, X, xb):
+    """The weight update W[i, j] -= src[i] * x[j] (as :func:`_fixed_wu`) in float64."""
+    for i in range(rows):
+        g = U[src + i]
+        for j in range(n):
+            S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * X[xb + j]
+
+
+@njit(nrt=False, inline=True)
 def _float_matrix(code, A, i, c0, U, S, K, T, B):
     """The matrix instructions (codes 1 to 9) of float64."""
-    if code == 9:                                                 # ff.mov
+    if code == 9:                                             # ff.mov
         _mov(A, i, c0, U, T)
         return 0
     src, syn, dst, rows, cols, off, act, n, merged, w0 = _matrix(A, i, c0)
@@ -279,10 +289,7 @@ def _float_matrix(code, A, i, c0, U, S, K, T, B):
             T[L + j] = U[dst + j]
         fp.rmatvec(S, w0, cols, rows, n, U, src, T, K, o)
         if code == 3:
-            for i in range(rows):
-                g = U[src + i]
-                for j in range(n):
-                    S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * T[L + j]
+            _float_wu(S, w0, cols, rows, n, U, src, T, L)
         for j in range(n):
             if act == 0:
                 U[dst + j] = T[j]
@@ -293,10 +300,7 @@ def _float_matrix(code, A, i, c0, U, S, K, T, B):
                 S[syn - n + j] = S[syn - n + j] - U[dst + j]
         return 0
     if code == 4:                                             # wu
-        for i in range(rows):
-            g = U[src + i]
-            for j in range(n):
-                S[w0 + i * cols + j] = S[w0 + i * cols + j] - g * U[dst + j]
+        _float_wu(S, w0, cols, rows, n, U, src, U, dst)
         return 0
     lam = syn + rows * cols
     o0 = lam + 1

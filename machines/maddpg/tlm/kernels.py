@@ -26,40 +26,23 @@ _F32 = get_dtype("fp32")
 
 
 @njit
-def _forward(WT, b, X):
-    B, ID = X.shape
-    OD = WT.shape[1]
-    Y = np.empty((B, OD), dtype=np.float32)
-    acc = np.empty(OD, dtype=np.float32)
+def _combine(X, M):
+    """``out[k] = sum_j X[k, j] * M[j]``, every sample's rows of ``M`` added in order j from
+    +0 in float32 (the compute unit's chains: forward through W^T, backward through W)."""
+    B, J = X.shape
+    N = M.shape[1]
+    out = np.empty((B, N), dtype=np.float32)
+    acc = np.empty(N, dtype=np.float32)
     for k in range(B):
-        for i in range(OD):
+        for i in range(N):
             acc[i] = np.float32(0.0)
-        for j in range(ID):
+        for j in range(J):
             x = X[k, j]
-            for i in range(OD):
-                acc[i] = acc[i] + WT[j, i] * x
-        for i in range(OD):
-            Y[k, i] = acc[i] + b[i]
-    return Y
-
-
-@njit
-def _backward(W, D, off, n):
-    B, OD = D.shape
-    G = np.empty((B, n), dtype=np.float32)
-    Ws = np.ascontiguousarray(W[:, off:off + n])
-    acc = np.empty(n, dtype=np.float32)
-    for k in range(B):
-        for c in range(n):
-            acc[c] = np.float32(0.0)
-        for i in range(OD):
-            d = D[k, i]
-            row = Ws[i]
-            for c in range(n):
-                acc[c] = acc[c] + row[c] * d
-        for c in range(n):
-            G[k, c] = acc[c]
-    return G
+            for i in range(N):
+                acc[i] = acc[i] + M[j, i] * x
+        for i in range(N):
+            out[k, i] = acc[i]
+    return out
 
 
 @njit
@@ -85,7 +68,7 @@ def forward(W, b, X) -> np.ndarray:
     """``(B, OD)``: every sample's ``W x + b`` (fp32, compute_unit.fp without activation)."""
     W, b, X = _f32(W), _f32(b), _f32(X)
     if HAVE_NUMBA:
-        return _forward(np.ascontiguousarray(W.T), b, X)
+        return _combine(X, np.ascontiguousarray(W.T)) + b
     return _F32.add(_F32.matvec(W, X.T), b[:, None]).T.copy()
 
 
@@ -94,7 +77,7 @@ def backward(W, D, off: int = 0, n: int | None = None) -> np.ndarray:
     W, D = _f32(W), _f32(D)
     n = W.shape[1] - off if n is None else n
     if HAVE_NUMBA:
-        return _backward(W, D, int(off), int(n))
+        return _combine(D, np.ascontiguousarray(W[:, int(off):int(off) + int(n)]))
     return _F32.rmatvec(W[:, off:off + n], D.T).T.copy()
 
 

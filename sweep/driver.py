@@ -114,7 +114,7 @@ def _run(spec, db, executor, *, resume, retry_failed, limit, batch, quiet, strea
             store.retry_failed()
         counts = store.counts()
         todo = store.unfinished(limit)
-        tasks = make_tasks(spec, [spec.point(i) for i in todo if i < spec.size],
+        tasks = make_tasks(spec, (spec.point(i) for i in todo if i < spec.size),
                            spec.batch if batch is None else batch)
         progress = Progress(counts["total"], len(todo), stream=stream, quiet=quiet,
                             finished_before=counts["done"] + counts["failed"])

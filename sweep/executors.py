@@ -16,16 +16,20 @@ unfinished for ``--resume``.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.task import run_task
 
 __all__ = ["LocalPool", "RayExecutor", "default_workers"]
+
+#: tasks submitted ahead per worker (the rest are made as these finish)
+IN_FLIGHT = 2
 
 
 def default_workers() -> int:
@@ -52,23 +56,41 @@ class LocalPool:
         if self.workers < 1:
             raise SweepError(f"--workers must be at least 1, not {self.workers}")
 
-    def run(self, tasks: list[dict]) -> Iterator[tuple[dict, list | None]]:
-        if not tasks:
+    def run(self, tasks: Iterable[dict]) -> Iterator[tuple[dict, list | None]]:
+        tasks = iter(tasks)
+        first = next(tasks, None)
+        if first is None:
             return
+        tasks = itertools.chain([first], tasks)
         ctx = multiprocessing.get_context("spawn")
         before = set(multiprocessing.active_children())
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
         finished = False
+        inflight: dict = {}
+        broken: list = []                     # tasks never started: the pool broke first
+
+        def fill():
+            while not broken and len(inflight) < IN_FLIGHT * self.workers:
+                t = next(tasks, None)
+                if t is None:
+                    return
+                try:
+                    inflight[pool.submit(run_task, t)] = t
+                except BrokenProcessPool:
+                    broken.append(t)
         try:
-            futures = {pool.submit(run_task, t): t for t in tasks}
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            fill()
+            while inflight:
+                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for f in done:
+                    t = inflight.pop(f)
                     try:
-                        yield futures[f], f.result()
+                        yield t, f.result()
                     except BrokenProcessPool:
-                        yield futures[f], None
+                        yield t, None
+                fill()
+            for t in itertools.chain(broken, tasks if broken else ()):
+                yield t, None                # its points stay pending for --resume
             finished = True
         finally:
             if finished:
@@ -166,23 +188,35 @@ class RayExecutor:
             ray.shutdown()
             self._started = False
 
-    def run(self, tasks: list[dict]) -> Iterator[tuple[dict, list | None]]:
+    def run(self, tasks: Iterable[dict]) -> Iterator[tuple[dict, list | None]]:
         import ray
-        if not tasks:
+        tasks = iter(tasks)
+        first = next(tasks, None)
+        if first is None:
             return
+        tasks = itertools.chain([first], tasks)
         self._init()
         remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
-        refs = {remote.remote(t): t for t in tasks}
-        pending = list(refs)
+        refs: dict = {}
+
+        def fill():
+            while len(refs) < IN_FLIGHT * self.workers:
+                t = next(tasks, None)
+                if t is None:
+                    return
+                refs[remote.remote(t)] = t
         try:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1)
+            fill()
+            while refs:
+                done, _ = ray.wait(list(refs), num_returns=1)
                 for ref in done:
+                    t = refs.pop(ref)
                     try:
-                        yield refs[ref], ray.get(ref)
+                        yield t, ray.get(ref)
                     except ray.exceptions.RayError:
-                        yield refs[ref], None
+                        yield t, None
+                fill()
         finally:
-            for ref in pending:
+            for ref in refs:
                 ray.cancel(ref, force=True)
             self.close()

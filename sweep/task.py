@@ -23,20 +23,23 @@ __all__ = ["make_tasks", "run_task", "DONE", "FAILED", "SPEC_ERROR"]
 DONE, FAILED, SPEC_ERROR = "done", "failed", "spec_error"
 
 
-def make_tasks(spec, points, batch: int = 1) -> list[dict]:
-    """Tasks for ``points`` (in order): runs of up to ``batch`` consecutive points whose
+def make_tasks(spec, points, batch: int = 1):
+    """Tasks for ``points`` (in order), made as they are asked for (a sweep of a million
+    points holds only the tasks in flight): runs of up to ``batch`` consecutive points whose
     settings differ only in the seed become one batched task."""
-    tasks: list[dict] = []
     metrics = spec.metrics_text
+    last = None
     for p in points:
         item = {"index": p.index, "run": p.run_args(spec.dir)}
-        last = tasks[-1] if tasks else None
         if (batch > 1 and last is not None and last["key"] == p.batch_key()
                 and len(last["points"]) < batch and item["run"]["seed"] is not None):
             last["points"].append(item)
-        else:
-            tasks.append({"key": p.batch_key(), "points": [item], "metrics": metrics})
-    return tasks
+            continue
+        if last is not None:
+            yield last
+        last = {"key": p.batch_key(), "points": [item], "metrics": metrics}
+    if last is not None:
+        yield last
 
 
 def _worker() -> str:

@@ -131,11 +131,9 @@ class Memory(Target):
             stats = self.stats
             stats.reads += 1
             stats.words_read += length
-            payload.status = _OK
-            payload.dmi_allowed = self._dmi
             # AccessTiming.delay inlined: a method call costs as much as the copy
-            return delay + self._r_latency + self._r_per_beat * (-(-length // self._r_width))
-        if command is _WRITE and not self.read_only:
+            delay += self._r_latency + self._r_per_beat * (-(-length // self._r_width))
+        elif command is _WRITE and not self.read_only:
             if length == 1:
                 self.data[address] = payload.data[0]
             else:
@@ -143,13 +141,15 @@ class Memory(Target):
             stats = self.stats
             stats.writes += 1
             stats.words_written += length
-            payload.status = _OK
-            payload.dmi_allowed = self._dmi
-            return delay + self._w_latency + self._w_per_beat * (-(-length // self._w_width))
-        if command is _IGNORE:
+            delay += self._w_latency + self._w_per_beat * (-(-length // self._w_width))
+        elif command is _IGNORE:
             payload.status = _OK
             return delay
-        self._command_error(payload)
+        else:
+            self._command_error(payload)
+            return delay
+        payload.status = _OK
+        payload.dmi_allowed = self._dmi
         return delay
 
     def transport_dbg(self, payload: GenericPayload) -> int:

@@ -42,43 +42,38 @@ def _ptr(a, i):
     return np.int64(a.ctypes.data) + np.int64(8) * i
 
 
+@njit(nrt=False, inline=True)
+def _sums(M, wb, nout, out_step, nterm, term_step, V, vb, out, K, o, order, m, n, ld):
+    """``out[i] = sum_t M[wb + i * out_step + t * term_step] * V[vb + t]`` for ``i < nout``,
+    as numpy computes it: one output is matmul's scalar_out case (DOUBLE_dot, BLAS ddot),
+    one term the plain loop from 0, else BLAS gemv (``order``, ``m``, ``n``, ``ld``)."""
+    if nout == 1:
+        s = 0.0
+        s += call_ddot(K[o + _DDOT], nterm, _ptr(M, wb), term_step, _ptr(V, vb), 1)
+        out[0] = s
+    elif nterm == 1:
+        x = V[vb]
+        for i in range(nout):
+            s = 0.0
+            s += M[wb + i * out_step] * x
+            out[i] = s
+    else:
+        call_gemv(K[o + _GEMV], order, TRANS, m, n, 1.0, _ptr(M, wb), ld, _ptr(V, vb), 1, 0.0,
+                  _ptr(out, 0), 1)
+    return 0
+
+
 @njit(nrt=False)
 def matvec(M, wb, ld, rows, k, V, vb, out, K, o):
     """``out[:rows] = W @ x`` as numpy computes it, W the ``rows x k`` matrix at ``M[wb]``
     with row stride ``ld`` and x at ``V[vb]``."""
-    if rows == 1:                             # matmul's scalar_out case: DOUBLE_dot
-        s = 0.0
-        s += call_ddot(K[o + _DDOT], k, _ptr(M, wb), 1, _ptr(V, vb), 1)
-        out[0] = s
-    elif k == 1:                              # one column: the plain loop from 0
-        x = V[vb]
-        for i in range(rows):
-            s = 0.0
-            s += M[wb + i * ld] * x
-            out[i] = s
-    else:
-        call_gemv(K[o + _GEMV], COL_MAJOR, TRANS, k, rows, 1.0, _ptr(M, wb), ld, _ptr(V, vb),
-                  1, 0.0, _ptr(out, 0), 1)
-    return 0
+    return _sums(M, wb, rows, ld, k, 1, V, vb, out, K, o, COL_MAJOR, k, rows, ld)
 
 
 @njit(nrt=False)
 def rmatvec(M, wb, ld, rows, n, V, vb, out, K, o):
     """``out[:n] = W.T @ g`` as numpy computes it (W as in :func:`matvec`, ``rows x n``)."""
-    if n == 1:                                # scalar_out: DOUBLE_dot down a column
-        s = 0.0
-        s += call_ddot(K[o + _DDOT], rows, _ptr(M, wb), ld, _ptr(V, vb), 1)
-        out[0] = s
-    elif rows == 1:                           # one term per output: the plain loop
-        g = V[vb]
-        for j in range(n):
-            s = 0.0
-            s += M[wb + j] * g
-            out[j] = s
-    else:
-        call_gemv(K[o + _GEMV], ROW_MAJOR, TRANS, rows, n, 1.0, _ptr(M, wb), ld, _ptr(V, vb),
-                  1, 0.0, _ptr(out, 0), 1)
-    return 0
+    return _sums(M, wb, n, 1, rows, ld, V, vb, out, K, o, ROW_MAJOR, rows, n, ld)
 
 
 @njit(nrt=False)

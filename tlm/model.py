@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from rlaccel.util.errors import ArchError
 
 __all__ = ["CONTROLS", "DYNAMIC", "BY_CONTROLLER", "Cost", "Binding", "InstructionModel",
-           "Family", "PIECES", "Kernel"]
+           "Family", "PIECES", "Kernel", "batch_rows"]
 
 #: controller behaviours an instruction model may have
 CONTROLS = ("exec", "branch", "jump", "halt", "loop", "lset", "host", "mark", "endmark", "sync")
@@ -102,6 +103,17 @@ class Kernel:
     code: int
     args: tuple[int, ...]
     imm: Any = 0
+
+
+def batch_rows(mem: np.ndarray, addr: int, batch: int, stride: int, width: int,
+               writeable: bool = True) -> np.ndarray:
+    """A batch operand of memory ``mem`` as a live ``batch x width`` view: row ``k`` the
+    ``width`` words at ``addr + k * stride`` (:func:`rlaccel.isa.rows.batch_rows` is its
+    extent, which keeps it inside the memory)."""
+    base = mem[addr:]
+    step = base.strides[0]
+    return as_strided(base, shape=(batch, width), strides=(stride * step, step),
+                      writeable=writeable)
 
 
 @dataclass

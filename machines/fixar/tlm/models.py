@@ -29,12 +29,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from rlaccel.util.errors import SimError
 from rlaccel.isa.table import TABLE
 
-from rlaccel.tlm.model import DYNAMIC, Binding, Cost, Family, InstructionModel
+from rlaccel.tlm.model import DYNAMIC, Binding, Cost, Family, InstructionModel, batch_rows
 from rlaccel.machines.fixar.tlm import activation
 from rlaccel.machines.fixar.tlm.adam import AdamWords
 from rlaccel.machines.fixar.tlm.kernels import matmul_round, operand_into, saturate
@@ -68,14 +67,6 @@ def aap_timing(knobs, timing) -> AapTiming:
                      adam_lanes=timing["adam_lanes"], adam_depth=timing["adam_depth"],
                      soft_lanes=timing["soft_lanes"], prng_lanes=timing["prng_lanes"],
                      vector_lanes=timing["vector_lanes"])
-
-
-def _rows(U: np.ndarray, addr: int, batch: int, stride: int, width: int) -> np.ndarray:
-    """``batch`` rows of ``width`` words, ``stride`` apart, from ``addr`` (a live view; the
-    ISA table's extents keep it inside the memory)."""
-    base = U[addr:]
-    return as_strided(base, shape=(batch, width), strides=(stride * base.strides[0],
-                                                           base.strides[0]), writeable=True)
 
 
 def _cores(b: Binding, per_core: list[int]) -> tuple:
@@ -118,8 +109,8 @@ def _input(st, acc, slot: int, X: np.ndarray, buf: np.ndarray, monitor: bool, wh
 def _bff(b: Binding):
     U, S, o, st, acc, counter = _aap(b)
     rows, cols, B, syn = o["rows"], o["cols"], o["batch"], o["syn"]
-    X = _rows(U, o["src"], B, o["sstride"], cols)
-    D = _rows(U, o["dst"], B, o["dstride"], rows)
+    X = batch_rows(U, o["src"], B, o["sstride"], cols)
+    D = batch_rows(U, o["dst"], B, o["dstride"], rows)
     bias = S[syn + rows * cols:syn + rows * cols + rows]
     act = _act_name(o.get("act", 0))
     slot, mon, where = o.get("qid", 0), bool(o.get("mon", 0)), b.where
@@ -164,13 +155,13 @@ def _bbp(b: Binding):
     U, S, o, st, acc, counter = _aap(b)
     rows, cols, off, B, syn = o["rows"], o["cols"], o.get("off", 0), o["batch"], o["syn"]
     q = off + cols                              # the matrix is rows x (off + cols)
-    E = _rows(U, o["err"], B, o["estride"], rows)
-    D = _rows(U, o["dst"], B, o["dstride"], cols)
+    E = batch_rows(U, o["err"], B, o["estride"], rows)
+    D = batch_rows(U, o["dst"], B, o["dstride"], cols)
     act = _act_name(o.get("act", 0))
     if act not in ("none", "relu"):
         raise SimError(f"{b.where}: act={act}: back-propagation masks with ReLU' (relu) or "
                        f"not at all (none); the output's tanh' is vdact's")
-    M = _rows(U, o.get("mask", 0), B, o.get("mstride", 1), cols) if act == "relu" else None
+    M = batch_rows(U, o.get("mask", 0), B, o.get("mstride", 1), cols) if act == "relu" else None
     slot, where = o.get("qid", 0), b.where
     cfg = aap_timing(b.knobs, b.timing)
     one = replace(cfg, cores=1)
@@ -193,8 +184,8 @@ def _bbp(b: Binding):
 def _bwg(b: Binding):
     U, S, o, st, acc, counter = _aap(b)
     rows, cols, B, g = o["rows"], o["cols"], o["batch"], o["grad"]
-    E = _rows(U, o["err"], B, o["estride"], rows)
-    X = _rows(U, o["x"], B, o["xstride"], cols)
+    E = batch_rows(U, o["err"], B, o["estride"], rows)
+    X = batch_rows(U, o["x"], B, o["xstride"], cols)
     GW = S[g:g + rows * cols].reshape(rows, cols)
     GB = S[g + rows * cols:g + rows * cols + rows]
     slot, where = o.get("qid", 0), b.where
@@ -343,8 +334,8 @@ def _vact(b: Binding):
     U, o = b.mem("unified"), b.ops
     B, cols = o["batch"], o["cols"]
     st, counter = state_of(b.agent), b.counter
-    Z = _rows(U, o["src"], B, o["sstride"], cols)
-    D = _rows(U, o["dst"], B, o["dstride"], cols)
+    Z = batch_rows(U, o["src"], B, o["sstride"], cols)
+    D = batch_rows(U, o["dst"], B, o["dstride"], cols)
     act = _act_name(o["act"])
 
     def vact():
@@ -356,8 +347,8 @@ def _vdact(b: Binding):
     U, o = b.mem("unified"), b.ops
     B, cols = o["batch"], o["cols"]
     st, acc, counter = state_of(b.agent), b.dt, b.counter
-    Sv = _rows(U, o["src"], B, o["sstride"], cols)
-    D = _rows(U, o["dst"], B, o["dstride"], cols)
+    Sv = batch_rows(U, o["src"], B, o["sstride"], cols)
+    D = batch_rows(U, o["dst"], B, o["dstride"], cols)
     Z = U[o["z"]:o["z"] + B * cols].reshape(B, cols)
     act, neg = _act_name(o["act"]), bool(o.get("neg", 0))
     lo, hi = int(acc.min_raw), int(acc.max_raw)

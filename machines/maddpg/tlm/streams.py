@@ -23,13 +23,12 @@ every unit of the learner is idle.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
 from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.core import Ring
-from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.tlm.model import Binding, Cost, InstructionModel, batch_rows
 from rlaccel.tlm.families.base.energy import ACTIONS as WORD_ACTIONS
 from rlaccel.tlm.families.base.energy import word_actions
 from rlaccel.machines.maddpg.tlm import kernels
@@ -50,9 +49,7 @@ def rows(mem: np.ndarray, addr: int, stride: int, width: int, batch: int,
     if write and batch > 1 and stride < width:
         raise SimError(f"rows of {width} words {stride} apart overlap: a stream cannot write "
                        f"them")
-    isz = mem.itemsize
-    v = as_strided(mem[addr:], shape=(batch, width), strides=(stride * isz, isz),
-                   writeable=write)
+    v = batch_rows(mem, addr, batch, stride, width, writeable=write)
     return v if write else np.array(v)
 
 

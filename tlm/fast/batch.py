@@ -43,8 +43,8 @@ from rlaccel.tlm.fast.program import STATE, TABLES
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.tlm.fast.automaton import Automaton, Tables, run_round
 
-__all__ = ["Batch", "State", "Loop", "Memories", "MemberHosts", "retire_hosts", "finish_hosts", "H_PC", "H_OUT",
-           "H_NOUT", "H_INP", "H_NIN", "H_BUSY", "H_LATENCY", "H_DEPTH"]
+__all__ = ["Batch", "State", "Loop", "Memories", "MemberHosts", "retire_hosts", "finish_hosts",
+           "H_PC", "H_OUT", "H_NOUT", "H_INP", "H_NIN", "H_BUSY", "H_LATENCY", "H_DEPTH"]
 
 _FAR = 1 << 62                  # members never stop at quantum boundaries (the batch syncs)
 

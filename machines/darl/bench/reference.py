@@ -13,8 +13,8 @@ One line per run (task, agents, format, seed): stages (episodes of every agent) 
 to the target (first stage whose mean return over the agents reaches it), wall time to it,
 best return and best 100-stage mean, microseconds of wall time per environment step, and the
 IPS eq. 23-25 give for the accelerator with this run's episodes (kernel iterations from
-``machines/darl/tlm/timing.py`` at the architecture's clock, 171 MHz, the host's environment time measured here,
-transfers and XRT overhead left out). ``--budget-min T`` ends a run after the stage that
+``machines/darl/tlm/timing.py`` at the architecture's clock, 171 MHz, the host's environment
+time measured here, transfers and XRT overhead left out). ``--budget-min T`` ends a run after the stage that
 passes T minutes. ``--t-env-us X`` adds the IPS with X microseconds per environment step (every agent's
 environment stepped one after another on the host), e.g. the quiet-machine figure of
 ``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve;

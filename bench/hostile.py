@@ -21,6 +21,9 @@ its whole process group is killed), ``--jobs`` cases at a time. Each is judged:
 * ``damaged``   -- one of the case's own files changed, vanished, lost a hard link or its
   permissions, or a file appeared that is not one of the case's declared outputs.
 
+``bench/hostile_results.txt`` is the summary of the last full run, with its command
+(``--summary`` writes it).
+
 A case expects ``refuse``, ``accept`` or ``either`` (a value the verb may take); a case whose
 outcome is not what it expects is a *wrong exit*. The summary counts, per verb, the cases,
 refusals, acceptances and problems, then the problems by kind: tracebacks, hangs, wrong
@@ -1007,7 +1010,8 @@ GENERATORS = {"asm": asm_cases, "dis": dis_cases, "isa": isa_cases, "run": run_c
 
 def summary(results: list[Outcome], verbs: list[str], wall: float, args) -> str:
     """The table the bench prints (and --summary records)."""
-    lines = [f"rlaccel hostile bench: {len(results)} cases, each its own process under "
+    lines = [f"$ nice -n 10 python bench/hostile.py {' '.join(sys.argv[1:])}".rstrip(),
+             f"rlaccel hostile bench: {len(results)} cases, each its own process under "
              f"ulimit -v {args.memory} KiB and {args.limit:g} s, {args.jobs} at a time; "
              f"{wall / 60:.1f} min", "",
              "verb     cases  refused  accepted  problems"]
@@ -1024,7 +1028,17 @@ def summary(results: list[Outcome], verbs: list[str], wall: float, args) -> str:
              "wrong exits": sum(o.wrong_exit for o in results),
              "damaged or lost files": sum(o.kind == "damaged" for o in results)}
     lines += ["", "problems: " + ", ".join(f"{v} {k}" for k, v in kinds.items())]
+    bad = [o for o in results if not o.ok]
+    if bad:
+        lines += ["", "the problems:"]
+        lines += [f"  {o.case.verb:6s} {o.case.name[:60]:60s} {o.kind:9s} "
+                  f"{_last_line(o.message)[:160]}" for o in bad]
     return "\n".join(lines)
+
+
+def _last_line(message: str) -> str:
+    lines = [ln for ln in message.splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else ""
 
 
 def main(argv=None) -> int:

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from rlaccel.util.files import read_toml
 
 from rlaccel.util.errors import ArchError
+from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
 from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES
 
@@ -40,7 +41,7 @@ class Knobs:
     buffer_words: int = 0            # data buffers (unified space, after the neuron memory)
     loop_counters: int = 4           # controller loop counters
     loop_limit_bits: int = 16        # width of a loop limit
-    pwl_segments: int = 16           # segments of the piecewise-linear activation tables
+    pwl_segments: int = PWL_DEFAULT_SEGMENTS  # segments of the piecewise-linear tables
     max_batch: int = 1               # ddpg: vectors in one batched FF/BP/WU
     agents: int = 1                  # agents, each a controller with its own memories
     cores: int = 1                   # cores (array cores, vector-unit cores) inside an agent

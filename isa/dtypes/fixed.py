@@ -25,7 +25,7 @@ import numpy as np
 from rlaccel.isa.dtypes._rounding import round_shift
 from rlaccel.isa.dtypes.activations import activation_name
 from rlaccel.isa.dtypes.base import DType
-from rlaccel.isa.dtypes.pwl import PwlTable
+from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS, PwlTable
 from rlaccel.util.errors import DTypeError
 
 __all__ = ["FixedType"]
@@ -46,7 +46,7 @@ class FixedType(DType):
     is_float = False
 
     def __init__(self, int_bits: int, frac_bits: int, name: str | None = None,
-                 segments: int = 16) -> None:
+                 segments: int = PWL_DEFAULT_SEGMENTS) -> None:
         if not (int_bits >= 1 and frac_bits >= 0 and int_bits + frac_bits <= 32):
             raise DTypeError(f"q{int_bits}.{frac_bits} is not a valid fixed-point format: need "
                              f"M >= 1 (the sign counts), N >= 0, M + N <= 32")

@@ -49,6 +49,7 @@ import numpy as np
 
 from rlaccel.isa.dtypes.activations import activation_name, float_activate, float_derivative
 from rlaccel.isa.dtypes.base import DType
+from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
 from rlaccel.util.errors import DTypeError
 
 __all__ = ["FloatType", "Float64Type", "Fp16Type", "Fp32Type"]
@@ -144,7 +145,7 @@ class FloatType(DType):
 class Float64Type(FloatType):
     """IEEE binary64 with plain numpy semantics: the exact reference format."""
 
-    def __init__(self, name: str = "float64", segments: int = 16) -> None:
+    def __init__(self, name: str = "float64", segments: int = PWL_DEFAULT_SEGMENTS) -> None:
         super().__init__(name, np.float64, segments)
 
     def _raw(self, a) -> np.ndarray:
@@ -251,7 +252,7 @@ class Fp16Type(_NarrowType):
     ACCUMULATE = ("float32", "fp16")
     WIDE = np.float32
 
-    def __init__(self, name: str = "fp16", segments: int = 16,
+    def __init__(self, name: str = "fp16", segments: int = PWL_DEFAULT_SEGMENTS,
                  accumulate: str = "float32") -> None:
         if accumulate not in self.ACCUMULATE:
             raise DTypeError(f"fp16 accumulate must be one of {', '.join(self.ACCUMULATE)}, "
@@ -295,7 +296,7 @@ class Fp32Type(_NarrowType):
 
     WIDE = np.float64
 
-    def __init__(self, name: str = "fp32", segments: int = 16) -> None:
+    def __init__(self, name: str = "fp32", segments: int = PWL_DEFAULT_SEGMENTS) -> None:
         super().__init__(name, np.float32, segments)
 
     def matvec(self, W, x, *, counter=None) -> np.ndarray:

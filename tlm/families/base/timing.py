@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from math import ceil
 
+from rlaccel.tlm.fast.hazards import WHOLE
 from rlaccel.tlm.families.base.semantics import vu_words
 
 __all__ = ["PIPELINE", "TIMING_KEYS", "FORWARDING", "SYNAPSE_PORTS", "matrix_timing",
@@ -116,7 +117,7 @@ def matrix_timing(mnemonic: str, rows: int, n: int, lanes: int, act: int,
 #: word when its own tile leaves the pipeline (forwarded from the write-back buffer);
 #: "instruction": a consumer waits for the producer's last result (the rule before issue 13)
 FORWARDING = ("element", "instruction")
-_W = 1 << 40          # tlm.fast.hazards.WHOLE: one row / one time for a whole row
+_W = WHOLE            # one row / one time for a whole row
 
 
 def _vec(t0: int, per: int = _W, step: int = 0) -> tuple:

@@ -25,13 +25,16 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.util.errors import SimError
 
+from rlaccel.machines.learninggroup.tlm.timing import ROWS_PER_PASS
+
 __all__ = ["FP16", "FP16_ACC", "REGISTERS", "half", "mul", "add", "mac", "dot", "matvec", "VpuArray"]
 
 FP16 = get_dtype("fp16")
 #: the VPU's format: FP16 products and FP16 accumulation registers
 FP16_ACC = get_dtype("fp16", accumulate="fp16")
-#: accumulation registers (and broadcast activations) per VPU
-REGISTERS = 4
+#: accumulation registers (and broadcast activations) per VPU: the rows a core takes at once
+#: (Fig. 7; the architecture's rows_per_pass)
+REGISTERS = ROWS_PER_PASS
 
 
 def half(a, what: str = "operand") -> np.ndarray:

@@ -28,11 +28,11 @@ from rlaccel.isa.dtypes.base import DType
 from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS, PwlTable
 from rlaccel.util.errors import DTypeError
 
-__all__ = ["FixedType"]
+__all__ = ["FixedType", "LIMB"]
 
 _I64_MAX = (1 << 63) - 1
-_LIMB = 16                      # low limb width of the split accumulation
-_LIMB_MASK = (1 << _LIMB) - 1
+LIMB = 16                       # low limb width of the split accumulation
+_LIMB_MASK = (1 << LIMB) - 1
 
 
 class FixedType(DType):
@@ -180,7 +180,7 @@ class FixedType(DType):
         32-bit formats."""
         half = 1 << (self.bits - 1)
         direct = _I64_MAX // (half * half)
-        xh = max(half >> _LIMB, 1)
+        xh = max(half >> LIMB, 1)
         split = min((1 << 62) // (half * xh), (1 << 62) // (half * _LIMB_MASK))
         return max(direct, split)
 
@@ -211,16 +211,16 @@ class FixedType(DType):
         k = W.shape[1]
         if k * aw * ax <= _I64_MAX:
             total = W @ x
-            hi, lo = total >> np.int64(_LIMB), total & np.int64(_LIMB_MASK)
+            hi, lo = total >> np.int64(LIMB), total & np.int64(_LIMB_MASK)
         else:
-            xh, xl = x >> np.int64(_LIMB), x & np.int64(_LIMB_MASK)
+            xh, xl = x >> np.int64(LIMB), x & np.int64(_LIMB_MASK)
             axh = max(-int(xh.min()), int(xh.max()))
             if k * aw * axh > (1 << 62) or k * aw * _LIMB_MASK > (1 << 62):
                 raise DTypeError(
                     f"{self.name} matvec: a {k}-term sum of these values could overflow the "
                     f"exact int64 accumulator (at most {self.max_terms} terms of any values)")
             sl = W @ xl
-            hi = W @ xh + (sl >> np.int64(_LIMB))
+            hi = W @ xh + (sl >> np.int64(LIMB))
             lo = sl & np.int64(_LIMB_MASK)
         return self._saturate(self._round_limbs(hi, lo), counter)
 
@@ -228,14 +228,14 @@ class FixedType(DType):
         """round_half_up((hi * 2**16 + lo) / 2**N) for 0 <= lo < 2**16, without overflow
         (the result is then saturated by the caller)."""
         n = self.frac_bits
-        if n > _LIMB:
+        if n > LIMB:
             # floor((hi*2^16 + lo + 2^(N-1)) / 2^N) = floor((hi + 2^(N-17)) / 2^(N-16)),
             # because lo / 2^16 is a fraction in [0, 1) that cannot carry into the quotient.
-            return round_shift(hi, n - _LIMB)
+            return round_shift(hi, n - LIMB)
         # N <= 16: result = hi * 2^(16-N) + round_shift(lo, N). |hi| above 2^34 saturates
         # anyway, so clipping it first keeps the product inside int64.
         hi = np.clip(hi, -(1 << 34), 1 << 34)
-        return (hi << np.int64(_LIMB - n)) + round_shift(lo, n)
+        return (hi << np.int64(LIMB - n)) + round_shift(lo, n)
 
     def rmatvec(self, W, g, *, counter=None) -> np.ndarray:
         """``W.T @ g`` with the :meth:`matvec` rule (exact sum, one rounding, saturate)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes import ACTIVATIONS, FixedType
+from rlaccel.isa.dtypes.fixed import LIMB as _LIMB
 
 from rlaccel.tlm.fast.jit import njit
 
@@ -25,7 +26,6 @@ __all__ = ["constants", "quantize", "K_N", "K_MIN", "K_MAX", "K_HALF", "K_DIRECT
            "K_PWL", "rnd", "sat", "mul", "dot_rows", "pwl", "activate", "derivative"]
 
 _I64_MAX = (1 << 63) - 1
-_LIMB = 16
 _MASK = (1 << _LIMB) - 1
 
 # layout of the constants array

@@ -29,6 +29,8 @@ import numpy as np
 
 from rlaccel.util.errors import DTypeError
 
+from rlaccel.machines.fixar.tlm.timing import AapTiming
+
 __all__ = ["REGISTERS", "GAUSS_FRAC", "splitmix64", "xorshift32", "NoiseGenerator"]
 
 #: xorshift registers per lane (two 16-bit uniforms each: 12 terms)
@@ -64,9 +66,10 @@ def _seed_word(seed: int, stream: int, lane: int, k: int) -> int:
 
 
 class NoiseGenerator:
-    """One PRNG stream: ``lanes`` lanes of :data:`REGISTERS` xorshift32 registers."""
+    """One PRNG stream: ``lanes`` lanes of :data:`REGISTERS` xorshift32 registers (by
+    default the architecture's ``prng_lanes``)."""
 
-    def __init__(self, seed: int, stream: int = 0, lanes: int = 16) -> None:
+    def __init__(self, seed: int, stream: int = 0, lanes: int = AapTiming.prng_lanes) -> None:
         if lanes < 1:
             raise DTypeError(f"PRNG: {lanes} lanes; need at least one")
         self.seed, self.stream, self.lanes = int(seed), int(stream), int(lanes)

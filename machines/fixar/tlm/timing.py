@@ -35,31 +35,43 @@ Seed 002, section V (AAP cores) and III (the platform):
 :func:`ddpg_step` lays out one training time step in the order of Fig. 3 and returns every
 phase's cycles and MACs; :func:`accelerator_ips` turns it into the seed's IPS (batch samples
 per second of accelerator time, section VI-C).
+
+:class:`AapTiming`'s defaults are read from the machine's architecture file,
+``machines/fixar/archs/fixar.toml`` (:data:`ARCH`), the one place they are stated; a run reads
+its own architecture (``models.aap_timing``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import ceil
+from pathlib import Path
+
+from rlaccel.isa.arch import load_arch
 
 __all__ = ["AapTiming", "tiles", "ff_cycles", "bp_cycles", "wg_cycles", "unit_cycles",
-           "Phase", "StepTiming", "ddpg_step", "accelerator_ips"]
+           "Phase", "StepTiming", "ddpg_step", "accelerator_ips", "ARCH"]
+
+#: the machine's architecture, where :class:`AapTiming`'s defaults come from
+ARCH = load_arch(Path(__file__).resolve().parents[1] / "archs" / "fixar.toml")
+_TIMING = ARCH.extra["timing"]
 
 
 @dataclass(frozen=True)
 class AapTiming:
-    """The knobs of the timing model (seed 002 where it gives them)."""
+    """The knobs of the timing model (seed 002 where it gives them; the defaults are
+    :data:`ARCH`'s)."""
 
-    cores: int = 2                  # N AAP cores (VI-A: "2 AAP cores across the 2 SLRs")
-    pe_rows: int = 16               # inputs per tile (16x16 PEs, III)
-    pe_cols: int = 16               # outputs per tile
-    clock_mhz: float = 164.0        # VI-A
-    pipeline_depth: int = 10        # assumption (module docstring)
-    adam_lanes: int = 16            # assumption: one 512-bit gradient line a cycle
-    adam_depth: int = 20            # assumption: float32 multiply, sqrt, divide pipeline
-    soft_lanes: int = 16            # assumption: one 512-bit weight line a cycle
-    prng_lanes: int = 16            # our PRNG (prng.py): one Gaussian per lane a cycle
-    vector_lanes: int = 16          # accumulator/activation unit width for vector ops
+    cores: int = ARCH.knobs.cores                   # N AAP cores (VI-A: 2, across the 2 SLRs)
+    pe_rows: int = _TIMING["pe_rows"]               # inputs per tile (16x16 PEs, III)
+    pe_cols: int = _TIMING["pe_cols"]               # outputs per tile
+    clock_mhz: float = ARCH.knobs.clock_mhz         # VI-A
+    pipeline_depth: int = _TIMING["pipeline_depth"]  # assumption (module docstring)
+    adam_lanes: int = _TIMING["adam_lanes"]         # assumption: a 512-bit gradient line
+    adam_depth: int = _TIMING["adam_depth"]         # assumption: float32 mul, sqrt, divide
+    soft_lanes: int = _TIMING["soft_lanes"]         # assumption: a 512-bit weight line
+    prng_lanes: int = _TIMING["prng_lanes"]         # our PRNG (prng.py): a Gaussian per lane
+    vector_lanes: int = _TIMING["vector_lanes"]     # accumulator/activation unit width
     bp_half: bool = False           # BP's error operand 16-bit after the delay (not the seed's)
 
     @property

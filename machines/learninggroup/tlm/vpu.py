@@ -25,7 +25,7 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.util.errors import SimError
 
-from rlaccel.machines.learninggroup.tlm.timing import ROWS_PER_PASS
+from rlaccel.machines.learninggroup.tlm.timing import ROWS_PER_PASS, VPUS
 
 __all__ = ["FP16", "FP16_ACC", "REGISTERS", "half", "mul", "add", "mac", "dot", "matvec", "VpuArray"]
 
@@ -100,9 +100,10 @@ def matvec(W, x, *, counter=None) -> np.ndarray:
 
 
 class VpuArray:
-    """N VPUs with four FP16 accumulation registers each, stepped cycle by cycle."""
+    """N VPUs (by default a core's) with :data:`REGISTERS` FP16 accumulation registers each,
+    stepped cycle by cycle."""
 
-    def __init__(self, n: int = 264):
+    def __init__(self, n: int = VPUS):
         if n < 1:
             raise SimError(f"a VPU array needs at least one VPU, not {n}")
         self.n = n

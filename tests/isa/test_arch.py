@@ -85,3 +85,15 @@ def test_bad_toml(tmp_path):
 def test_unknown_name():
     with pytest.raises(ArchError, match=r"unknown architecture 'adhpd' \(did you mean 'adhdp'\?\)"):
         load_arch("adhpd")
+
+
+def test_a_simulator_table_is_checked_by_its_keys(tmp_path):
+    """arch_table: a family's own table, empty when absent, refused when not a table or with a
+    key its reader does not know (the message names the file, the table and the keys)."""
+    from rlaccel.isa.arch import arch_table
+    a = load_arch(_write(tmp_path, BASE + "[unit]\nwidth = 4\n"))
+    assert arch_table(a, "unit", ("width", "depth")) == {"width": 4}
+    assert arch_table(a, "other", ("x",)) == {}
+    with pytest.raises(ArchError, match=r"m\.toml: \[unit\] has unknown key\(s\) width; "
+                                        r"known: depth$"):
+        arch_table(a, "unit", ("depth",))

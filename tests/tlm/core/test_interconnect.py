@@ -104,3 +104,36 @@ def test_butterfly_refuses_other_node_counts(n):
                                        rf"power-of-two number of nodes \(1, 2, 4, 8, ...\), "
                                        rf"not {n}"):
         Butterfly(simpy.Environment(), n, HOP)
+
+
+def test_the_allgather_recurrence_is_the_rings_formula():
+    """ring.allgather_cycles (any sizes and starts) is what a node process sees, and with equal
+    sizes and a common start (n - 1) hops: the one formula Ring.allgather_cycles reads."""
+    from rlaccel.tlm.core.ring import allgather_cycles
+    for n in range(1, 6):
+        assert max(allgather_cycles([10] * n, HOP)) == Ring(simpy.Environment(), n,
+                                                             HOP).allgather_cycles(10)
+    env = simpy.Environment()
+    ring = Ring(env, 3, HOP)
+    sizes, starts, done = [1, 9, 4], [0, 7, 2], {}
+
+    def node(i):
+        yield env.timeout(starts[i])
+        yield from ring.allgather(i, np.zeros(sizes[i]))
+        done[i] = env.now
+
+    for i in range(3):
+        env.process(node(i))
+    env.run()
+    assert [done[i] for i in range(3)] == allgather_cycles(sizes, HOP, starts)
+
+
+def test_the_butterflys_stages_partners_and_result_without_time():
+    """butterfly.stages, partner and reduce_all: the rules Butterfly runs in simulated time
+    (every node the same result, the lower node's operand first)."""
+    from rlaccel.tlm.core.butterfly import allreduce_cycles, partner, reduce_all, stages
+    assert [stages(n) for n in (1, 2, 4, 8, 3, 0, True, 2.0)] == [0, 1, 2, 3] + [None] * 4
+    assert [partner(i, 1) for i in range(4)] == [2, 3, 0, 1]
+    out = reduce_all(["a", "b", "c", "d"], lambda lo, hi: f"({lo}{hi})")
+    assert out == ["((ab)(cd))"] * 4
+    assert allreduce_cycles(8, HOP, 7) == 3 * HOP.delay(7)

@@ -95,3 +95,22 @@ def test_members_share_member_0s_tables_not_its_state():
         assert p.ST is not p0.ST and p.PEND is not p0.PEND and p.STATS is not p0.STATS
         assert [u.name for u in p.units] == [u.name for u in p0.units]
         assert all(u is pl.agent.units[u.name] for u in p.units)
+
+
+def test_the_compiled_rounds_get_one_state_the_batch_owns():
+    """The compiled rounds read and write one State: member 0's program tables and the
+    members' stacked loop state -- the very arrays the Batch exposes by name (ST, PEND, CTR,
+    UF, STATS, MK, as checkpoints read them) and each member's Program views -- with the
+    members' memories beside it."""
+    from rlaccel.tlm.fast.program import STATE, TABLES
+    batch = Batch([_platform(s, 3) for s in (1, 2)])
+    batch.run()
+    s, p0 = batch.state, batch.progs[0]
+    assert all(getattr(s.loop, k) is getattr(p0, k) for k in TABLES)
+    for k in STATE:
+        assert getattr(s.loop, k) is getattr(batch, k)
+        for b, prog in enumerate(batch.progs):
+            assert np.shares_memory(getattr(prog, k), getattr(batch, k)[b])
+    assert s.auto is batch.automaton.tables
+    assert all(u is pl.agent.memory("unified") for u, pl in zip(batch.memories.U,
+                                                                 batch.platforms))

@@ -57,7 +57,7 @@ def test_an_iteration_takes_table_1s_latency_as_the_formula_gives_it(manifest, n
     assert r["latency_cycles"] == latency_cycles(w)
     assert r["latency_inference_cycles"] == latency_cycles(w, train=False)
     assert r["latency_cycles"] == {CP: 417, LL: 421}[manifest]
-    assert r["ips"]["system"] > 0 and r["learning"]["returns"]
+    assert r["timing"]["ips"]["system"] > 0 and r["learning"]["returns"]
 
 
 @pytest.mark.parametrize("agents", [2, 8])

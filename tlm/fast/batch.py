@@ -58,12 +58,12 @@ runs the same program; :data:`.program.TABLES`) and the members' loop state, sta
 class State(NamedTuple):
     """What the compiled rounds of a batch read and write, owned by its :class:`Batch` and
     passed whole to :func:`~.automaton.run_round`, :func:`retire_hosts` and a batch host's
-    ``rounds``: the tables ``loop`` (:class:`Loop`), the timing automaton's tables ``auto``;
-    ``reasons``,
-    ``at_host``, ``other``, ``out``: what the last round left
-    (:func:`~.automaton.run_round`); ``host``: the ``cc.host`` a batch host's ``rounds``
-    answers (``H_PC`` .. ``H_DEPTH``: pc, out, nout, inp, nin, busy, latency, depth; set at
-    the first exchange); ``host_counts``: the exchanges answered per member."""
+    ``rounds(state, memories, live)``: the tables ``loop`` (:class:`Loop`), the timing
+    automaton's tables ``auto``; ``reasons``, ``at_host``, ``other``, ``out``: what the last
+    round left (:func:`~.automaton.run_round`); ``host``: the ``cc.host`` a batch host's
+    ``rounds`` answers (``H_PC`` .. ``H_DEPTH``: pc, out, nout, inp, nin, busy, latency,
+    depth; set at the first exchange); ``host_counts``: the exchanges answered per member.
+    The Batch keeps its loop state under the same names (``batch.ST``, ...)."""
 
     loop: Loop
     auto: Tables

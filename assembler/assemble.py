@@ -25,7 +25,7 @@ from rlaccel.isa.table import ENUMS, TABLE
 from rlaccel.util.files import read_text
 
 from rlaccel.util.version import VERSION
-from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, err, fold
+from rlaccel.assembler.ast import Arg, BinOp, Directive, InstrStmt, Label, Loc, Name, Stmt, Unary, err, fold
 from rlaccel.assembler.evaluate import (CONST_MAX, CONST_MIN, SECTION_SPACE, Evaluator, Sym, check_constant,
                        space_of_kind)
 from rlaccel.assembler.expand import expand_with_texts

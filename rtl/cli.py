@@ -120,8 +120,9 @@ def cmd_cosim(args) -> int:
     from rlaccel.rtl.cosim import run
     from rlaccel.rtl.blocks import bench
     n = args.n if args.n is not None else bench(args.block).default_n
-    check_outputs({"--vcd": args.vcd})                       # before any work
-    check_arch(args.arch)
+    arch = check_arch(args.arch)
+    check_outputs({"--vcd": args.vcd},                       # before any work
+                  {"the architecture file": arch.path if arch is not None else None})
     if args.vcd is None:
         return _cosim_summary(args, run(args.block, n=n, seed=args.seed,
                                         backend=args.backend, arch=args.arch))

@@ -22,22 +22,23 @@ from rlaccel.util.errors import SimError
 
 from rlaccel.rtl.errors import RtlError
 
-__all__ = ["JobSim"]
+__all__ = ["JobSim", "counted_clock"]
 
 _HALF = 5                      # half a clock period, in simulation time units
 _NONE = object()
 
 
 @block
-def _counted_clock(clk, sim: "JobSim"):
-    """A free-running clock of period ``2 * _HALF`` that counts its rising edges in
-    ``sim.cycles``."""
+def counted_clock(clk, tick):
+    """A free-running clock of period ``2 * _HALF`` that calls ``tick()`` at every rising
+    edge (a job simulation counts its cycles with it; so does a stream replayed on a
+    block)."""
     @instance
     def clock():
         while True:
             yield delay(_HALF)
             if not clk:                   # clk is about to rise
-                sim.cycles += 1
+                tick()
             clk.next = not clk
 
     return clock
@@ -64,7 +65,7 @@ class JobSim:
             insts = [block_fn(clk, rst, **ports, prm=prm)]
             for fn, args in beside:
                 insts.append(fn(clk, *args, prm=prm))
-            insts.append(_counted_clock(clk, me))
+            insts.append(counted_clock(clk, me.tick))
 
             @instance
             def driver():
@@ -85,6 +86,10 @@ class JobSim:
 
         self._sim = Simulation(bench())
         self._sim.run(4 * 2 * _HALF, quiet=1)          # through reset
+
+    def tick(self) -> None:
+        """One rising edge of the simulation's clock."""
+        self.cycles += 1
 
     def run(self, job: Callable[["JobSim"], Generator], budget: int, task: str = "a job"):
         """Run ``job`` on the block; ``budget`` is the cycles it should take (the simulation

@@ -14,21 +14,38 @@ import inspect
 from typing import Callable
 
 from rlaccel.isa.arch import Arch, load_arch
+from rlaccel.isa.machine import machine as machine_named
+from rlaccel.rtl.errors import RtlError
 
-__all__ = ["per_arch", "FixedWords", "FloatWords"]
+__all__ = ["per_arch", "check_machine", "FixedWords", "FloatWords"]
 
 
-def per_arch(default: str) -> Callable:
-    """Decorate ``build(arch: Arch, ...)`` into ``params(arch=default, ...)``: ``arch`` an
-    :class:`Arch` or a name or path to load, the result built once per architecture file
-    (and other arguments) and then shared."""
+def check_machine(arch: Arch, machine: str) -> None:
+    """A machine's blocks are built from an architecture of that machine: one that implements
+    the ISA family it defines (any architecture for a machine that defines none). Another
+    machine's architecture lacks the tables and knobs the blocks read: an RtlError says so,
+    never a KeyError deep in a parameter maker."""
+    family = machine_named(machine).family
+    if family is not None and family not in arch.knobs.families:
+        raise RtlError(f"{arch.path or arch.name}: {machine}'s RTL blocks are built from an "
+                       f"architecture that implements the ISA family '{family}' ({machine}'s "
+                       f"architectures do); '{arch.name}' implements "
+                       f"{', '.join(arch.knobs.families)}")
+
+
+def per_arch(machine: str) -> Callable:
+    """Decorate ``build(arch: Arch, ...)`` into ``params(arch=machine, ...)``: ``arch`` an
+    :class:`Arch` or a name or path to load (by default the machine's own architecture, named
+    after it), checked to be one of the machine's (:func:`check_machine`), the result built
+    once per architecture file (and other arguments) and then shared."""
     def wrap(build: Callable) -> Callable:
         sig = inspect.signature(build)
         cache: dict = {}
 
         @functools.wraps(build)
-        def params(arch: Arch | str = default, *args, **kwargs):
+        def params(arch: Arch | str = machine, *args, **kwargs):
             a = load_arch(arch) if isinstance(arch, str) else arch
+            check_machine(a, machine)
             bound = sig.bind(a, *args, **kwargs)
             bound.apply_defaults()
             key = (a.path or a.name, *list(bound.arguments.values())[1:])

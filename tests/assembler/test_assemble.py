@@ -6,6 +6,7 @@ import pytest
 from rlaccel.assembler.assemble import assemble
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Instruction
+from rlaccel.util.errors import AsmError
 
 
 def test_labels_constants_and_named_operands(asm):
@@ -128,6 +129,14 @@ def test_missing_and_unknown_operands(asm_error):
 def test_undefined_symbol(asm_error):
     assert asm_error(".data\nXX: .zero 1\n.text\ncc.bz X, 0\n").startswith(
         "t.s:5:7: undefined symbol 'X' (did you mean 'XX'?)")
+
+
+def test_arch_names_one_architecture():
+    """``.arch`` with two names (or a name and a dashed argument that is not one name) is
+    refused with the place, never a crash."""
+    with pytest.raises(AsmError) as info:
+        assemble(".arch adhdp, fixar\n.text\ncc.halt\n", "t.s")
+    assert str(info.value).startswith("t.s:1:1: .arch expects one architecture name")
 
 
 def test_family_not_on_architecture(asm_error):

@@ -27,7 +27,7 @@ import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, StopSimulation, block, instance
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.bench import counted_clock
+from rlaccel.rtl.jobs import counted_clock
 from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals
 from rlaccel.rtl.errors import RtlError
 from rlaccel.machines.adhdp.rtl.memory import memories

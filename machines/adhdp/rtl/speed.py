@@ -280,8 +280,8 @@ def measure(run_manifest, manifest: str | Path = MANIFEST, n: int = 200) -> dict
         raise RtlError(f"{manifest}: no matrix instruction ran")
     res = {"manifest": str(manifest), "instructions": len(words),
            "tlm": {"cycles": report["cycles"], "instructions": report["instructions"],
-                   "cycles_per_s": report["sim"]["cycles_per_s"],
-                   "wall_s": report["sim"]["wall_s"]}}
+                   "cycles_per_s": report["timing"]["sim"]["cycles_per_s"],
+                   "wall_s": report["timing"]["sim"]["wall_s"]}}
     Uf, Sf = rec.U0.copy(), rec.S0.copy()                     # the functional replay
     c = SaturationCounter()
     wall = time.perf_counter()

@@ -70,12 +70,12 @@ def main(argv=None) -> int:
                 b = run_batch(manifest, over, seeds=seeds, arch=arch, trials=a.trials)
                 w, c = time.perf_counter() - w, time.process_time() - c
                 steps = sum(sum(m["learning"]["steps_per_trial"]) for m in b["members"])
-                share = b["sim"]["run_s"] / w            # the rest: assembly and loading
+                share = b["timing"]["sim"]["run_s"] / w            # the rest: assembly and loading
                 rows.append({"plant": plant, "qf": qf, "runs": len(seeds), "trials": a.trials,
                              "steps": steps, "wall_s": w, "cpu_s": c,
-                             "setup_s_per_run": (w - b["sim"]["run_s"]) / len(seeds),
+                             "setup_s_per_run": (w - b["timing"]["sim"]["run_s"]) / len(seeds),
                              "cpu_setup_s_per_run": c * (1 - share) / len(seeds),
-                             "s_per_step": b["sim"]["run_s"] / steps,
+                             "s_per_step": b["timing"]["sim"]["run_s"] / steps,
                              "cpu_s_per_step": c * share / steps,
                              "steps_per_trial": steps / (len(seeds) * a.trials)})
                 x = rows[-1]
@@ -89,8 +89,8 @@ def main(argv=None) -> int:
                             kernels="reference")
                     rw = time.perf_counter() - rw
                     rsteps = sum(r["learning"]["steps_per_trial"])
-                    x.update({"reference_setup_s_per_run": rw - r["sim"]["wall_s"],
-                              "reference_s_per_step": r["sim"]["wall_s"] / rsteps,
+                    x.update({"reference_setup_s_per_run": rw - r["timing"]["sim"]["wall_s"],
+                              "reference_s_per_step": r["timing"]["sim"]["wall_s"] / rsteps,
                               "reference_steps": rsteps})
                     line += (f"; Python loop {x['reference_s_per_step'] * 1e6:7.1f} us/step + "
                              f"{x['reference_setup_s_per_run']:.2f} s/run")

@@ -29,7 +29,7 @@ from rlaccel.programs.runner import run, run_batch
 
 def _strip(o):
     if isinstance(o, dict):
-        return {k: _strip(v) for k, v in o.items() if k not in ("sim", "measured_s")}
+        return {k: _strip(v) for k, v in o.items() if k != "timing"}
     if isinstance(o, list):
         return [_strip(v) for v in o]
     return o
@@ -71,8 +71,9 @@ def main(argv=None) -> int:
         singles, sw, sc = _timed(lambda: [run(a.manifest, a.set, seed=s, **kw) for s in seeds])
         print(f"singles: {sw:8.2f} s wall {sc:8.2f} s CPU", file=sys.stderr, flush=True)
         equal = equal and all(_strip(x) == _strip(y) for x, y in zip(b["members"], singles))
-        rows.append({"batch_wall_s": bw, "batch_cpu_s": bc, "setup_s": b["sim"]["setup_s"],
-                     "run_s": b["sim"]["run_s"], "singles_wall_s": sw, "singles_cpu_s": sc,
+        t = b["timing"]["sim"]
+        rows.append({"batch_wall_s": bw, "batch_cpu_s": bc, "setup_s": t["setup_s"],
+                     "run_s": t["run_s"], "singles_wall_s": sw, "singles_cpu_s": sc,
                      "speedup_wall": sw / bw, "speedup_cpu": sc / bc})
     load.append(os.getloadavg())
     med = lambda k: statistics.median(r[k] for r in rows)  # noqa: E731

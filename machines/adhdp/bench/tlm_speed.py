@@ -46,7 +46,7 @@ def tlm(manifest: str, overrides: list[str], arch: str, trials: int, kernels: st
     t, c = time.perf_counter(), time.process_time()
     r = run(manifest, overrides, arch=arch, trials=trials, kernels=kernels, trace_path=trace)
     total, cpu = time.perf_counter() - t, time.process_time() - c
-    return {"run_s": total, "run_cpu_s": cpu, "sim_s": r["sim"]["wall_s"],
+    return {"run_s": total, "run_cpu_s": cpu, "sim_s": r["timing"]["sim"]["wall_s"],
             "instructions": r["instructions"], "cycles": r["cycles"],
             "steps": r["learning"]["steps_per_trial"]}
 

@@ -121,11 +121,11 @@ def speed(args) -> dict:
         # assembling the program and building the platform
         env = r["host_wall_s"]["environment"]
         n = r["train_steps"]
-        sim_step = (r["sim"]["wall_s"] - env) / n + env / steps
+        sim_step = (r["timing"]["sim"]["wall_s"] - env) / n + env / steps
         res[rep] = {"reference_s_per_step": ref["per_train_step_s"]["step"],
                     "simulator_s_per_step": sim_step,
                     "reference_total_s": t_ref, "simulator_total_s": t_sim,
-                    "simulator_platform_wall_s": r["sim"]["wall_s"], "train_steps": n}
+                    "simulator_platform_wall_s": r["timing"]["sim"]["wall_s"], "train_steps": n}
         res[rep]["ratio"] = res[rep]["simulator_s_per_step"] / res[rep]["reference_s_per_step"]
         # this process's CPU seconds per time step (a shared machine's wall clock also counts
         # waiting for a core): each side run twice, warm-up only and warm-up plus the N

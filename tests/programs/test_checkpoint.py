@@ -34,9 +34,8 @@ def _fingerprint(seed=SEED):
 
 def _clean(report: dict) -> dict:
     r = copy.deepcopy(report)
-    r.pop("sim")
-    for a in r["host"]["agents"]:
-        a["timeline"].pop("measured_s")
+    r.pop("timing")                   # wall-clock and host-measured figures
+    r["sim"].pop("checkpoint", None)  # where a run resumed
     return r
 
 

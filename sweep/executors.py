@@ -40,6 +40,14 @@ def default_workers() -> int:
         return max(os.cpu_count() or 1, 1)
 
 
+def _nonempty(tasks: Iterable[dict]) -> Iterator[dict] | None:
+    """The tasks as an iterator, or None when there are none (an executor then starts no
+    worker, pool or cluster at all)."""
+    tasks = iter(tasks)
+    first = next(tasks, None)
+    return None if first is None else itertools.chain([first], tasks)
+
+
 class LocalPool:
     """A pool of ``workers`` local processes."""
 
@@ -57,11 +65,9 @@ class LocalPool:
             raise SweepError(f"--workers must be at least 1, not {self.workers}")
 
     def run(self, tasks: Iterable[dict]) -> Iterator[tuple[dict, list | None]]:
-        tasks = iter(tasks)
-        first = next(tasks, None)
-        if first is None:
+        tasks = _nonempty(tasks)
+        if tasks is None:
             return
-        tasks = itertools.chain([first], tasks)
         ctx = multiprocessing.get_context("spawn")
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
@@ -190,11 +196,9 @@ class RayExecutor:
 
     def run(self, tasks: Iterable[dict]) -> Iterator[tuple[dict, list | None]]:
         import ray
-        tasks = iter(tasks)
-        first = next(tasks, None)
-        if first is None:
+        tasks = _nonempty(tasks)
+        if tasks is None:
             return
-        tasks = itertools.chain([first], tasks)
         self._init()
         remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
         refs: dict = {}

@@ -1,4 +1,4 @@
-"""``rlaccel.sweep``: design-space sweeps over any program family's manifests.
+"""``rlaccel.sweep``: design-space sweeps over any machine's manifests.
 
 A spec (:mod:`.spec`) names a manifest, the axes to vary and the metrics to keep; the driver
 (:mod:`.driver`) runs its points on an executor (:mod:`.executors`: a local process pool or

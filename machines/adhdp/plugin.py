@@ -1,4 +1,4 @@
-"""The ADHDP program family (seed 001): manifests, the host, results and summary.
+"""The ADHDP machine's run plug-in: manifests, the host, results and summary.
 
 A manifest (``machines/adhdp/*.toml``) names the Fig. 2 program and its Fig. 7 twin
 (``virtual_update`` picks one), the plant, the network sizes (checked against the program's

@@ -1,4 +1,4 @@
-"""The DARL program family (seed 004): HDC-based Q-learning on the ``darl`` machine.
+"""The DARL machine's run plug-in: HDC-based Q-learning on the ``darl`` machine.
 
 A manifest (``machines/darl/programs/cartpole.toml``, ``lunarlander.toml``) names the task (its preset,
 :data:`~.config.TASKS`), the number of agents (1, 2, 4 or 8: ``--set agents=A`` makes the

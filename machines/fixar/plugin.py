@@ -1,4 +1,4 @@
-"""The FIXAR program family (seed 002): manifests, the DDPG accelerator program, the host
+"""The FIXAR machine's run plug-in: manifests, the DDPG accelerator program, the host
 driver, results and ``rlaccel report fixar``.
 
 A manifest (``machines/fixar/*.toml``) names the architecture (``fixar``: fixed32 activations

@@ -1,4 +1,4 @@
-"""The LearningGroup program family (seed 000): IC3Net with fully learnable weight grouping
+"""The LearningGroup machine's run plug-in: IC3Net with fully learnable weight grouping
 trained on predator-prey, through the simulator.
 
 A manifest (``machines/learninggroup/programs/predator_prey.toml``) names the architecture, the

@@ -6,7 +6,7 @@ The machine's side:
 
 * ``learner.s``, ``layout.inc`` -- one learner's program (both training pipelines, the ring,
   the per-batch updates), assembled once per agent; ``*.toml`` -- the manifests;
-* :mod:`.plugin` -- the program family: manifest keys, the design-space exploration that
+* :mod:`.plugin` -- the run plug-in: manifest keys, the design-space exploration that
   sizes the compute units, one binary per agent, results (:mod:`.results`);
 * :mod:`.host` -- the host driver: sample generation, the shared buffer, the learners'
   batches, initial weights and policies over the host link, by symbol;

@@ -1,4 +1,4 @@
-"""The MADDPG program family (seed 003): manifests, the design-space exploration that sizes
+"""The MADDPG machine's run plug-in: manifests, the design-space exploration that sizes
 the compute units, one learner program per agent, the host, results and summary.
 
 A manifest (``machines/maddpg/*.toml``) names the architecture (``maddpg``: two learners,

@@ -58,8 +58,12 @@ class Machine:
     ``environments`` / ``parallel_environments`` -- gymnasium / PettingZoo ids the machine
     provides -> the class; ``verbs`` -- an extra command-line verb -> the module whose
     ``add_parser(subparsers)`` adds it; ``rtl_speed`` -- the module ``rlaccel rtl speed``
-    measures with. Every reference is ``"module"`` or ``"module:attribute"`` relative to the
-    machine's package.
+    measures with; ``kernels`` -- the module of the family's compiled kernels, which the
+    simulator's compiled loop calls (:mod:`rlaccel.tlm.fast.dispatch`: its ``run`` and
+    ``state``), or empty when every instruction of the family runs its reference semantics;
+    ``speed`` -- the workload ``bench/speed.py`` times the simulator and the machine's float
+    reference on (a :class:`rlaccel.programs.speed.Workload`). Every reference is
+    ``"module"`` or ``"module:attribute"`` relative to the machine's package.
     """
 
     name: str
@@ -73,6 +77,8 @@ class Machine:
     parallel_environments: Mapping[str, str] = field(default_factory=dict)
     verbs: Mapping[str, str] = field(default_factory=dict)
     rtl_speed: str = ""
+    kernels: str = ""
+    speed: str = ""
     #: set by discovery: the package and its folder
     package: str = ""
     path: Path | None = None

@@ -27,10 +27,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rlaccel.tlm.families.base.kernels import branch, run
+from rlaccel.tlm.families.base.kernels import branch
 
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, HOST, JMP, LOOP, LSET, MARK
 from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.dispatch import run
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["Automaton", "Tables", "run_round", "MAX_PENDING"]
@@ -178,9 +179,9 @@ def _next(s, pc, taken, busy, P, G, SS, TR, HT, A, XST, XPEND, XUF, X, DSTATS, M
 
 
 @njit(nrt=False)
-def member_round(L, auto, b, U, S):
+def member_round(L, auto, b, U, S, FS):
     """:func:`~.interp.interpret` for member ``b`` of a batch's tables ``L`` (its own rows,
-    its memories ``U`` and ``S``), its timing through the automaton's tables ``auto``;
+    its memories ``U`` and ``S``, its family states ``FS``), its timing through the automaton's tables ``auto``;
     returns the reason it stopped."""
     P, G, TB, K, T, B, IMM = L.P, L.G, L.TB, L.K, L.T, L.B, L.IMM
     ST, PEND, CTR, UF, STATS, MK = L.ST[b], L.PEND[b], L.CTR[b], L.UF[b], L.STATS[b], L.MK[b]
@@ -188,10 +189,10 @@ def member_round(L, auto, b, U, S):
     nu, nf = UF.shape[0], PEND.shape[1]
     if ST[I.S_PENALTY] != A[_A_PENALTY] or not _normalize(ST[I.S_T], ST[I.S_NPEND], PEND,
                                                           UF, X):
-        return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM)
+        return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, FS)
     q = _intern(X, SS, HT, A, nu, nf)
     if q < 0:
-        return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM)
+        return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, FS)
     n = P.shape[0]
     penalty = ST[I.S_PENALTY]
     ca = I.C_ARGS
@@ -215,7 +216,7 @@ def member_round(L, auto, b, U, S):
         taken = 0
         nxt = pc + 1
         if kind == EXEC:
-            c = run(P[pc, I.C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc])
+            c = run(P[pc, I.C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc], FS)
             if c < 0:
                 _materialize(q, t, SS, ST, PEND, UF)
                 ST[I.S_START] = start
@@ -256,7 +257,7 @@ def member_round(L, auto, b, U, S):
                          P[pc, I.C_DEPTH], nxt)
             if r == I.R_LIMIT:
                 return r
-            return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM)
+            return I.interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, FS)
         STATS[0, pc] += 1
         STATS[1, pc] += start + busy - t
         STATS[2, pc] += start - t
@@ -287,7 +288,7 @@ def run_round(s, mem, members):
     t_min = np.int64(1) << 62
     for i in range(len(members)):
         b = members[i]
-        r = member_round(L, auto, b, mem.U[b], mem.S[b])
+        r = member_round(L, auto, b, mem.U[b], mem.S[b], mem.FS[b])
         reasons[i] = r
         sats += ST[b, I.S_SAT]
         pc = ST[b, I.S_PC]

@@ -77,12 +77,14 @@ class State(NamedTuple):
 
 class Memories(NamedTuple):
     """The members' memories the compiled rounds read and write, as numba typed lists (item
-    ``b``: member ``b``'s): ``U`` unified, ``S`` synapse. They are the members' own, so
-    they travel beside the :class:`State` (a typed list in the State would also make numba
-    type the State's every array in Python at each call)."""
+    ``b``: member ``b``'s): ``U`` unified, ``S`` synapse, ``FS`` the family states of its
+    kernels (:func:`.dispatch.state`). They are the members' own, so they travel beside the
+    :class:`State` (a typed list in the State would also make numba type the State's every
+    array in Python at each call)."""
 
     U: object
     S: object
+    FS: object
 
 
 #: the words of ``State.host``
@@ -213,7 +215,7 @@ class Batch:
         self._links = [pl.agent.link for pl in self.platforms]
         self._dtype = self.platforms[0].agent.memory("unified").dtype
         self.Ss = _typed_list([pl.agent.memory("synapse") for pl in self.platforms])
-        self.memories = Memories(self.Us, self.Ss)
+        self.memories = Memories(self.Us, self.Ss, _typed_list([p.FS for p in self.progs]))
         self.state = None           # the State of a run (:meth:`run`)
         self.automaton = Automaton(self.progs[0].P.shape[0], self.UF.shape[1],
                                    self.PEND.shape[2],

@@ -26,15 +26,15 @@ __all__ = ["process", "prepare"]
 
 
 def prepare(ctrl, like: Program | None = None) -> Program | None:
-    """The compiled tables of a controller's program, or None when its number format has no
-    kernels (its instructions then run their reference semantics in the Python loop);
-    ``like``: share the tables of this Program of the same binary text on the same
-    architecture (:func:`.program.build`)."""
+    """The compiled tables of a controller's program, or None when none of its instructions
+    has a compiled kernel (for its number format, or at all: they then run their reference
+    semantics in the Python loop); ``like``: share the tables of this Program of the same
+    binary text on the same architecture (:func:`.program.build`)."""
     from rlaccel.tlm.families.base.kernels import constants
     K = constants(ctrl.agent.dt)
-    if K is None:
-        return None
-    return build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K, like)
+    prog = build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K,
+                 like)
+    return prog if prog.kernels else None
 
 
 def process(ctrl, prog: Program):
@@ -90,7 +90,7 @@ def process(ctrl, prog: Program):
     try:
         while True:
             reason = I.interpret(P, G, ST, PEND, CTR, prog.UF, STATS, MK, TB, U, S, K, T, B,
-                                 IMM)
+                                 IMM, prog.FS)
             settle()
             if reason == I.R_LIMIT:
                 raise limit_error()

@@ -10,19 +10,21 @@ would refuse the operands (``R_REF``), a quantum boundary (``R_QUANTUM``), a ful
 and calls :func:`retire`, the common tail every instruction goes through (pending results,
 per-PC counts, trace record, next PC), so that the controller's rules exist once here.
 
-Everything is integer bookkeeping on arrays; the arithmetic is the family's kernels
-(:func:`rlaccel.tlm.families.base.kernels.run`).
+Everything is integer bookkeeping on arrays; the arithmetic is the families' kernels
+(:func:`.dispatch.run`, with the agent's family states ``FS``; conditional branches are the
+base family's, :func:`rlaccel.tlm.families.base.kernels.branch`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.tlm.families.base.kernels import branch, run
+from rlaccel.tlm.families.base.kernels import branch
 
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
 
 from rlaccel.tlm.fast.hazards import RANGE, WHOLE, earliest, last_time
+from rlaccel.tlm.fast.dispatch import run
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["interpret", "retire", "start_of", "S_PC", "S_T", "S_EXEC", "S_NPEND", "S_SAT",
@@ -194,7 +196,7 @@ def mark(MK, ST, m, opens, start):
 
 
 @njit(nrt=False)
-def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
+def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, FS):
     """Run from ``ST[S_PC]`` until Python is needed; returns the reason (module doc)."""
     n = P.shape[0]
     penalty = ST[S_PENALTY]
@@ -213,7 +215,7 @@ def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM):
         busy = P[pc, C_ISSUE]
         nxt = pc + 1
         if kind == EXEC:
-            c = run(P[pc, C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc])
+            c = run(P[pc, C_CODE], P, pc, ca, U, S, K, T, B, IMM[pc], FS)
             if c < 0:
                 ST[S_START] = start
                 return R_REF

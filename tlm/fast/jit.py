@@ -26,13 +26,26 @@ except ImportError:            # pragma: no cover - numba is a dependency
 
 #: the sources the compiled loop is built from: numba keys a cached function on its own file
 #: only, so a changed kernel would leave the loop that inlines it stale; the cache lives in a
-#: folder named after a hash of all of them instead
+#: folder named after a hash of all of them instead (and of the folders of the machines'
+#: kernel modules, :func:`_family_sources`)
 _SOURCES = (Path(__file__).parent, Path(__file__).parents[1] / "families" / "base")
+
+
+def _family_sources() -> list[Path]:
+    """The folders of the machines' kernel modules (their descriptors' ``kernels``, read
+    without importing them: :mod:`.dispatch` calls them from the loop)."""
+    from rlaccel.isa.machine import machines
+    out = []
+    for m in machines().values():
+        if m.family is not None and m.kernels and m.path is not None:
+            parts = m.kernels.partition(":")[0].split(".")
+            out.append(m.path.joinpath(*parts[:-1]))
+    return out
 
 
 def _cache_dir() -> str:
     h = hashlib.sha256()
-    for folder in _SOURCES:
+    for folder in (*_SOURCES, *_family_sources()):
         for f in sorted(folder.glob("*.py")):
             h.update(f.name.encode())
             h.update(f.read_bytes())

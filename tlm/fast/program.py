@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlaccel.isa.table import TABLE
+
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
+from rlaccel.tlm.fast import dispatch
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.floatpoint import F_LOOPBUF
 from rlaccel.tlm.fast.hazards import RANGE, ranges
@@ -59,6 +62,7 @@ class Program:
     compiled: int          # instructions that run in the loop
     work: int = 0          # instructions with work of their own (exec and branch)
     kernels: int = 0       # of which have a compiled kernel
+    FS: tuple = ()         # the agent's family states (:func:`.dispatch.state`)
 
     def unit(self, agent, name: str) -> int:
         """The index of a unit in ``UF``, adding one an instruction named at run time."""
@@ -79,15 +83,17 @@ class Program:
 
 def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
     """The tables of ``agent``'s ops; ``kernels_of(op)`` is the op's Kernel or None,
-    ``constants`` the kernels' constants array (None: no kernels for this format).
-    ``like``: the Program of an agent of the same architecture running the same binary
-    text (a batch's member 0), whose tables are shared; only the loop state is new."""
+    ``constants`` the base family's kernels' constants array (None: no base kernels for
+    this format; the other families' kernels keep theirs in their state,
+    :func:`.dispatch.state`). ``like``: the Program of an agent of the same architecture
+    running the same binary text (a batch's member 0), whose tables are shared; only the
+    loop state and the family states are new."""
     if like is not None:
         units = [agent.unit(u.name) for u in like.units]
         return Program(**{k: getattr(like, k) for k in TABLES}, units=units,
                        unit_index=dict(like.unit_index), marks=list(like.marks),
                        compiled=like.compiled, work=like.work, kernels=like.kernels,
-                       **_state(agent, units, len(like.marks)))
+                       FS=dispatch.state(agent), **_state(agent, units, len(like.marks)))
     ops = agent.ops
     n = len(ops)
     units: list = list(agent.units.values())
@@ -96,7 +102,10 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
     maxu = max([len(op.occupy) for op in ops] + [1])
     maxr = max([len(op.reads) for op in ops] + [1])
     maxw = max([len(op.writes) for op in ops] + [1])
-    c_occ = I.C_ARGS + 8
+    bound = {op.pc: _kernel(op, kernels_of, constants) for op in ops
+             if op.kind in (EXEC, BRANCH) and not op.dynamic}
+    nargs = max([8] + [len(k[1].args) for k in bound.values() if k is not None])
+    c_occ = I.C_ARGS + nargs
     c_r = c_occ + 2 * maxu
     c_w = c_r + RANGE * maxr
     P = np.zeros((max(n, 1), c_w + RANGE * maxw), dtype=np.int64)
@@ -133,14 +142,16 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
         py = op.kind not in _IN_LOOP or op.dynamic
         work += op.kind in (EXEC, BRANCH)
         if not py and op.kind in (EXEC, BRANCH):
-            k = kernels_of(op) if constants is not None else None
-            if k is None:
+            bk = bound.get(op.pc)
+            if bk is None:
                 py = True
             else:
-                row[I.C_CODE] = k.code
+                code, k = bk
+                row[I.C_CODE] = code
                 row[I.C_ARGS:I.C_ARGS + len(k.args)] = k.args
                 IMM[op.pc] = k.imm
-                longest = max(longest, *(v for v in k.args[3:5]))
+                if code < dispatch.FAMILY_CODES:   # the base family's vectors: scratch T
+                    longest = max(longest, *(v for v in k.args[3:5]))
                 with_kernel += 1
         row[I.C_PY] = 1 if py else 0
         compiled += 0 if py else 1
@@ -152,7 +163,25 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
                    B=np.zeros(F_LOOPBUF, dtype=np.int64),
                    TB=np.zeros((_TRACE_BUFFER, I.TR_FIELDS), dtype=np.int64),
                    compiled=compiled, work=work, kernels=with_kernel,
+                   FS=dispatch.state(agent) if with_kernel else (),
                    **_state(agent, units, len(mark_ids)))
+
+
+def _kernel(op, kernels_of, constants):
+    """``(the loop's code, Kernel)`` of an op, or None: no kernel (its family has no
+    compiled kernels, or the base family none for this format without ``constants``)."""
+    family = TABLE[op.mnemonic].family
+    f = dispatch.index(family)
+    if f is None or (f == 0 and constants is None):
+        return None
+    k = kernels_of(op)
+    if k is None:
+        return None
+    if not 0 <= k.code < dispatch.FAMILY_CODES:
+        from rlaccel.util.errors import SimError
+        raise SimError(f"{op.text}: kernel code {k.code} of family '{family}' is outside "
+                         f"0..{dispatch.FAMILY_CODES - 1}")
+    return dispatch.code(family, k.code), k
 
 
 def _state(agent, units: list, marks: int) -> dict:

@@ -2,11 +2,17 @@
 
 A bench (:class:`Bench`) is a driver, a monitor and a predictor around the in-order checker
 (:mod:`rtl.scoreboard`); it is written once and runs on every level: :func:`rtl.cosim.run`
-puts it around the MyHDL block itself or around the block's converted Verilog running in
-Icarus (MyHDL co-simulation through the VPI module), with the same transactions and the same
-predictions. Predictors are the machines' functional models, never a second copy of the
-arithmetic. Each machine's benches live in its package (``machines/<name>/rtl/benches.py``)
-and are named in its descriptor (``MACHINE.blocks``).
+puts it around the MyHDL block itself, around the block's converted Verilog running in
+Icarus (MyHDL co-simulation through the VPI module) or compiled by Verilator (driven from
+Python through :mod:`rtl.verilator`), and :mod:`rtl.cocotb_bench` runs it as a cocotb test
+under Icarus -- with the same transactions and the same predictions. The seam is the
+generator process: the driver, the monitor and the models beside a block are generators
+that set ports with ``.next``, read them with ``.val`` and wait on ``clk.negedge``,
+``clk.posedge`` or ``delay(n)`` (:func:`processes`); each back end gives them its own
+signals (MyHDL's, or proxies of the compiled model's ports) and its own clock. Predictors
+are the machines' functional models, never a second copy of the arithmetic. Each machine's
+benches live in its package (``machines/<name>/rtl/benches.py``) and are named in its
+descriptor (``MACHINE.blocks``).
 
 The skeleton is written once, here (:func:`testbench`): out of reset; every transaction
 through the bench's :meth:`Bench.drive`, handed to the scoreboard with its coverage when it
@@ -37,7 +43,7 @@ from myhdl import StopSimulation, block, instance
 
 from rlaccel.rtl.scoreboard import Scoreboard, Txn
 
-__all__ = ["Bench", "PipelineBench", "BenchRun", "Stats", "testbench"]
+__all__ = ["Bench", "PipelineBench", "BenchRun", "Stats", "processes", "testbench"]
 
 
 @dataclass
@@ -136,8 +142,8 @@ class Bench:
     # ------------------------------------------------------------------ driver and monitor
     def setup(self, h: BenchRun) -> list:
         """Start a run: keep on ``h`` what the driver and the monitor share; return the models
-        beside the block as ``(block function, args)`` pairs, each built as
-        ``fn(clk, *args, prm=prm)`` (the datapath's memories). Default: none."""
+        beside the block, :class:`rtl.memory.Memory` descriptions on ``h``'s ports (the
+        datapath's memories). Default: none."""
         return []
 
     def drive(self, h: BenchRun, txn: Txn):
@@ -207,23 +213,16 @@ def _out_of_reset(clk, rst):
         yield clk.negedge
 
 
-@block
-def testbench(bench: Bench, clk, rst, ports: dict, txns: Iterable[Txn], board: Scoreboard,
-              prm, stats: Stats):
-    """The driver (and the monitor, and the models) of ``bench`` around its block's ports:
-    every transaction of ``txns``, then the drain, then the end of the simulation."""
-    h = BenchRun(bench, clk, ports, prm, board, stats)
-    insts = []
-    for fn, args in bench.setup(h):
-        insts.append(fn(clk, *args, prm=prm))
-
-    def end():
-        board.finish(stats.cycles)
-        raise StopSimulation
-
-    @instance
+def processes(bench: Bench, h: BenchRun, rst, txns: Iterable[Txn], serve=None) -> list:
+    """The processes of a run of ``bench``, each a generator with whether the run ends when
+    it returns: the models beside the block (:meth:`Bench.setup`'s memories), the driver
+    (out of reset, every transaction of ``txns``, the drain) and the monitor of a pipelined
+    block. Every back end runs these same generators: MyHDL as instances
+    (:func:`testbench`), the Verilator kernel (:mod:`rtl.verilator.kernel`), cocotb
+    (:mod:`rtl.cocotb_bench`). ``serve``: a back end's own engine for the memories
+    (Verilator's shim), each memory handed to it instead of becoming a process."""
     def driver():
-        yield from _out_of_reset(clk, rst)
+        yield from _out_of_reset(h.clk, rst)
         for txn in txns:
             got = yield from bench.drive(h, txn)
             if got is not None:
@@ -232,14 +231,43 @@ def testbench(bench: Bench, clk, rst, ports: dict, txns: Iterable[Txn], board: S
                 break
         yield from bench.drain(h)
         h.drained = True
-        if not bench.monitor_ends:
-            end()
 
-    insts.append(driver)
+    procs = []
+    for m in bench.setup(h):
+        if serve is None:
+            procs.append((m.process(h), False))
+        else:
+            serve(m)
+    procs.append((driver(), not bench.monitor_ends))
     if bench.monitor is not None:
-        @instance
-        def monitor():
-            yield from bench.monitor(h)
-            end()
-        insts.append(monitor)
+        procs.append((bench.monitor(h), True))
+    return procs
+
+
+def _body(gen, then):
+    """A generator function (of no arguments, as MyHDL's ``instance`` takes) running ``gen``,
+    then calling ``then`` (if any)."""
+    def process():
+        yield from gen
+        if then is not None:
+            then()
+    return process
+
+
+@block
+def testbench(bench: Bench, clk, rst, ports: dict, txns: Iterable[Txn], board: Scoreboard,
+              prm, stats: Stats):
+    """The processes of ``bench`` (:func:`processes`) around its block's MyHDL ports, as
+    MyHDL instances: the simulation ends when the driver (or the monitor) returns."""
+    h = BenchRun(bench, clk, ports, prm, board, stats)
+
+    def end():
+        board.finish(stats.cycles)
+        raise StopSimulation
+
+    insts = []
+    for gen, ends in processes(bench, h, rst, txns):
+        # instance() called here, not in a comprehension: MyHDL wants a block's instances
+        # made in the block's own function
+        insts.append(instance(_body(gen, end if ends else None)))
     return insts

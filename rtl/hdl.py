@@ -16,7 +16,7 @@ from myhdl import Cosimulation
 
 from rlaccel.rtl.errors import RtlError, ToolMissing
 
-__all__ = ["ROOT", "SETUP", "tool", "vpi_module", "convert", "icarus_compile",
+__all__ = ["ROOT", "SETUP", "tool", "cache_dir", "vpi_module", "convert", "icarus_compile",
            "icarus_cosimulation", "lint", "LINT_WAIVERS", "synth", "TARGETS"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,23 +32,32 @@ def tool(name: str) -> str:
                       f"(make test runs it) to install Icarus Verilog, Verilator and Yosys")
 
 
+def cache_dir() -> Path:
+    """Where built HDL artefacts live: ``$RLACCEL_HDL_CACHE``, or ``.hdl/`` in the
+    repository (MyHDL's VPI module, the Verilator libraries)."""
+    return Path(os.environ.get("RLACCEL_HDL_CACHE", ROOT / ".hdl"))
+
+
 def vpi_module() -> Path:
     """MyHDL's VPI module for Icarus, built by the setup script into ``.hdl/``."""
-    cache = Path(os.environ.get("RLACCEL_HDL_CACHE", ROOT / ".hdl"))
-    vpi = cache / "myhdl.vpi"
+    vpi = cache_dir() / "myhdl.vpi"
     if not vpi.exists():
         raise ToolMissing(f"{vpi} is missing: run `{SETUP}` (make test runs it) to build "
                           f"MyHDL's VPI module for Icarus Verilog")
     return vpi
 
 
-def convert(inst, name: str, outdir: Path, *, testbench: bool = False) -> Path:
-    """Convert a MyHDL block instance to ``outdir/name.v`` (and ``tb_name.v``)."""
+def convert(inst, name: str, outdir: Path, *, testbench: bool = False,
+            timescale: str | None = None) -> Path:
+    """Convert a MyHDL block instance to ``outdir/name.v`` (and ``tb_name.v``); for
+    simulation with ``timescale`` (:data:`rtl.clock.TIMESCALE`), else MyHDL's default."""
     outdir.mkdir(parents=True, exist_ok=True)
     import warnings
+    extra = {} if timescale is None else {"timescale": timescale}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # "driven but not read" notes on test ports
-        inst.convert(hdl="Verilog", path=str(outdir), name=name, testbench=testbench)
+        inst.convert(hdl="Verilog", path=str(outdir), name=name, testbench=testbench,
+                     **extra)
     return outdir / f"{name}.v"
 
 
@@ -59,11 +68,21 @@ def _run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.Compl
     return proc
 
 
-def icarus_compile(name: str, outdir: Path) -> Path:
-    """Compile ``name.v`` with its MyHDL test-bench wrapper ``tb_name.v`` for vvp."""
+def icarus_compile(name: str, outdir: Path, *, vcd: Path | None = None) -> Path:
+    """Compile ``name.v`` with its MyHDL test-bench wrapper ``tb_name.v`` for vvp; with
+    ``vcd``, a module that has Icarus dump every signal of the block (``tb_name.dut``) into
+    that file, at the Verilog's timescale."""
     out = outdir / f"{name}.vvp"
-    _run([tool("iverilog"), "-o", str(out), str(outdir / f"{name}.v"),
-          str(outdir / f"tb_{name}.v")], "iverilog")
+    sources = [str(outdir / f"{name}.v"), str(outdir / f"tb_{name}.v")]
+    tops = []
+    if vcd is not None:
+        dump = outdir / f"dump_{name}.v"
+        path = str(Path(vcd).resolve()).replace("\\", "\\\\").replace('"', '\\"')
+        dump.write_text(f"module dump_{name};\ninitial begin\n    $dumpfile(\"{path}\");\n"
+                        f"    $dumpvars(0, tb_{name}.dut);\nend\nendmodule\n")
+        sources.append(str(dump))
+        tops = ["-s", f"tb_{name}", "-s", f"dump_{name}"]
+    _run([tool("iverilog"), *tops, "-o", str(out), *sources], "iverilog")
     return out
 
 

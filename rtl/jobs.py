@@ -8,7 +8,9 @@ sequences (:mod:`rtl.drive`, the blocks' ``*_driver.py``), ``io`` being the JobS
 returns its result. :meth:`JobSim.run` hands a job over and clocks the simulation until the
 job returns, so the TLM can call the RTL like a function. ``cycles`` counts every rising
 edge (a job measures its own cycles from it). MyHDL runs one simulation per process:
-:meth:`close` ends it.
+:meth:`close` ends it. :func:`job_sim` makes one on a back end: this MyHDL simulation, or
+the same interface on the block compiled by Verilator (:mod:`rtl.verilator.jobs`), where
+the same jobs run.
 """
 
 from __future__ import annotations
@@ -18,25 +20,28 @@ from typing import Callable, Generator
 
 from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
+from rlaccel.rtl.clock import half_period_ps
+
 from rlaccel.util.errors import SimError
 
 from rlaccel.rtl.errors import RtlError
 
-__all__ = ["JobSim", "counted_clock"]
+__all__ = ["JobSim", "counted_clock", "job_sim", "JOB_BACKENDS"]
 
-_HALF = 5                      # half a clock period, in simulation time units
 _NONE = object()
+#: the back ends a transactor's block runs on
+JOB_BACKENDS = ("myhdl", "verilator")
 
 
 @block
-def counted_clock(clk, tick):
-    """A free-running clock of period ``2 * _HALF`` that calls ``tick()`` at every rising
-    edge (a job simulation counts its cycles with it; so does a stream replayed on a
-    block)."""
+def counted_clock(clk, tick, half: int):
+    """A free-running clock of half period ``half`` (picoseconds, :mod:`rtl.clock`) that
+    calls ``tick()`` at every rising edge (a job simulation counts its cycles with it; so
+    does a stream replayed on a block)."""
     @instance
     def clock():
         while True:
-            yield delay(_HALF)
+            yield delay(half)
             if not clk:                   # clk is about to rise
                 tick()
             clk.next = not clk
@@ -46,7 +51,7 @@ def counted_clock(clk, tick):
 
 class JobSim:
     """Drives ``block(clk, rst, **ports, prm=prm)`` and the models beside it (``beside``:
-    ``(block function, args)`` pairs, each built as ``fn(clk, *args, prm=prm)``); ``what``
+    :class:`rtl.memory.Memory` descriptions, run as processes on the ports); ``what``
     names the block in errors."""
 
     def __init__(self, block_fn: Callable, ports: dict, prm, what: str, beside=()):
@@ -58,14 +63,15 @@ class JobSim:
         rst = ResetSignal(1, active=1, isasync=False)
         self._job = None
         self._result = _NONE
+        self._half = half = half_period_ps(prm)
         me = self
 
         @block
         def bench():
             insts = [block_fn(clk, rst, **ports, prm=prm)]
-            for fn, args in beside:
-                insts.append(fn(clk, *args, prm=prm))
-            insts.append(counted_clock(clk, me.tick))
+            for m in beside:                  # instance() here: MyHDL wants it in the block
+                insts.append(instance(_forever(m.process(me))))
+            insts.append(counted_clock(clk, me.tick, half))
 
             @instance
             def driver():
@@ -85,7 +91,7 @@ class JobSim:
             return insts
 
         self._sim = Simulation(bench())
-        self._sim.run(4 * 2 * _HALF, quiet=1)          # through reset
+        self._sim.run(4 * 2 * half, quiet=1)           # through reset
 
     def tick(self) -> None:
         """One rising edge of the simulation's clock."""
@@ -103,7 +109,7 @@ class JobSim:
             if spent > 4 * budget + 64:
                 raise SimError(f"the RTL {self.what} did not finish {task} in {spent} cycles "
                                f"(expected about {budget})")
-            self._sim.run(step * 2 * _HALF, quiet=1)
+            self._sim.run(step * 2 * self._half, quiet=1)
             spent += step
             step = 4
         result, self._result = self._result, _NONE
@@ -114,3 +120,24 @@ class JobSim:
         if self._sim is not None:
             self._sim.quit()
             self._sim = None
+
+
+def _forever(gen):
+    """A generator function of no arguments (MyHDL's ``instance`` takes one) running
+    ``gen``."""
+    def process():
+        yield from gen
+    return process
+
+
+def job_sim(backend: str, block_fn: Callable, ports: dict, prm, what: str, beside=(), *,
+            announce: Callable[[str], None] | None = None):
+    """A job simulation of the block on ``backend`` (:data:`JOB_BACKENDS`): MyHDL's
+    :class:`JobSim`, or Verilator's :class:`rtl.verilator.jobs.VerilatorJobSim` (compiled
+    once per Verilog; ``announce`` hears of a first compilation)."""
+    if backend == "myhdl":
+        return JobSim(block_fn, ports, prm, what, beside)
+    if backend == "verilator":
+        from rlaccel.rtl.verilator.jobs import VerilatorJobSim
+        return VerilatorJobSim(block_fn, ports, prm, what, beside, announce=announce)
+    raise RtlError(f"unknown RTL back end '{backend}': choose {', '.join(JOB_BACKENDS)}")

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Iterable
 
 from myhdl import Signal, intbv
+from myhdl._Signal import _Signal
 
 from rlaccel.rtl import _speed
 
 _speed.install()             # MyHDL's intbv width helper, 2x faster (see rtl/_speed.py)
 
-__all__ = ["bits_for", "sig_signed", "sig_unsigned", "pack", "unpack"]
+__all__ = ["bits_for", "sig_signed", "sig_unsigned", "pack", "unpack", "flat_ports"]
 
 
 def bits_for(n: int) -> int:
@@ -48,3 +49,17 @@ def unpack(value: int, bits: int, n: int, *, signed: bool = True) -> list[int]:
         v = (value >> (k * bits)) & m
         out.append(v - (1 << bits) if signed and v & top else v)
     return out
+
+
+def flat_ports(ports: dict) -> dict:
+    """Port signals by their Verilog names: an interface object's signals become
+    ``<port>_<attribute>``, as MyHDL's converter names them."""
+    flat = {}
+    for name, sig in ports.items():
+        if isinstance(sig, _Signal):
+            flat[name] = sig
+        else:
+            for attr, s in vars(sig).items():
+                if isinstance(s, _Signal):
+                    flat[f"{name}_{attr}"] = s
+    return flat

@@ -1,6 +1,7 @@
 """What the ``rlaccel run --rtl`` transactors share: a transactor puts one RTL block under a
 machine's TLM (``Platform`` calls its ``attach`` with an agent; ``MACHINE.rtl_run`` names it)
-and runs the block in a :class:`rtl.jobs.JobSim`.
+and runs the block in a job simulation (:func:`rtl.jobs.job_sim`: MyHDL's, or the block
+compiled by Verilator, ``backend``).
 
 :class:`JobTransactor` is the simulation's life (started in ``attach``, a job run on it,
 closed) and its wall-clock time; :class:`SharedTransactor` adds what a block every agent
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Generator
 
 from rlaccel.rtl.errors import RtlError
-from rlaccel.rtl.jobs import JobSim
+from rlaccel.rtl.jobs import JobSim, job_sim
 
 __all__ = ["JobTransactor", "SharedTransactor", "require_family"]
 
@@ -35,6 +36,10 @@ class JobTransactor:
 
     #: the block in errors ("butterfly network")
     what = "block"
+    #: the back end the block runs on (:data:`rtl.jobs.JOB_BACKENDS`), set before ``attach``
+    backend = "myhdl"
+    #: hears of a first Verilator compilation (the command line prints it on stderr)
+    announce: Callable[[str], None] | None = None
     #: tests only: a function every job's result passes through before it is checked (an
     #: injected difference, to show that the checks catch it)
     fault: Callable | None = None
@@ -46,8 +51,14 @@ class JobTransactor:
     _wall = 0.0
 
     def _start(self, block_fn: Callable, ports: dict, prm, beside=()) -> JobSim:
-        self._sim = JobSim(block_fn, ports, prm, self.what, beside)
+        self._sim = job_sim(self.backend, block_fn, ports, prm, self.what, beside,
+                            announce=self.announce)
         return self._sim
+
+    @property
+    def backend_name(self) -> str:
+        """The back end as the summaries name it."""
+        return {"myhdl": "MyHDL", "verilator": "Verilator"}.get(self.backend, self.backend)
 
     def _run(self, job: Callable[[JobSim], Generator], budget: int, task: str = "a job"):
         """:meth:`JobSim.run` on the attached block (its result through :attr:`fault`)."""
@@ -68,7 +79,7 @@ class JobTransactor:
         return text + (f"\n    first: {self.first_mismatch}" if self.first_mismatch else "")
 
     def close(self) -> None:
-        """End the MyHDL simulation (one may run per process)."""
+        """End the simulation (MyHDL runs one per process)."""
         if self._sim is not None:
             self._wall = self._sim.wall_s
             self._sim.close()

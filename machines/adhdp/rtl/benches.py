@@ -304,7 +304,7 @@ class DatapathBench(_Adhdp, Bench):
     def setup(self, h):
         h.U = np.zeros(h.prm.unified_words, dtype=np.int64)
         h.S = np.zeros(h.prm.synapse_words, dtype=np.int64)
-        return [(memories, (h.ports, h.U, h.S))]
+        return list(memories(h.U, h.S, h.prm))
 
     def drive(self, h, txn):
         """An instruction when ready, over the predicted memory state; at done: cycles,

@@ -4,15 +4,19 @@
 before the first matrix instruction and the words of the matrix instructions in execution
 order. The first ``n`` of those words are then replayed, from the recorded memories, on
 
-* the MyHDL datapath (Python simulation),
+* the MyHDL datapath (Python simulation) with the transactor's driver sequences
+  (``datapath_driver``) and memories (:func:`.memory.memories`),
 * its converted Verilog in Icarus alone (``vvp``; a Verilog test bench with the memories as
   arrays loaded from hex files),
-* its converted Verilog in Icarus co-simulated with the MyHDL test bench (VPI),
-* the same Verilog test bench compiled by Verilator into a C++ model,
+* its converted Verilog in Icarus co-simulated with the same driver and memories (VPI),
+* the same Verilog test bench compiled by Verilator into a C++ model (``--binary``),
+* the Verilator back end of ``cosim`` and ``run --rtl`` (:mod:`rtl.verilator`): the same
+  driver from Python on the compiled block, the memories in its shim,
 
-each giving RTL cycles per second of wall time. The three final memory states must equal
-each other and the functional replay of the same words (``tlm.families.base.semantics``). The TLM's own
-figure is its simulated cycles per second on the whole program.
+each giving RTL cycles per second of wall time. Every final memory state must equal the
+functional replay of the same words (``tlm.families.base.semantics``), and every replay
+must take the same cycles. The TLM's own figure is its simulated cycles per second on the
+whole program.
 """
 
 from __future__ import annotations
@@ -27,9 +31,12 @@ import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, StopSimulation, block, instance
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.jobs import counted_clock
-from rlaccel.machines.adhdp.rtl.datapath import DATAPATH_MNEMONICS, datapath, datapath_signals
+from rlaccel.rtl.clock import TIMESCALE, half_period_ps
 from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.jobs import counted_clock, job_sim
+from rlaccel.machines.adhdp.rtl.datapath import (DATAPATH_MNEMONICS, datapath, datapath_signals,
+                                                 rtl_cycles)
+from rlaccel.machines.adhdp.rtl.datapath_driver import run_instruction, wait_ready
 from rlaccel.machines.adhdp.rtl.memory import memories
 from rlaccel.machines.adhdp.rtl.params import Params, params
 
@@ -74,56 +81,94 @@ def record_stream(run_manifest, manifest: str) -> tuple[dict, _Recorder]:
     return report, rec
 
 
-@block
-def _stream_bench(clk, rst, ports, words, box):
-    """Feed ``words`` one after the other; count cycles; stop after the last done."""
-    def tick():
-        box["cycles"] += 1
+def _stream_job(words, box):
+    """A job replaying ``words``: for each, a falling edge, ``ready``, the instruction to
+    ``done`` (the Verilog test bench's loop); the cycles from its start to the last done
+    in ``box``."""
+    def job(io):
+        box["start"] = io.cycles
+        for w in words:
+            yield io.clk.negedge
+            yield from wait_ready(io)
+            yield from run_instruction(io, w)
+        box["end"] = io.cycles
+    return job
 
-    clock = counted_clock(clk, tick)
+
+class _Io:
+    """What a job reads of a MyHDL co-simulation: the ports, the clock, the cycles."""
+
+    def __init__(self, ports, clk):
+        self.ports, self.clk, self.cycles = ports, clk, 0
+
+    def tick(self) -> None:
+        self.cycles += 1
+
+
+@block
+def _stream_bench(clk, rst, io, words, box, half):
+    """The stream job on ``io`` with a counted clock, out of reset first; stops after it."""
+    clock = counted_clock(clk, io.tick, half)
 
     @instance
     def driver():
         yield clk.negedge
         yield clk.negedge
         rst.next = 0
-        box["start"] = box["cycles"]
-        for w in words:
-            yield clk.negedge
-            while not ports["ready"]:
-                yield clk.negedge
-            ports["instr"].next = w
-            ports["start"].next = True
-            yield clk.negedge
-            ports["start"].next = False
-            while not ports["done"]:
-                yield clk.negedge
-        box["end"] = box["cycles"]
+        yield from _stream_job(words, box)(io)
         raise StopSimulation
 
     return clock, driver
 
 
-def _replay_myhdl(prm: Params, words, U, S, workdir: Path | None) -> dict:
+def _expected_cycles(prm: Params, words) -> int:
+    """The stream's cycles by the TLM's timing (each instruction's issue + depth, a cycle
+    to see ``ready`` and the falling edge before it): the job simulation's budget."""
+    total = 0
+    for w in words:
+        ins = prm.enc.decode(w)
+        o = ins.operands
+        total += 2 + rtl_cycles(ins.mnemonic, o["rows"], o["cols"] - o.get("off", 0),
+                                prm.lanes, o.get("act", 0))
+    return total
+
+
+def _replay_jobs(backend: str, prm: Params, words, U, S) -> dict:
+    """The stream as one job on the back end's job simulation (MyHDL's, or the Verilator
+    back end: the same job from Python on the compiled block, the memories in its shim)."""
+    box: dict = {}
+    sim = job_sim(backend, datapath, datapath_signals(prm), prm, "datapath",
+                  memories(U, S, prm))
+    wall = time.perf_counter()
+    try:
+        sim.run(_stream_job(words, box), _expected_cycles(prm, words))
+    finally:
+        sim.close()
+    wall = time.perf_counter() - wall
+    cycles = box["end"] - box["start"]
+    return {"cycles": cycles, "wall_s": wall, "cycles_per_s": cycles / wall}
+
+
+def _replay_cosim(prm: Params, words, U, S, workdir: Path) -> dict:
+    """The stream on the datapath's Verilog in Icarus, co-simulated with the MyHDL job and
+    memories through the VPI module."""
     ports = datapath_signals(prm)
     clk, rst = Signal(bool(0)), ResetSignal(1, active=1, isasync=False)
-    box = {"cycles": 0}
-    if workdir is None:
-        @block
-        def top():
-            return (datapath(clk, rst, **ports, prm=prm), memories(clk, ports, U, S, prm=prm),
-                    _stream_bench(clk, rst, ports, words, box))
-        sim = Simulation(top())
-    else:
-        hdl.convert(datapath(clk, rst, **ports, prm=prm), "datapath", workdir, testbench=True)
-        compiled = hdl.icarus_compile("datapath", workdir)
-        cosim = hdl.icarus_cosimulation(compiled, clk=clk, rst=rst, **ports)
+    box: dict = {}
+    hdl.convert(datapath(clk, rst, **ports, prm=prm), "datapath", workdir, testbench=True,
+                timescale=TIMESCALE)
+    compiled = hdl.icarus_compile("datapath", workdir)
+    cosim = hdl.icarus_cosimulation(compiled, clk=clk, rst=rst, **ports)
+    io = _Io(ports, clk)
 
-        @block
-        def top():
-            return memories(clk, ports, U, S, prm=prm), _stream_bench(clk, rst, ports, words,
-                                                                       box)
-        sim = Simulation(cosim, top())
+    @block
+    def top():
+        insts = [_stream_bench(clk, rst, io, words, box, half_period_ps(prm))]
+        for m in memories(U, S, prm):     # instance() here: MyHDL wants it in the block
+            insts.append(instance(_forever(m.process(io))))
+        return insts
+
+    sim = Simulation(cosim, top())
     wall = time.perf_counter()
     try:
         sim.run(quiet=1)
@@ -133,6 +178,12 @@ def _replay_myhdl(prm: Params, words, U, S, workdir: Path | None) -> dict:
     wall = time.perf_counter() - wall
     cycles = box["end"] - box["start"]
     return {"cycles": cycles, "wall_s": wall, "cycles_per_s": cycles / wall}
+
+
+def _forever(gen):
+    def process():
+        yield from gen
+    return process
 
 
 _TB = """`timescale 1ns/10ps
@@ -289,17 +340,19 @@ def measure(run_manifest, manifest: str | Path = MANIFEST, n: int = 200) -> dict
         bind(prm.enc.decode(w), Uf, Sf, prm.dt, c)()
     res["functional_replay_s"] = time.perf_counter() - wall
     finals = {}
-    for name in ("myhdl", "icarus", "cosim", "verilator"):
+    for name in ("myhdl", "icarus", "cosim", "verilator", "verilator_backend"):
         U, S = rec.U0.copy(), rec.S0.copy()
         with tempfile.TemporaryDirectory(prefix="rlaccel-speed-") as d:
             if name == "myhdl":
-                res[name] = _replay_myhdl(prm, words, U, S, None)
+                res[name] = _replay_jobs("myhdl", prm, words, U, S)
             elif name == "icarus":
                 res[name] = _replay_icarus(prm, words, U, S, Path(d))
             elif name == "verilator":
                 res[name] = _replay_verilator(prm, words, U, S, Path(d))
+            elif name == "verilator_backend":
+                res[name] = _replay_jobs("verilator", prm, words, U, S)
             else:
-                res[name] = _replay_myhdl(prm, words, U, S, Path(d))
+                res[name] = _replay_cosim(prm, words, U, S, Path(d))
         finals[name] = (U, S)
     for name, (U, S) in finals.items():
         if not (np.array_equal(U, Uf) and np.array_equal(S, Sf)):
@@ -325,5 +378,7 @@ def report(res: dict) -> str:
              f"{res['cosim']['cycles_per_s']:12,.0f}",
              f"  {'Verilator C++ model (--binary)':38s} "
              f"{res['verilator']['cycles_per_s']:12,.0f}   "
-             f"(built in {res['verilator']['build_s']:.0f} s)"]
+             f"(built in {res['verilator']['build_s']:.0f} s)",
+             f"  {'Verilator back end (Python drivers)':38s} "
+             f"{res['verilator_backend']['cycles_per_s']:12,.0f}"]
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""The transactor: the TLM runs its matrix instructions on the MyHDL datapath.
+"""The transactor: the TLM runs its matrix instructions on the RTL datapath (MyHDL's, or its
+Verilog compiled by Verilator: ``backend``).
 
     platform = Platform(arch, binary, host, datapath=RtlDatapath())
 
@@ -13,7 +14,8 @@ writes its results where the functional model would have. The TLM keeps its own 
 cycles that timing predicts (:func:`.datapath.rtl_cycles`) and counts any difference.
 
 Other matrix instructions (the virtual-update family) keep their functional model.
-MyHDL runs one simulation per process: call :meth:`close` before starting another.
+MyHDL runs one simulation per process: call :meth:`close` before starting another
+(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ __all__ = ["RtlDatapath"]
 
 
 class RtlDatapath(JobTransactor):
-    """A datapath for a one-agent :class:`tlm.platform.Platform` that executes on the MyHDL RTL."""
+    """A datapath for a one-agent :class:`tlm.platform.Platform` that executes on the RTL."""
 
     what = "datapath"
 
@@ -51,7 +53,7 @@ class RtlDatapath(JobTransactor):
         self.system = system
         ports = datapath_signals(prm)
         self._start(datapath, ports, prm,
-                    beside=[(memories, (ports, system.unified.data, system.synapse.data))])
+                    beside=memories(system.unified.data, system.synapse.data, prm))
         for op in system.ops:
             if op.kind == EXEC and op.mnemonic in DATAPATH_MNEMONICS:
                 op.run = self._runner(op)
@@ -102,7 +104,8 @@ class RtlDatapath(JobTransactor):
 
     def summary(self) -> str:
         mix = ", ".join(f"{k} {v:,}" for k, v in sorted(self.by_mnemonic.items()))
-        return (f"  RTL datapath (MyHDL): {self.instructions:,} matrix instructions ({mix}), "
+        return (f"  RTL datapath ({self.backend_name}): {self.instructions:,} matrix "
+                f"instructions ({mix}), "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s = "
                 f"{self.cycles_per_s:,.0f} RTL cycles/s;\n    cycles per instruction equal "
                 f"the TLM's issue + depth, {self._differences()}")

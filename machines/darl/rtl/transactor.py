@@ -16,7 +16,8 @@ saturation count must equal the agents' (counted by the TLM's adds); each chunk'
 from ``start`` to ``done`` must equal ``allreduce_cycles(A, words, latency=HOP_LATENCY,
 width)`` -- the block's own link register, not the architecture's fitted hop of the
 platform's timing. Any difference is a :class:`SimError`.
-MyHDL runs one simulation per process: call :meth:`close` before starting another.
+MyHDL runs one simulation per process: call :meth:`close` before starting another
+(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ class RtlButterfly(SharedTransactor):
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:
-        return (f"  RTL butterfly (MyHDL): {self.reductions:,} all-reduces among {self.n} "
+        return (f"  RTL butterfly ({self.backend_name}): {self.reductions:,} all-reduces "
+                f"among {self.n} "
                 f"agent(s), {self.chunks:,} buffer loads of {self.words:,} words, "
                 f"{self.rtl_cycles:,} RTL cycles start to done in {self.wall_s:.1f} s, "
                 f"{self.sats} saturations;\n    every agent's words equal the TLM's all-reduce, "

@@ -8,7 +8,8 @@ registers the host computes as :class:`machines.fixar.tlm.prng.NoiseGenerator` d
 samples are out. One register set serves every stream: switching streams reads the current
 one's registers back and loads the other's. The TLM keeps its own timing; every request's
 enabled cycles are checked against ``unit_cycles(n, prng_lanes)``.
-MyHDL runs one simulation per process: call :meth:`close` before starting another.
+MyHDL runs one simulation per process: call :meth:`close` before starting another
+(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ class RtlPrng(JobTransactor):
         return np.array(samples, dtype=np.int64)
 
     def summary(self) -> str:
-        return (f"  RTL PRNG (MyHDL): {self.requests:,} requests, {self.samples:,} samples, "
+        return (f"  RTL PRNG ({self.backend_name}): {self.requests:,} requests, "
+                f"{self.samples:,} samples, "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s, {self.switches} "
                 f"stream switches;\n    cycles per request equal the TLM's unit_cycles, "
                 f"{self._differences()}")

@@ -12,7 +12,8 @@ must equal the TLM's ``hit_cycles`` / ``miss_cycles(workload)``, which add up to
 encoder's busy cycles in the instruction's cost. Any difference is a :class:`SimError`
 naming the instruction and the first differing item. The sparse row memory the later
 instructions (``wcomp``, ``gupd``) read is then the one built from the RTL's output.
-MyHDL runs one simulation per process: call :meth:`close` before starting another.
+MyHDL runs one simulation per process: call :meth:`close` before starting another
+(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ class RtlOsel(JobTransactor):
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:
-        text = (f"  RTL OSEL encoder (MyHDL): {self.instructions:,} osel instructions, "
+        text = (f"  RTL OSEL encoder ({self.backend_name}): {self.instructions:,} osel "
+                f"instructions, "
                 f"{self.rows:,} rows ({self.misses:,} misses, {self.hits:,} hits), "
                 f"{self.rtl_cycles:,} RTL cycles in {self.wall_s:.1f} s;\n    every index "
                 f"list, tuple and row's cycles equal the TLM's encode_osel and hit/miss_cycles")

@@ -14,7 +14,8 @@ back. Every learner's rows must equal, bit for bit, what the TLM wrote (and are 
 there, the same words), and every node's done cycle must equal the TLM's ``done[i, k]`` of
 ``stream_allgather`` -- the recurrence of ``allgather_cycles`` with the architecture's hop.
 Any difference is a :class:`SimError`.
-MyHDL runs one simulation per process: call :meth:`close` before starting another.
+MyHDL runs one simulation per process: call :meth:`close` before starting another
+(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ class RtlRing(SharedTransactor):
 
     # ---------------------------------------------------------------------------------------
     def summary(self) -> str:
-        return (f"  RTL ring (MyHDL): {self.gathers:,} rgather instructions of {self.n} "
+        return (f"  RTL ring ({self.backend_name}): {self.gathers:,} rgather instructions "
+                f"of {self.n} "
                 f"learners, {self.samples:,} per-sample all-gathers, {self.rtl_cycles:,} RTL "
                 f"cycles first go to last done in {self.wall_s:.1f} s;\n    every learner's "
                 f"rows equal the TLM's all-gather, every node's done cycle the TLM's stream "

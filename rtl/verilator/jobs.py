@@ -1,0 +1,77 @@
+"""A transactor's job simulation on the Verilator back end: :class:`rtl.jobs.JobSim`'s
+interface (``run(job, budget, task)``, ``close``, ``cycles``, ``wall_s``, ``clk``,
+``ports``) on a compiled block (:class:`.sim.BlockSim`).
+
+A job is the same generator function ``job(io)`` a MyHDL job simulation runs -- the blocks'
+``*_driver.py`` sequences --, started at a falling edge as there; the memories beside the
+block (:class:`rtl.memory.Memory`) run in the compiled shim. Out of reset as
+:class:`rtl.jobs.JobSim`: the reset held through the first rising edge, four cycles run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Generator
+
+from rlaccel.util.errors import SimError
+
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.verilator.sim import BlockSim
+
+__all__ = ["VerilatorJobSim"]
+
+#: cycles a new simulation runs through reset (as the MyHDL job simulation)
+_RESET_RUN = 4
+
+
+class VerilatorJobSim:
+    """Drives ``block(clk, rst, **ports, prm=prm)`` compiled by Verilator, with the memories
+    ``beside`` it; ``what`` names the block in errors; ``announce`` hears of a first
+    compilation."""
+
+    def __init__(self, block_fn: Callable, ports: dict, prm, what: str, beside=(), *,
+                 announce: Callable[[str], None] | None = None):
+        self.what = what
+        self.wall_s = 0.0
+        self._sim = sim = BlockSim(block_fn, ports, prm, block_fn.func.__name__,
+                                   announce=announce)
+        self.clk, self.ports = sim.clk, sim.ports
+        k = self._kernel = sim.kernel
+        for m in beside:
+            sim.attach_memory(m)
+
+        def reset():
+            yield self.clk.negedge
+            sim.rst.next = 0
+
+        k.start(reset())
+        k.settle()
+        k.run(until_time=2 * _RESET_RUN * k.half)
+
+    @property
+    def cycles(self) -> int:
+        """Rising clock edges so far."""
+        return self._kernel.cycles
+
+    def run(self, job: Callable[["VerilatorJobSim"], Generator], budget: int,
+            task: str = "a job"):
+        """Run ``job`` on the block from the next falling edge until it returns (its value);
+        a :class:`SimError` naming ``task`` after four times ``budget`` cycles plus 64."""
+        if self._sim is None:
+            raise RtlError(f"the RTL {self.what} is closed")
+        wall = time.perf_counter()
+        k = self._kernel
+        gen = k.start_at_fall(job(self), watch=True)
+        limit = k.cycles + 4 * budget + 64
+        k.run(until=lambda: k.finished(gen) or k.cycles > limit)
+        if not k.finished(gen):
+            raise SimError(f"the RTL {self.what} did not finish {task} in "
+                           f"{4 * budget + 64} cycles (expected about {budget})")
+        result = k.result(gen)
+        self.wall_s += time.perf_counter() - wall
+        return result
+
+    def close(self) -> None:
+        if self._sim is not None:
+            self._sim.close()
+            self._sim = None

@@ -22,4 +22,5 @@ MACHINE = Machine(
     blocks={"darl_butterfly": "rtl.benches:ButterflyBench",
             "darl_encoder": "rtl.benches:EncoderBench"},
     rtl_run={"darl_butterfly": "rtl.transactor:RtlButterfly"},
+    kernels="tlm.kernels",
 )

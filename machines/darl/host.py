@@ -56,6 +56,8 @@ class DarlHost:
     def __init__(self, cfg: HdqlConfig, steps: int = 0, stop_at_target: bool = False):
         self.cfg = cfg
         self.fmt = get_dtype("fixed32")
+        #: the raw 1.0 of a command flag or a mask bit (quantized once)
+        self.one = int(self.fmt.quantize(1.0))
         self.counter = SaturationCounter()
         self.n_obs, self.n_actions = env_shape(cfg.env)
         self.rng = streams(cfg.seed, cfg.agents)
@@ -209,7 +211,7 @@ class AgentHost:
         n = sh.n_obs
         r = self._reply()
         each = sh.cfg.allreduce_each_iteration
-        r[self._at("F_TRAINAR" if each else "F_TRAIN")] = t.quantize(1.0)
+        r[self._at("F_TRAINAR" if each else "F_TRAIN")] = sh.one
         if each:                           # every agent joins cfg.batch all-reduces a round
             self.pad = sh.cfg.batch - len(batch)
         s0 = self._at("SLOTS")
@@ -218,19 +220,19 @@ class AgentHost:
         nxt = t.quantize(batch.next_obs, counter=sh.counter)
         for j in range(len(batch)):
             at = s0 + j * self.sw
-            r[at] = t.quantize(1.0)
+            r[at] = sh.one
             r[at + 1:at + 1 + n] = obs[j]
             r[at + 1 + n:at + 1 + 2 * n] = nxt[j]
             r[at + 1 + 2 * n] = rew[j]
-            r[at + 2 + 2 * n + int(batch.act[j])] = t.quantize(1.0)
+            r[at + 2 + 2 * n + int(batch.act[j])] = sh.one
         return r
 
     def _null(self, n: int) -> np.ndarray:
         """``n`` all-reduces with no update: the agent's share of the others' iterations."""
         r = self._reply()
-        r[self._at("F_NULL")] = self.shared.fmt.quantize(1.0)
+        r[self._at("F_NULL")] = self.shared.one
         s0 = self._at("SLOTS")
-        r[s0:s0 + n * self.sw:self.sw] = self.shared.fmt.quantize(1.0)
+        r[s0:s0 + n * self.sw:self.sw] = self.shared.one
         return r
 
     def _next(self) -> np.ndarray:
@@ -250,7 +252,7 @@ class AgentHost:
                 # round, of this round (a finished agent joins every round's all-reduce)
                 self.stepped = self.nulls = False
                 r = self._reply()
-                r[self._at("F_SYNC")] = sh.fmt.quantize(1.0)
+                r[self._at("F_SYNC")] = sh.one
                 self.phase = "sync"
                 return r
             if self.explore.random() < self.epsilon:
@@ -259,7 +261,7 @@ class AgentHost:
                     return cmd
                 continue
             r = self._reply()
-            r[self._at("F_ACT")] = sh.fmt.quantize(1.0)
+            r[self._at("F_ACT")] = sh.one
             at = self._at("STATE")
             r[at:at + sh.n_obs] = sh.fmt.quantize(self.env.obs, counter=sh.counter)
             self.greedy += 1

@@ -1,4 +1,5 @@
-"""One HDQL training iteration of the DARL units, fused and compiled (numba), in fixed point.
+"""The DARL units compiled (numba), in fixed point: every instruction of the hdc family as a
+kernel of the simulator's compiled loop, and one HDQL training iteration fused.
 
 The unit models of this package (:mod:`.encoder`, :mod:`.codebook`, :mod:`.regression`,
 :mod:`.updating`, :mod:`.update_cache`, :mod:`.allreduce`) are the semantics; each works on
@@ -25,6 +26,11 @@ against the unit models):
   ``V_Q(s)`` of every action and ``q_pred``, the update value (eq. 14: ``g = gamma q_true``,
   ``t = r + g``, ``e = t - q_pred``, ``v = beta e``, each product rounded once, every step
   saturating), the update hypervectors (eq. 15-16), the push and the shard's saturating add;
+* :func:`run` and :func:`state` -- the family's instructions on the simulator's compiled
+  loop (:mod:`rlaccel.tlm.fast.dispatch`): ``henc``, ``hld``, ``hreg``/``hreg.t`` (the
+  cache's stream, then the regression), ``hsel``, ``hupd``, ``hpush``, ``hsync`` on the
+  agent's memories, with the codebook and the update cache of ``agent.state["hdc"]``
+  (``hallreduce`` waits on the other agents in SimPy time: the loop hands it to Python);
 * :func:`running_average` -- the shards as the machine leaves them when every iteration ends
   with the butterfly all-reduce (average) of the shards
   (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
@@ -43,10 +49,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlaccel.isa.dtypes import FixedType
+from rlaccel.tlm.fast import fixedpoint as fx
+from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.fixedpoint import sat as _sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average"]
+__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average", "CODES",
+           "SEL", "run", "state"]
 
 
 def encode_fits(p_turns_t: np.ndarray, fmt) -> bool:
@@ -281,3 +291,259 @@ def running_average(acts, lengths, ur, ui, k, frac, lo, hi, avg_r, avg_i):
                     out[a, e] = v
                     sats += n * c
     return sats
+
+
+# ---- the hdc family's instructions on the compiled loop ---------------------------------
+# Each instruction of ``machines/darl/isa.py`` as one kernel of the simulator's compiled
+# loop (:mod:`rlaccel.tlm.fast.dispatch`), on the agent's memories and the family state
+# :func:`state` gives: the same integer operations as the models' semantics (the unit models
+# of this package through :mod:`rlaccel.isa.dtypes`), the same saturations counted, and -1,
+# before anything is written, where those semantics would raise (the loop then runs them).
+# ``tests/machines/darl/tlm/test_kernels.py`` compares every kernel with the semantics.
+
+#: the kernel code of each mnemonic (the family's own; the loop adds the family's base)
+CODES = {"henc": 1, "hld": 2, "hreg": 3, "hreg.t": 3, "hsel.argmax": 4, "hsel.mask": 4,
+         "hsel.max": 4, "hupd": 5, "hpush": 6, "hsync": 7}
+#: hsel's selection: argmax, the marked action's value, max
+SEL = {"hsel.argmax": 0, "hsel.mask": 1, "hsel.max": 2}
+#: the words of a state's ``cfg``: the codebook's shift, address mask and quarter, whether
+#: updates are delayed (the cache) or written straight into Q
+C_SHIFT, C_AMASK, C_QUARTER, C_DELAYED = range(4)
+#: the words of the cache's counts (:mod:`.update_cache`): pending, pushed, applied
+_N, _PUSHED, _APPLIED = range(3)
+#: the largest D whose sums :func:`.regression.regress` accepts
+_MAX_D = 1 << 14
+
+
+@njit(nrt=False, inline=True)
+def _marked(U, at, n):
+    """The one action marked in ``U[at:at + n]`` (a non-zero word), or -1 unless exactly
+    one is."""
+    a = -1
+    for k in range(n):
+        if U[at + k] != 0:
+            if a >= 0:
+                return -1
+            a = k
+    return a
+
+
+@njit(inline=True)
+def _div_round(t, div):
+    """``floor(t / div + 1/2)`` for an even ``div > 0``, without overflow (the exact
+    :func:`._fixed.div_round`)."""
+    q = t // div
+    return q + (1 if t - q * div >= (div >> 1) else 0)
+
+
+@njit(nrt=False)
+def _henc(A, i, c0, U, S, X):
+    FK, period, cfg, scratch = X[0], X[1], X[6], X[7]
+    src, syn, dst, n, d = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
+    c = fx.dot_rows(S, syn, 1, d, d, n, U, src, scratch, FK, 0)   # E = P^T s
+    if c < 0:
+        return -1
+    shift, amask, quarter = cfg[C_SHIFT], cfg[C_AMASK], cfg[C_QUARTER]
+    for j in range(d):
+        addr = (scratch[j] >> shift) & amask
+        S[dst + j] = period[(addr + quarter) & amask]
+        S[dst + d + j] = period[addr]
+    return c
+
+
+@njit(nrt=False)
+def _values(A, i, c0, U, S, FK, acts, ur, ui, counts, masked):
+    """hreg (``masked``: the marked rows' pending updates land first) and hreg.t."""
+    src, syn, dst, at, n, d = (A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3],
+                               A[i, c0 + 4], A[i, c0 + 5])
+    frac, lo, hi = FK[fx.K_N], FK[fx.K_MIN], FK[fx.K_MAX]
+    if d > _MAX_D:
+        return -1
+    sats = 0
+    qi0 = syn + n * d
+    if masked:                            # the cache streams (UpdateCache.stream)
+        kept = 0
+        for k in range(counts[_N]):
+            a = acts[k]
+            if U[at + a] != 0:
+                for j in range(d):
+                    v, s1 = sat(S[syn + a * d + j] + ur[k, j], lo, hi)
+                    S[syn + a * d + j] = v
+                    w, s2 = sat(S[qi0 + a * d + j] + ui[k, j], lo, hi)
+                    S[qi0 + a * d + j] = w
+                    sats += s1 + s2
+                counts[_APPLIED] += 1
+            else:
+                if kept != k:
+                    acts[kept] = a
+                    for j in range(d):
+                        ur[kept, j] = ur[k, j]
+                        ui[kept, j] = ui[k, j]
+                kept += 1
+        counts[_N] = kept
+    div = np.int64(d) << frac
+    for a in range(n):                    # regress: (QR[a] . Re + QI[a] . Im) / (2^frac D)
+        acc = np.int64(0)
+        for j in range(d):
+            acc += S[syn + a * d + j] * S[src + j]
+        acc2 = np.int64(0)
+        for j in range(d):
+            acc2 += S[qi0 + a * d + j] * S[src + d + j]
+        v, s = sat(_div_round(acc + acc2, div), lo, hi)
+        U[dst + a] = v
+        sats += s
+    return sats
+
+
+@njit(nrt=False)
+def _hsel(A, i, c0, U, FK):
+    src, dst, at, n, how = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
+    if how == 1:                                            # hsel.mask: q_pred
+        a = _marked(U, at, n)
+        if a < 0:
+            return -1
+        U[dst] = U[src + a]
+        return 0
+    best = U[src]
+    k = 0
+    for a in range(1, n):
+        if U[src + a] > best:
+            best = U[src + a]
+            k = a
+    if how == 2:                                            # hsel.max
+        U[dst] = best
+        return 0
+    v, s = sat(np.int64(k) << FK[fx.K_N], FK[fx.K_MIN], FK[fx.K_MAX])   # argmax, quantized
+    U[dst] = v
+    return s
+
+
+@njit(nrt=False)
+def _hupd(A, i, c0, U, FK):
+    dst, a, b, c, k = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
+    frac, lo, hi = FK[fx.K_N], FK[fx.K_MIN], FK[fx.K_MAX]
+    g, s1 = _mul(U[k + 1], U[b], frac, lo, hi)               # gamma q_true
+    t, s2 = sat(U[c] + g, lo, hi)                            # r + g
+    e, s3 = sat(t - U[a], lo, hi)                            # - q_pred
+    v, s4 = _mul(U[k], e, frac, lo, hi)                      # beta e
+    U[dst] = v
+    return s1 + s2 + s3 + s4
+
+
+@njit(nrt=False)
+def _hpush(A, i, c0, U, S, X):
+    FK, acts, ur, ui, counts, cfg, scratch = X[0], X[2], X[3], X[4], X[5], X[6], X[7]
+    src, v, at, syn, aux, n, d = (A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3],
+                                  A[i, c0 + 4], A[i, c0 + 5], A[i, c0 + 6])
+    frac, lo, hi = FK[fx.K_N], FK[fx.K_MIN], FK[fx.K_MAX]
+    a = _marked(U, at, n)
+    delayed = cfg[C_DELAYED] != 0
+    if a < 0 or (delayed and counts[_N] >= acts.shape[0]):
+        return -1
+    value = U[v]
+    sats = 0
+    for j in range(d):                                       # UR, UI (eq. 15-16)
+        x, s1 = _mul(value, S[src + j], frac, lo, hi)
+        y, s2 = _mul(value, S[src + d + j], frac, lo, hi)
+        scratch[j] = x
+        scratch[d + j] = y
+        sats += s1 + s2
+    for base in (syn, aux):
+        if base == aux and delayed:
+            break
+        for part in range(2):
+            row = base + part * n * d + a * d
+            for j in range(d):
+                w, s = sat(S[row + j] + scratch[part * d + j], lo, hi)
+                S[row + j] = w
+                sats += s
+    if delayed:
+        k = counts[_N]
+        acts[k] = a
+        for j in range(d):
+            ur[k, j] = scratch[j]
+            ui[k, j] = scratch[d + j]
+        counts[_N] = k + 1
+        counts[_PUSHED] += 1
+    return sats
+
+
+@njit(nrt=False)
+def _hsync(A, i, c0, S, X):
+    FK, counts, scratch = X[0], X[5], X[7]
+    src, syn, aux, n, d = A[i, c0], A[i, c0 + 1], A[i, c0 + 2], A[i, c0 + 3], A[i, c0 + 4]
+    lo, hi = FK[fx.K_MIN], FK[fx.K_MAX]
+    k = 2 * n * d
+    counts[_N] = 0                                           # the cache cleared
+    sats = 0
+    for j in range(k):                                       # Q' += shard, then Q <- Q'
+        w, s = sat(S[aux + j] + S[src + j], lo, hi)
+        scratch[j] = w
+        sats += s
+    for j in range(k):
+        S[aux + j] = scratch[j]
+    for j in range(k):
+        S[syn + j] = scratch[j]
+    for j in range(k):
+        S[src + j] = 0
+    return sats
+
+
+@njit(nrt=False)
+def run(code, A, i, c0, U, S, K, T, B, imm, X):
+    """Kernel ``code`` (:data:`CODES`) of the hdc family with the operands ``A[i, c0:]``
+    on the unified and synapse memories (raw fixed-point words) and the family state ``X``
+    (:func:`state`); returns the saturations, or -1 (the semantics then run, and raise)."""
+    if code == 1:
+        return _henc(A, i, c0, U, S, X)
+    if code == 2:                                            # hld
+        src, syn, k = A[i, c0], A[i, c0 + 1], A[i, c0 + 2]
+        for j in range(k):
+            S[syn + j] = U[src + j]
+        return 0
+    if code == 3:
+        return _values(A, i, c0, U, S, X[0], X[2], X[3], X[4], X[5], A[i, c0 + 6] != 0)
+    if code == 4:
+        return _hsel(A, i, c0, U, X[0])
+    if code == 5:
+        return _hupd(A, i, c0, U, X[0])
+    if code == 6:
+        return _hpush(A, i, c0, U, S, X)
+    if code == 7:
+        return _hsync(A, i, c0, S, X)
+    return -1
+
+
+def state(agent) -> tuple:
+    """The hdc family's kernel state of ``agent`` (its ``agent.state["hdc"]``, made by the
+    models when its instructions were bound): the format's constants
+    (:func:`rlaccel.tlm.fast.fixedpoint.constants`), the codebook's period table, the update
+    cache's arrays (:attr:`.update_cache.UpdateCache.arrays`; empty without a cache), the
+    configuration words (:data:`C_SHIFT` ...) and scratch for the longest vector an
+    instruction of the agent's program computes before it writes it."""
+    st = agent.state.get("hdc", {})
+    dt = agent.dt
+    if not isinstance(dt, FixedType):
+        return None                # the family's instructions refuse it when bound
+    book, cache = st.get("codebook"), st.get("cache")
+    fk = fx.constants(dt)
+    period = book._period if book is not None else np.zeros(1, np.int64)
+    if cache is not None:
+        acts, ur, ui, counts = cache.arrays
+    else:
+        acts, ur, ui = (np.zeros(0, np.int64), np.zeros((0, 0), np.int64),
+                        np.zeros((0, 0), np.int64))
+        counts = np.zeros(3, np.int64)
+    cfg = np.zeros(4, np.int64)
+    if book is not None:
+        cfg[C_SHIFT] = dt.frac_bits - book.addr_bits
+        cfg[C_AMASK] = (1 << book.addr_bits) - 1
+        cfg[C_QUARTER] = book.quarter
+    opt = st.get("opt")
+    cfg[C_DELAYED] = 1 if opt is None or opt.delayed_update else 0
+    need = 1
+    for op in agent.ops:
+        o = op.operands or {}
+        if op.mnemonic in CODES:
+            need = max(need, 2 * o.get("n", 1) * o.get("d", 1), 2 * o.get("d", 1))
+    return fk, period, acts, ur, ui, counts, cfg, np.zeros(need, np.int64)

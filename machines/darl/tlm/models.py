@@ -15,7 +15,9 @@ arrays work concurrently; the iteration's last instruction, ``hpush`` or an infe
 eq. 24 counts them).
 
 Per-agent state (``agent.state["hdc"]``): the update cache (a FIFO of the updating unit) and
-the codebook (the encoder's ROM). The architecture's ``[hdc]`` table switches the three
+the codebook (the encoder's ROM). Every instruction but ``hallreduce`` also has a kernel of
+the compiled loop (:mod:`.kernels`, the same bits), which reads and writes that state's
+arrays, so the loop enters Python for the all-reduce and the host only. The architecture's ``[hdc]`` table switches the three
 optimisations of Fig. 10(a) (``codebook``, ``chunking``, ``delayed_update``; all true by
 default); the chunk is the architecture's ``lanes``.
 """
@@ -29,7 +31,8 @@ from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.tlm.core import Butterfly
-from rlaccel.tlm.model import Binding, Cost, InstructionModel
+from rlaccel.tlm.model import Binding, Cost, InstructionModel, Kernel
+from rlaccel.machines.darl.tlm import kernels as _kernels
 from rlaccel.machines.darl.tlm.allreduce import divide_by_agents
 from rlaccel.machines.darl.tlm.codebook import Codebook
 from rlaccel.machines.darl.tlm.regression import chunks, regress
@@ -263,6 +266,38 @@ def _hsync(b: Binding):
     return run
 
 
+# ---- the compiled loop's kernels ------------------------------------------------------------
+def _kernel(b: Binding) -> Kernel | None:
+    """The instruction as a kernel of :mod:`.kernels` (the state its semantics keep is made
+    here too: a batch member binds its semantics only when first called)."""
+    m, o = b.mnemonic, b.ops
+    if m not in _kernels.CODES:
+        return None
+    _fmt(b)
+    _state(b)
+    if m == "henc":
+        args = (o["src"], o["syn"], o["dst"], o["n"], o["d"])
+    elif m == "hld":
+        args = (o["src"], o["syn"], o["n"] * o["d"])
+    elif m in ("hreg", "hreg.t"):
+        _chunked(b)
+        if m == "hreg":
+            _cache(b, o["n"], o["d"])
+        args = (o["src"], o["syn"], o["dst"], o.get("mask", 0), o["n"], o["d"],
+                int(m == "hreg"))
+    elif m.startswith("hsel"):
+        args = (o["src"], o["dst"], o.get("mask", 0), o["n"], _kernels.SEL[m])
+    elif m == "hupd":
+        args = (o["dst"], o["a"], o["b"], o["c"], o["k"])
+    elif m == "hpush":
+        _chunked(b)
+        _cache(b, o["n"], o["d"])
+        args = (o["src"], o["v"], o["mask"], o["syn"], o["aux"], o["n"], o["d"])
+    else:                                                   # hsync
+        args = (o["src"], o["syn"], o["aux"], o["n"], o["d"])
+    return Kernel(_kernels.CODES[m], args)
+
+
 # ---- timing and energy ----------------------------------------------------------------------
 def _unit(mnemonic: str) -> str:
     return {"henc": "encoder", "hld": "loader", "hreg": "regression", "hreg.t": "regression_t",
@@ -327,5 +362,5 @@ _CATEGORY = {"henc": "ENC", "hld": "LOAD", "hreg": "REG", "hreg.t": "REG", "hsel
              "hallreduce": "ALLREDUCE", "hsync": "SYNC"}
 
 MODELS = {m: InstructionModel(m, "sync" if m == "hallreduce" else "exec", f, _cost, _actions,
-                              _CATEGORY[m])
+                              _CATEGORY[m], kernel=_kernel)
           for m, f in _SEMANTICS.items()}

@@ -16,11 +16,14 @@ Entries leave in push order; two pending entries of one row are both applied, ol
 each add saturating in fixed point. The FIFO holds ``depth`` entries (by default one per
 action: a training schedule that applies a row's update before pushing the next never needs
 more); a push into a full FIFO is a :class:`~rlaccel.util.errors.SimError`.
+
+The FIFO is kept in arrays (:attr:`UpdateCache.arrays`: the entries' actions and update
+hypervectors in push order, and the counts), so that the family's compiled kernels
+(:mod:`.kernels`) work on the very entries the methods here do, and a checkpoint saves
+them as they are.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 import numpy as np
 
@@ -28,7 +31,10 @@ from rlaccel.util.errors import ArchError, SimError
 
 from rlaccel.machines.darl.tlm._fixed import as_dtype
 
-__all__ = ["UpdateCache"]
+__all__ = ["UpdateCache", "N", "PUSHED", "APPLIED"]
+
+#: the words of :attr:`UpdateCache.counts`: entries pending, pushed and applied so far
+N, PUSHED, APPLIED = range(3)
 
 
 class UpdateCache:
@@ -43,16 +49,38 @@ class UpdateCache:
         if self.depth < 1:
             raise ArchError(f"update cache: depth must be at least 1, not {depth!r}")
         self.fmt = as_dtype(fmt)
-        self._fifo: deque = deque()
-        self.pushed = 0
-        self.applied = 0
+        #: the entries in push order: entry k's action, and its update hypervectors
+        self.acts = np.zeros(self.depth, dtype=np.int64)
+        self.ur = np.zeros((self.depth, self.d), dtype=self.fmt.storage)
+        self.ui = np.zeros((self.depth, self.d), dtype=self.fmt.storage)
+        #: entries pending, pushed and applied so far (:data:`N`, :data:`PUSHED`,
+        #: :data:`APPLIED`)
+        self.counts = np.zeros(3, dtype=np.int64)
+
+    @property
+    def arrays(self) -> tuple:
+        """``(acts, ur, ui, counts)``: the FIFO as the kernels and checkpoints see it."""
+        return self.acts, self.ur, self.ui, self.counts
 
     def __len__(self) -> int:
-        return len(self._fifo)
+        return int(self.counts[N])
+
+    @property
+    def pushed(self) -> int:
+        return int(self.counts[PUSHED])
+
+    @property
+    def applied(self) -> int:
+        return int(self.counts[APPLIED])
+
+    def entries(self) -> list:
+        """The pending entries ``(action, ur, ui)``, oldest first (copies)."""
+        return [(int(self.acts[k]), self.ur[k].copy(), self.ui[k].copy())
+                for k in range(len(self))]
 
     def pending(self, action: int) -> bool:
         """Whether an update of ``action``'s row waits in the FIFO."""
-        return any(a == action for a, _, _ in self._fifo)
+        return bool((self.acts[:len(self)] == action).any())
 
     def push(self, action: int, ur, ui) -> None:
         """Store the update hypervectors of ``action`` (eq. 15-16, Fig. 5d)."""
@@ -62,12 +90,16 @@ class UpdateCache:
         if ur.shape != (self.d,) or ui.shape != (self.d,):
             raise SimError(f"update cache: update hypervectors of shape {ur.shape}, {ui.shape} "
                            f"for rows of {self.d}")
-        if len(self._fifo) >= self.depth:
+        n = len(self)
+        if n >= self.depth:
             raise SimError(f"update cache: the FIFO is full ({self.depth} pending updates, "
-                           f"actions {[a for a, _, _ in self._fifo]}); push for action {action} "
+                           f"actions {self.acts[:n].tolist()}); push for action {action} "
                            f"refused")
-        self._fifo.append((int(action), ur.copy(), ui.copy()))
-        self.pushed += 1
+        self.acts[n] = int(action)
+        self.ur[n] = ur
+        self.ui[n] = ui
+        self.counts[N] = n + 1
+        self.counts[PUSHED] += 1
 
     def _add(self, row, u, counter):
         if self.fmt.is_float:
@@ -82,19 +114,24 @@ class UpdateCache:
         m = np.asarray(mask, dtype=bool)
         if m.shape != (self.actions,):
             raise SimError(f"update cache: a mask of shape {m.shape} for {self.actions} actions")
-        keep: deque = deque()
-        for a, ur, ui in self._fifo:
+        kept = 0
+        for k in range(len(self)):
+            a = int(self.acts[k])
             if m[a]:
-                self._add(qr[a], ur, counter)
-                self._add(qi[a], ui, counter)
-                self.applied += 1
+                self._add(qr[a], self.ur[k], counter)
+                self._add(qi[a], self.ui[k], counter)
+                self.counts[APPLIED] += 1
             else:
-                keep.append((a, ur, ui))
-        self._fifo = keep
+                if kept != k:
+                    self.acts[kept] = a
+                    self.ur[kept] = self.ur[k]
+                    self.ui[kept] = self.ui[k]
+                kept += 1
+        self.counts[N] = kept
 
     def clear(self) -> None:
         """Discard every pending update (the model they were for is being replaced)."""
-        self._fifo.clear()
+        self.counts[N] = 0
 
     def drain(self, qr, qi, *, counter=None) -> None:
         """Apply every pending update, oldest first, and empty the FIFO."""

@@ -93,9 +93,9 @@ def test_training_batches_equal_the_unit_models(sign):
     for stage in range(3):
         for b in _batches(4, 8, 40 + stage):
             assert np.array_equal(ref.train(0, b), fast.train(0, b))
-            pend = {a for a, _, _ in ref.caches[0]._fifo}
+            pend = {a for a, _, _ in ref.caches[0].entries()}
             assert pend == set(np.flatnonzero(fast.pending[0]))
-            for a, ur, ui in ref.caches[0]._fifo:
+            for a, ur, ui in ref.caches[0].entries():
                 assert np.array_equal(fast.pr[0][a], ur) and np.array_equal(fast.pi[0][a], ui)
         _same(ref, fast)
         ref.end_stage()

@@ -246,10 +246,25 @@ RUN_OPTIONS = {"trials": "at most N trials (trial-based machines)",
                "steps": "N environment steps (step-based machines)"}
 
 
+class _Version(argparse.Action):
+    """``--version``: rlaccel's version, then every dependency a result depends on (what a
+    run report records under ``versions``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from rlaccel.util.version import versions
+        v = versions()
+        print(f"rlaccel {v.pop('rlaccel')}")
+        print("  " + ", ".join(f"{k} {x or 'not installed'}" for k, x in v.items()))
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rlaccel",
         description="Toolchain and simulator for reinforcement-learning accelerators.")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="print rlaccel's version and the versions of its simulation "
+                        "dependencies, then exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     a = sub.add_parser("asm", help="assemble a program to an .rlb binary",

@@ -8,7 +8,8 @@ JSON), ``status`` (``pending``, ``running``, ``done``, ``failed``), ``metrics`` 
 (rlaccel's), ``binary_sha256`` (of the assembled ``.rlb``) and ``timing`` (JSON: what this
 computer measured, ``wall_s``, the ``worker`` that ran it, host:pid, and ``finished_at``,
 UTC), so two sweeps of one spec hold the same rows outside ``timing``. Table ``meta`` holds
-the spec (its path, text and the digest of its points), the metrics and, under ``timing``,
+the spec (its path, text and the digest of its points), the metrics, the ``versions`` of
+rlaccel, Python and the simulation's dependencies that created it and, under ``timing``,
 when the sweep was created. (Databases of rlaccel 0.x kept ``wall_s``, ``worker`` and
 ``finished_at`` as columns of their own; they are read and resumed as they are.)
 
@@ -31,6 +32,7 @@ import time
 from pathlib import Path
 
 from rlaccel.util.files import what_is
+from rlaccel.util.version import versions
 
 from rlaccel.sweep.errors import SweepError
 
@@ -236,6 +238,7 @@ class Store:
                             "metrics": json.dumps(spec.metrics_text),
                             "axes": json.dumps([a.name for a in spec.axes]),
                             "description": spec.description,
+                            "versions": json.dumps(versions()),
                             "timing": json.dumps({"created_at": _now()})}, tx=False)
 
     # ---- reading ----

@@ -9,6 +9,7 @@ import pytest
 from rlaccel.sweep.errors import SweepError
 from rlaccel.sweep.spec import load_spec
 from rlaccel.sweep.store import Store, open_existing
+from rlaccel.util.version import versions
 
 from tests.adversarial.conftest import cli  # noqa: F401 - the fixture
 from tests.sweep.conftest import TINY
@@ -206,6 +207,7 @@ def test_two_sweeps_of_one_spec_hold_the_same_rows_outside_timing(tmp_path, writ
                 r.pop("timing")
             meta = st.meta()
             assert "created_at" in json.loads(meta.pop("timing"))
+            assert json.loads(meta["versions"]) == versions()
             got.append((rows, meta))
     assert got[0] == got[1]
 

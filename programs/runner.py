@@ -274,7 +274,9 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
               progress: Callable[[str], None] | None = None,
               arch_overrides: dict | None = None, **options) -> dict:
     """Run a manifest for every seed of ``seeds`` as one batched simulation
-    (:class:`rlaccel.tlm.fast.batch.Batch`); every member's report equals its single
+    (:class:`rlaccel.tlm.fast.batch.Batch`; a machine of several agents, which synchronise
+    in SimPy time, runs its members' platforms one after another: ``sim.run`` says which);
+    every member is assembled and bound like the first and its report equals its single
     :func:`run`'s. Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
     ``json_path``)."""
     from rlaccel.tlm.fast.batch import Batch
@@ -304,9 +306,14 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     check_outputs({"--json": json_path}, named + setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin
-    hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)([s.r for s in setups],
-                                                                   setups[0].arch)
-    results = Batch([s.platform for s in setups], hosts).run()
+    if setups[0].platform.n_agents == 1:
+        hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)(
+            [s.r for s in setups], setups[0].arch)
+        results = Batch([s.platform for s in setups], hosts).run()
+        how = "batch"
+    else:       # agents synchronising in SimPy time: each member's platform as its own run
+        results = [s.platform.run() for s in setups]
+        how = "one by one"
     reports = []
     for s, res in zip(setups, results):
         s.tick()
@@ -314,7 +321,7 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     end = time.perf_counter()
     instructions = sum(r["instructions"] for r in reports)
     batch = {"seeds": list(seeds), "members": reports,
-             "sim": {"members": len(reports), "instructions": instructions},
+             "sim": {"members": len(reports), "instructions": instructions, "run": how},
              "timing": {"sim": {"wall_s": end - wall, "setup_s": built - wall,
                                 "run_s": end - built,
                                 "instructions_per_s": instructions / (end - built)

@@ -23,4 +23,5 @@ MACHINE = Machine(
     environments={"rlaccel/CartPoleADP-v0": "envs.cartpole_adp:CartPoleADPEnv",
                   "rlaccel/TripleLink-v0": "envs.triple_link:TripleLinkEnv",
                   "rlaccel/BallBeam-v0": "envs.ball_beam:BallBeamEnv"},
+    speed="speed:WORKLOAD",
 )

@@ -23,4 +23,5 @@ MACHINE = Machine(
             "darl_encoder": "rtl.benches:EncoderBench"},
     rtl_run={"darl_butterfly": "rtl.transactor:RtlButterfly"},
     kernels="tlm.kernels",
+    speed="speed:WORKLOAD",
 )

@@ -18,4 +18,5 @@ MACHINE = Machine(
     blocks={"fixar_pe": "rtl.benches:PeBench", "fixar_prng": "rtl.benches:PrngBench",
             "fixar_array": "rtl.benches:ArrayBench"},
     rtl_run={"fixar_prng": "rtl.transactor:RtlPrng"},
+    speed="speed:WORKLOAD",
 )

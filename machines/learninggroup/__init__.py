@@ -19,4 +19,5 @@ MACHINE = Machine(
     blocks={"lg_vpu": "rtl.benches:VpuBench", "lg_osel": "rtl.benches:OselBench"},
     rtl_run={"lg_osel": "rtl.transactor:RtlOsel"},
     parallel_environments={"rlaccel/PredatorPrey-v2": "envs.predator_prey:PredatorPreyEnv"},
+    speed="speed:WORKLOAD",
 )

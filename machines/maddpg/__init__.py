@@ -41,4 +41,5 @@ MACHINE = Machine(
     blocks={"maddpg_cu": "rtl.benches:CuBench", "maddpg_ring": "rtl.benches:RingBench"},
     rtl_run={"maddpg_ring": "rtl.transactor:RtlRing"},
     verbs={"dse": "dse"},
+    speed="speed:WORKLOAD",
 )

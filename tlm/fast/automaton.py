@@ -27,11 +27,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rlaccel.tlm.families.base.kernels import branch
 
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, HOST, JMP, LOOP, LSET, MARK
 from rlaccel.tlm.fast import interp as I
-from rlaccel.tlm.fast.dispatch import run
+from rlaccel.tlm.fast.dispatch import branch, run
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["Automaton", "Tables", "run_round", "MAX_PENDING"]
@@ -224,6 +223,10 @@ def member_round(L, auto, b, U, S, FS):
             ST[I.S_SAT] += c
         elif kind == BRANCH:
             tk, c = branch(P[pc, I.C_CODE], P, pc, ca, U, K)
+            if c < 0:
+                _materialize(q, t, SS, ST, PEND, UF)
+                ST[I.S_START] = start
+                return I.R_REF
             ST[I.S_SAT] += c
             if tk:
                 nxt = P[pc, I.C_TARGET]

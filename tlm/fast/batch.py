@@ -36,10 +36,10 @@ import simpy
 from rlaccel.util.errors import SimError
 
 from rlaccel.tlm.controller import outside
-from rlaccel.tlm.loader import EXEC, BRANCH, FAULT, HALT, HOST
+from rlaccel.tlm.loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
 from rlaccel.tlm.fast import interp as I
-from rlaccel.tlm.fast.engine import prepare, _write_back
-from rlaccel.tlm.fast.program import STATE, TABLES
+from rlaccel.tlm.fast.engine import _dynamic, _write_back, prepare
+from rlaccel.tlm.fast.program import STATE, TABLES, loop_memory
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.tlm.fast.automaton import Automaton, Tables, run_round
 
@@ -175,20 +175,10 @@ class Batch:
             if p.agent.dt is not first.agent.dt:
                 raise SimError(f"{where}: its number format {p.agent.dt.name} differs from "
                                f"member 0's {first.agent.dt.name}")
-        p0 = prepare(first.agent.controller)
-        if p0 is None:
-            raise SimError(f"{first.origin}: the number format {first.agent.dt.name} has no "
-                           f"compiled kernels; run the members one by one")
+        p0 = prepare(first.agent.controller, always=True)
         # a member of member 0's binary text on its architecture shares its tables
-        self.progs = [p0] + [prepare(p.agent.controller, p0 if self._shares(p) else None)
-                             for p in platforms[1:]]
-        ops = first.agent.ops
-        for op in ops:
-            py = p0.P[op.pc, I.C_PY]
-            if py and op.kind not in (HOST, HALT, FAULT):
-                raise SimError(f"{first.origin}: PC {op.pc} ({op.text}) needs Python in every "
-                               f"member (no compiled kernel, a data-dependent cost or a "
-                               f"synchronisation); run the members one by one")
+        self.progs = [p0] + [prepare(p.agent.controller, p0 if self._shares(p) else None,
+                                     always=True) for p in platforms[1:]]
         if any((pr.P != p0.P).any() for pr in self.progs):
             raise SimError("batch members' compiled programs differ; a batch runs one program")
         self.hosts = hosts if hosts is not None else MemberHosts(platforms)
@@ -210,11 +200,12 @@ class Batch:
             setattr(self, name, stacked)
             for b, p in enumerate(self.progs):
                 setattr(p, name, stacked[b])
-        self.Us = _typed_list([pl.agent.memory("unified") for pl in self.platforms])
+        self.Us = _typed_list([loop_memory(pl.agent, "unified") for pl in self.platforms])
         self._U = [pl.agent.memory("unified") for pl in self.platforms]
         self._links = [pl.agent.link for pl in self.platforms]
         self._dtype = self.platforms[0].agent.memory("unified").dtype
-        self.Ss = _typed_list([pl.agent.memory("synapse") for pl in self.platforms])
+        self._loop_dtype = self.Us[0].dtype
+        self.Ss = _typed_list([loop_memory(pl.agent, "synapse") for pl in self.platforms])
         self.memories = Memories(self.Us, self.Ss, _typed_list([p.FS for p in self.progs]))
         self.state = None           # the State of a run (:meth:`run`)
         self.automaton = Automaton(self.progs[0].P.shape[0], self.UF.shape[1],
@@ -225,6 +216,7 @@ class Batch:
         """Run every member until it halts; their Results, in order."""
         from rlaccel.tlm.results import Results
         self.state, self._host = self._state(), None
+        self._io = np.zeros((len(self.platforms), 6), dtype=np.int64)
         env = simpy.Environment()
         wall = time.perf_counter()
         proc = env.process(self._rounds(env))
@@ -272,41 +264,44 @@ class Batch:
                 if sats:
                     self._settle(live)
                 halted = []
-                for i in other[:no].tolist():
+                stops = other[:no].tolist()
+                for i in stops:
                     b, reason = int(live[i]), int(reasons[i])
                     if reason == I.R_LIMIT:
                         raise self._limit(b)
-                    self._op(b, reason)               # cc.halt, or raises
-                    halted.append(b)
-                for b in halted:
-                    self._halt(b)
+                    if self._python(b, reason):       # cc.halt, or an op carried out
+                        halted.append(i)
                 if nh:
-                    self._exchange(at_host[:nh].copy(), ops, host_counts)
+                    self._exchange(at_host[:nh].copy(), ops)
                 if halted:
                     keep = np.ones(k, dtype=bool)
-                    keep[other[:no]] = False
+                    keep[halted] = False
                     live = live[keep]
-                if halted or nh:
+                if stops or nh:
                     t_min = int(ST[live, I.S_T].min()) if len(live) else int(ST[:, I.S_T].max())
                 if t_min > env.now:
                     yield env.timeout(t_min - env.now)
         finally:
+            io = self._io.copy()
+            io += host_counts[:, None] * np.array([1, *self._driver_io], dtype=np.int64)
             for b, (pl, prog) in enumerate(zip(self.platforms, self.progs)):
                 link = pl.agent.link
-                nh = int(host_counts[b])
+                nh, words_out, words_in, cycles, up, down = io[b].tolist()
                 stats = pl.agent.memories["unified"].stats
                 stats.writes += nh
-                stats.words_written += nh * self._nin
+                stats.words_written += words_in
                 _write_back(pl.agent.controller, prog)
                 link.exchanges += nh
-                link.words_out += nh * self._nout
-                link.words_in += nh * self._nin
-                link.cycles += nh * self._cycles
-                link.timeline.transfer_cycles["to_host"] += nh * self._up
-                link.timeline.transfer_cycles["to_device"] += nh * self._down
-                pl.agent.controller.host_cycles += nh * self._cycles
+                link.words_out += words_out
+                link.words_in += words_in
+                link.cycles += cycles
+                link.timeline.transfer_cycles["to_host"] += up
+                link.timeline.transfer_cycles["to_device"] += down
+                pl.agent.controller.host_cycles += cycles
 
-    _nin = _nout = _cycles = _up = _down = 0
+    #: the words out, in, cycles, cycles up and down of the exchange of ``State.host``
+    #: (the batch host's ``rounds`` counts its exchanges in ``State.host_counts``)
+    _driver_io = (0, 0, 0, 0, 0)
     _host = None              # State.host once the first cc.host has set it
 
     def _settle(self, live) -> None:
@@ -325,24 +320,61 @@ class Batch:
                         f"{c.max_instructions} instructions (PC {int(self.ST[b, I.S_PC])}, "
                         f"cycle {int(self.ST[b, I.S_T])})")
 
-    def _op(self, b: int, reason: int):
-        """The instruction member ``b`` handed back: a host exchange or cc.halt; anything
-        else raises the single run's error."""
-        ops = self.platforms[b].agent.ops
-        ctrl = self.platforms[b].agent.controller
-        pc, t = int(self.ST[b, I.S_PC]), int(self.ST[b, I.S_T])
-        executed = int(self.ST[b, I.S_EXEC])
+    def _python(self, b: int, reason: int) -> bool:
+        """Carry out the instruction member ``b`` handed back as its single run's loop does
+        (:func:`.engine.process`): an instruction without a kernel, with a data-dependent
+        cost or whose kernel refused its operands (its semantics), a synchronisation that
+        needs no other agent, ``cc.halt`` (True); a fault raises the single run's error."""
+        pl, prog = self.platforms[b], self.progs[b]
+        agent = pl.agent
+        ops, ctrl = agent.ops, agent.controller
+        ST = self.ST[b]
+        pc, t, start = int(ST[I.S_PC]), int(ST[I.S_T]), int(ST[I.S_START])
+        executed = int(ST[I.S_EXEC])
         if not 0 <= pc < len(ops):
             raise SimError(f"batch member {b}: {outside(pc, len(ops), executed, t)}")
         op = ops[pc]
-        if op.kind == FAULT:
+        kind = op.kind
+        if kind == FAULT:
             raise SimError(f"batch member {b}: {ctrl._fault(pc, op.fault)}")
-        if reason == I.R_REF and op.kind in (EXEC, BRANCH):
-            op.run()                      # the reference semantics raise the error
-        if op.kind not in (HOST, HALT):
+        if kind == HALT:
+            self._halt(b)
+            return True
+        busy, latency, depth, nxt = op.issue, op.latency, op.depth, pc + 1
+        if kind == EXEC:
+            if op.dynamic:
+                busy, latency, depth, start = _dynamic(ctrl, prog, op, start)
+            else:
+                op.run()
+                for unit, cycles in op.occupy:
+                    prog.UF[prog.unit(agent, unit.name)] = start + cycles
+        elif kind == BRANCH:
+            if op.run():
+                nxt = op.operands["target"]
+                busy += ctrl.branch_penalty
+        elif kind == SYNC:
+            busy = max(busy, self._sync(b, op))
+        else:
             raise SimError(f"batch member {b}: PC {pc} ({op.text}) needs Python; run the "
                            f"members one by one")
-        return op
+        r = I.retire(prog.P, prog.G, ST, prog.PEND, prog.STATS, prog.MK, prog.TB, pc, start,
+                     busy, latency, depth, nxt)
+        self._settle(np.array([b]))
+        if r == I.R_LIMIT:
+            raise self._limit(b)
+        return False
+
+    def _sync(self, b: int, op) -> int:
+        """A synchronisation of a one-agent member: its semantics with no other agent to
+        wait for take no SimPy time (0 cycles waited, as in its single run); one that
+        waits is refused."""
+        gen = op.run()
+        try:
+            next(gen)
+        except StopIteration:
+            return 0
+        raise SimError(f"batch member {b}: PC {op.pc} ({op.text}) waits in SimPy time; run "
+                       f"the members one by one")
 
     def _halt(self, b: int) -> None:
         """cc.halt of member ``b``, as the single run's controller ends."""
@@ -359,7 +391,7 @@ class Batch:
         ST[I.S_EXEC] += 1
         ctrl.instructions, ctrl.cycles, ctrl.halted = int(ST[I.S_EXEC]), end, True
 
-    def _exchange(self, at_host: np.ndarray, ops, host_counts) -> None:
+    def _exchange(self, at_host: np.ndarray, ops) -> None:
         """Every waiting member's cc.host (``at_host``: member indices): the batch host
         answers, the replies are written and the instructions retired with the link's
         cycles. A batch host with ``exchange_into`` answers the members it can in place (the
@@ -370,19 +402,20 @@ class Batch:
         op = ops[pc]
         if (pcs != pc).any():
             for p in np.unique(pcs).tolist():
-                self._exchange(at_host[pcs == p], ops, host_counts)
+                self._exchange(at_host[pcs == p], ops)
             return
         o = op.operands
         link = self._links[int(at_host[0])]
         nout, nin = o["nout"], o["nin"]
         up, down = link.to_host.delay(nout), link.to_device.delay(nin)
         cycles = up + link.host_cycles + down
-        self._nin, self._nout, self._cycles, self._up, self._down = nin, nout, cycles, up, down
+        row = np.array([1, nout, nin, cycles, up, down], dtype=np.int64)
         s = self.state
         timing = (op.issue + cycles, op.latency, op.depth)
         if self._host is None:
             s.host[:] = (pc, o["out"], nout, o["inp"], nin, *timing)
             self._host = s.host
+            self._driver_io = (nout, nin, cycles, up, down)
         members = at_host
         into = getattr(self.hosts, "exchange_into", None)
         r = 0
@@ -394,16 +427,16 @@ class Batch:
                 rest, members = members[~done], members[done]
             if len(members):
                 r = retire_hosts(s, members, *timing)
-                host_counts[members] += 1
+                self._io[members] += row
             members = rest
         if len(members):
             Us, lo = self._U, o["out"]
             outs = np.array([Us[b][lo:lo + nout] for b in members.tolist()])
             replies = self.hosts.exchange(members.tolist(), outs, nin)
-            replies = np.ascontiguousarray(replies, dtype=self._dtype).reshape(len(members),
-                                                                               nin)
+            replies = np.ascontiguousarray(replies, dtype=self._dtype).reshape(
+                len(members), nin).view(self._loop_dtype)
             r2 = finish_hosts(s, self.Us, members, replies, o["inp"], *timing)
-            host_counts[members] += 1
+            self._io[members] += row
             r = r or r2
         if r == I.R_LIMIT:
             self._check_limit(at_host)

@@ -29,12 +29,13 @@ the loop (:mod:`.jit` keys the cache on the folders of these modules too).
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+
+import numpy as np
 
 from rlaccel.tlm.families.base import kernels as _base
 from rlaccel.tlm.fast.jit import HAVE_NUMBA
 
-__all__ = ["families", "index", "code", "state", "run", "module", "FAMILY_CODES"]
+__all__ = ["families", "index", "code", "state", "run", "branch", "module", "FAMILY_CODES"]
 
 #: kernel codes per family
 FAMILY_CODES = 256
@@ -92,9 +93,26 @@ def run(code, A, i, c0, U, S, K, T, B, imm, FS):
     return module(f).run(code - f * FAMILY_CODES, A, i, c0, U, S, K, T, B, imm, FS[f])
 
 
+def branch(code, A, i, c0, U, K):
+    """``(taken, saturations)`` of conditional branch ``code`` (the base family's; saturations
+    -1 for memories of a format the base kernels do not compute in)."""
+    return _base.branch(code, A, i, c0, U, K)
+
+
 if HAVE_NUMBA:
     from numba import types
     from numba.extending import overload
+
+    def _base_format(U) -> bool:
+        """Whether the base family's kernels compute in the memories' format (fixed point's
+        int64 words or float64); the loop of another format never calls them."""
+        return U.dtype in (types.int64, types.float64)
+
+    @overload(branch, jit_options={"_nrt": False})
+    def _branch(code, A, i, c0, U, K):
+        if _base_format(U):
+            return lambda code, A, i, c0, U, K: _base.branch(code, A, i, c0, U, K)
+        return lambda code, A, i, c0, U, K: (np.int64(0), np.int64(-1))
 
     @overload(run, jit_options={"_nrt": False})
     def _run(code, A, i, c0, U, S, K, T, B, imm, FS):
@@ -104,7 +122,8 @@ if HAVE_NUMBA:
         lines = ["def impl(code, A, i, c0, U, S, K, T, B, imm, FS):",
                  f"    f = code // {FAMILY_CODES}",
                  "    if f == 0:",
-                 "        return _base(code, A, i, c0, U, S, K, T, B, imm)"]
+                 "        return _base(code, A, i, c0, U, S, K, T, B, imm)" if _base_format(U)
+                 else "        return -1"]
         for f in present:
             lines += [f"    if f == {f}:",
                       f"        return _run{f}(code - {f * FAMILY_CODES}, A, i, c0, U, S, K, T, "

@@ -20,21 +20,21 @@ from rlaccel.util.errors import SimError
 from rlaccel.tlm.loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
 from rlaccel.tlm.model import Cost
 from rlaccel.tlm.fast import interp as I
-from rlaccel.tlm.fast.program import Program, build
+from rlaccel.tlm.fast.program import Program, build, loop_memory
 
 __all__ = ["process", "prepare"]
 
 
-def prepare(ctrl, like: Program | None = None) -> Program | None:
+def prepare(ctrl, like: Program | None = None, always: bool = False) -> Program | None:
     """The compiled tables of a controller's program, or None when none of its instructions
     has a compiled kernel (for its number format, or at all: they then run their reference
-    semantics in the Python loop); ``like``: share the tables of this Program of the same
-    binary text on the same architecture (:func:`.program.build`)."""
+    semantics in the Python loop) unless ``always``; ``like``: share the tables of this
+    Program of the same binary text on the same architecture (:func:`.program.build`)."""
     from rlaccel.tlm.families.base.kernels import constants
     K = constants(ctrl.agent.dt)
     prog = build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K,
                  like)
-    return prog if prog.kernels else None
+    return prog if prog.kernels or always else None
 
 
 def process(ctrl, prog: Program):
@@ -43,8 +43,7 @@ def process(ctrl, prog: Program):
     ops = ctrl.ops
     n = len(ops)
     dt, counter = agent.dt, agent.saturations
-    U = agent.memory("unified")
-    S = agent.memory("synapse") if "synapse" in agent.memories else U[:0]
+    U, S = loop_memory(agent, "unified"), loop_memory(agent, "synapse")
     P, G, ST, PEND, CTR, STATS, MK, TB = (prog.P, prog.G, prog.ST, prog.PEND, prog.CTR,
                                           prog.STATS, prog.MK, prog.TB)
     K, T, B, IMM = prog.K, prog.T, prog.B, prog.IMM

@@ -12,19 +12,18 @@ per-PC counts, trace record, next PC), so that the controller's rules exist once
 
 Everything is integer bookkeeping on arrays; the arithmetic is the families' kernels
 (:func:`.dispatch.run`, with the agent's family states ``FS``; conditional branches are the
-base family's, :func:`rlaccel.tlm.families.base.kernels.branch`).
+base family's, :func:`.dispatch.branch`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlaccel.tlm.families.base.kernels import branch
 
 from rlaccel.tlm.loader import BRANCH, ENDMARK, EXEC, JMP, LOOP, LSET, MARK
 
 from rlaccel.tlm.fast.hazards import RANGE, WHOLE, earliest, last_time
-from rlaccel.tlm.fast.dispatch import run
+from rlaccel.tlm.fast.dispatch import branch, run
 from rlaccel.tlm.fast.jit import njit
 
 __all__ = ["interpret", "retire", "start_of", "S_PC", "S_T", "S_EXEC", "S_NPEND", "S_SAT",
@@ -224,6 +223,9 @@ def interpret(P, G, ST, PEND, CTR, UF, STATS, MK, TB, U, S, K, T, B, IMM, FS):
                 UF[P[pc, co + 2 * u]] = start + P[pc, co + 2 * u + 1]
         elif kind == BRANCH:
             taken, c = branch(P[pc, C_CODE], P, pc, ca, U, K)
+            if c < 0:
+                ST[S_START] = start
+                return R_REF
             ST[S_SAT] += c
             if taken:
                 nxt = P[pc, C_TARGET]

@@ -23,7 +23,7 @@ from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.floatpoint import F_LOOPBUF
 from rlaccel.tlm.fast.hazards import RANGE, ranges
 
-__all__ = ["Program", "build", "PENDING", "PEND_FIELDS", "TABLES", "STATE"]
+__all__ = ["Program", "build", "loop_memory", "PENDING", "PEND_FIELDS", "TABLES", "STATE"]
 
 #: pending results the loop keeps (the controller keeps about the pipeline depth's worth)
 PENDING = 256
@@ -37,6 +37,16 @@ TABLES = ("P", "G", "IMM", "K", "T", "B", "TB")
 #: the loop's mutable state of one run (:func:`_state`)
 STATE = ("ST", "PEND", "CTR", "UF", "STATS", "MK")
 _IN_LOOP = (EXEC, BRANCH, JMP, LOOP, LSET, MARK, ENDMARK)
+
+
+def loop_memory(agent, space: str) -> np.ndarray:
+    """An agent's memory as the compiled loop sees it: its words (a live view), as their
+    bits (uint16) when they are binary16, which numba cannot type; an empty view of the
+    unified memory for a space the agent lacks."""
+    if space not in agent.memories:
+        return loop_memory(agent, "unified")[:0]
+    m = agent.memory(space)
+    return m.view(np.uint16) if m.dtype == np.float16 else m
 
 
 @dataclass
@@ -109,7 +119,7 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
     c_r = c_occ + 2 * maxu
     c_w = c_r + RANGE * maxr
     P = np.zeros((max(n, 1), c_w + RANGE * maxw), dtype=np.int64)
-    U = agent.memory("unified")
+    U = loop_memory(agent, "unified")
     IMM = np.zeros(max(n, 1), dtype=U.dtype)
     longest = 1
     compiled = work = with_kernel = 0
@@ -163,7 +173,7 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
                    B=np.zeros(F_LOOPBUF, dtype=np.int64),
                    TB=np.zeros((_TRACE_BUFFER, I.TR_FIELDS), dtype=np.int64),
                    compiled=compiled, work=work, kernels=with_kernel,
-                   FS=dispatch.state(agent) if with_kernel else (),
+                   FS=dispatch.state(agent),
                    **_state(agent, units, len(mark_ids)))
 
 

@@ -41,10 +41,15 @@ def add_parsers(sub, run_manifest) -> None:
     c.add_argument("--seed", type=seed, default=1, metavar="S",
                    help="random seed, 0 to 2**63-1 (default 1)")
     c.add_argument("--vcd", metavar="FILE", type=file_name,
-                   help="write a VCD waveform of the block's ports")
-    c.add_argument("--backend", choices=("myhdl", "icarus"), default="myhdl",
-                   help="simulate the MyHDL block, or its converted Verilog in Icarus through "
-                        "MyHDL co-simulation (default myhdl)")
+                   help="write a VCD waveform of the block's signals, at the architecture's "
+                        "clock period (picoseconds)")
+    c.add_argument("--fst", metavar="FILE", type=file_name,
+                   help="write an FST waveform of the block's signals (--backend verilator)")
+    c.add_argument("--backend", choices=("myhdl", "icarus", "verilator"), default="myhdl",
+                   help="simulate the MyHDL block, its converted Verilog in Icarus through "
+                        "MyHDL co-simulation, or its Verilog compiled by Verilator (once "
+                        "per Verilog, cached in .hdl/) and driven from Python (default "
+                        "myhdl)")
     c.add_argument("--arch", metavar="NAME", type=file_name,
                    help="architecture (default: the block's machine)")
     c.set_defaults(func=cmd_cosim)
@@ -137,15 +142,23 @@ def cmd_cosim(args) -> int:
     from rlaccel.rtl.blocks import bench
     n = args.n if args.n is not None else bench(args.block).default_n
     arch = check_arch(args.arch)
-    check_outputs({"--vcd": args.vcd},                       # before any work
+    if args.fst is not None and args.backend != "verilator":
+        raise OutputError(f"--fst writes Verilator's FST waveform: add --backend verilator "
+                          f"(or write a VCD with --vcd from {args.backend})")
+    if args.fst is not None and args.vcd is not None:
+        raise OutputError("one waveform a run: --vcd or --fst")
+    check_outputs({"--vcd": args.vcd, "--fst": args.fst},             # before any work
                   {"the architecture file": arch.path if arch is not None else None})
-    if args.vcd is None:
+    wave = args.vcd or args.fst
+    if wave is None:
         return _cosim_summary(args, run(args.block, n=n, seed=args.seed,
-                                        backend=args.backend, arch=args.arch))
+                                        backend=args.backend, arch=args.arch,
+                                        announce=_announce))
+    kind = "vcd" if args.vcd else "fst"
     with rescuing():                 # a waveform that cannot be put in place is saved beside
-        with atomic_output(args.vcd, OutputError, suffix=".vcd", staged=True) as vcd:
-            r = run(args.block, n=n, seed=args.seed, backend=args.backend, vcd=vcd,
-                    arch=args.arch)
+        with atomic_output(wave, OutputError, suffix=f".{kind}", staged=True) as staged:
+            r = run(args.block, n=n, seed=args.seed, backend=args.backend, arch=args.arch,
+                    announce=_announce, **{kind: staged})
         return _cosim_summary(args, r)
 
 
@@ -158,8 +171,8 @@ def _cosim_summary(args, r) -> int:
         print("  coverage: " + ", ".join(f"{k} {v}" for k, v in sorted(cov.items())))
     for m in r.mismatches:
         print(f"  mismatch: {m}")
-    if args.vcd:
-        print(f"  waveform: {args.vcd}")
+    if args.vcd or args.fst:
+        print(f"  waveform: {args.vcd or args.fst}")
     return 0 if r.ok else 1
 
 

@@ -25,7 +25,7 @@ from myhdl import ResetSignal, Signal, Simulation, always, block, delay, instanc
 from rlaccel.rtl import hdl
 from rlaccel.rtl.bench import BenchRun, Stats, processes, testbench
 from rlaccel.rtl.blocks import bench as bench_of
-from rlaccel.rtl.clock import TIMESCALE, UNIT, half_period_ps
+from rlaccel.rtl.clock import ICARUS_TIMESCALE, UNIT, half_period_ps
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Mismatch, Scoreboard
 from rlaccel.rtl.signals import flat_ports
@@ -135,7 +135,7 @@ def _run_myhdl(bench, prm, ports, txns, board, stats, backend, vcd, workdir) -> 
     dut = None
     if backend == "icarus":
         hdl.convert(_dut(bench, clk, rst, ports, prm), bench.top, workdir, testbench=True,
-                    timescale=TIMESCALE)
+                    timescale=ICARUS_TIMESCALE)
         compiled = hdl.icarus_compile(bench.top, workdir, vcd=vcd)
         clocks = {"clk": clk, "rst": rst} if bench.clocked else {}
         dut = hdl.icarus_cosimulation(compiled, **clocks, **flat_ports(ports))

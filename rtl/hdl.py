@@ -17,7 +17,7 @@ from myhdl import Cosimulation
 from rlaccel.rtl.errors import RtlError, ToolMissing
 
 __all__ = ["ROOT", "SETUP", "tool", "cache_dir", "vpi_module", "convert", "icarus_compile",
-           "icarus_cosimulation", "lint", "LINT_WAIVERS", "synth", "TARGETS"]
+           "icarus_cosimulation", "dump_module", "lint", "LINT_WAIVERS", "synth", "TARGETS"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = "bash rtl/tools/setup.sh"
@@ -76,14 +76,20 @@ def icarus_compile(name: str, outdir: Path, *, vcd: Path | None = None) -> Path:
     sources = [str(outdir / f"{name}.v"), str(outdir / f"tb_{name}.v")]
     tops = []
     if vcd is not None:
-        dump = outdir / f"dump_{name}.v"
-        path = str(Path(vcd).resolve()).replace("\\", "\\\\").replace('"', '\\"')
-        dump.write_text(f"module dump_{name};\ninitial begin\n    $dumpfile(\"{path}\");\n"
-                        f"    $dumpvars(0, tb_{name}.dut);\nend\nendmodule\n")
-        sources.append(str(dump))
+        sources.append(str(dump_module(name, f"tb_{name}.dut", vcd, outdir)))
         tops = ["-s", f"tb_{name}", "-s", f"dump_{name}"]
     _run([tool("iverilog"), *tops, "-o", str(out), *sources], "iverilog")
     return out
+
+
+def dump_module(name: str, scope: str, vcd: Path, outdir: Path) -> Path:
+    """``outdir/dump_name.v``: a module (``dump_name``, a second top) that has the
+    simulator dump every signal under ``scope`` into the VCD file ``vcd``."""
+    path = str(Path(vcd).resolve()).replace("\\", "\\\\").replace('"', '\\"')
+    dump = outdir / f"dump_{name}.v"
+    dump.write_text(f"module dump_{name};\ninitial begin\n    $dumpfile(\"{path}\");\n"
+                    f"    $dumpvars(0, {scope});\nend\nendmodule\n")
+    return dump
 
 
 def icarus_cosimulation(compiled: Path, **ports) -> Cosimulation:

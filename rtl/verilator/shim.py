@@ -77,6 +77,8 @@ void collect(Model* h) {{
 {collect}
 }}
 
+{dump_fn}
+
 // One rising edge of every memory, from the outputs of before the edge: the reads into
 // their input slots, then the writes; 1 when a write falls outside its memory.
 int memories(Model* h) {{
@@ -182,6 +184,7 @@ void rl_mem_error(void* p, int64_t* info) {{
 // a memory write fell outside its memory (rl_mem_error tells which).
 int rl_edge(void* p, int kind, uint64_t time, uint64_t half) {{
     Model* h = static_cast<Model*>(p);
+{flush_edge}
     int err = 0;
     if (kind == {RISE}) {{
         err = rise(h);
@@ -248,31 +251,53 @@ def _collect(layout: Layout) -> str:
     return "\n".join(lines) or "    (void)m; (void)out;"
 
 
+#: the waveform's functions: the signals are dumped once a time, as the last event at that
+#: time left them (an event marks its time; the next event at a later time, or the end,
+#: dumps the marked one first)
+_TRACE_FNS = """void flush(Model* h, uint64_t t) {
+    if (h->tfp && h->pending && t > h->pend_t) {
+        h->tfp->dump(h->pend_t);
+        h->pending = false;
+    }
+}
+
+void settled(Model* h, uint64_t t) {
+    h->pending = true;
+    h->pend_t = t;
+}"""
+
+_TRACE_CLOSE = """    if (h->tfp) {
+        if (h->pending) h->tfp->dump(h->pend_t);
+        h->tfp->close();
+        delete h->tfp;
+        h->tfp = nullptr;
+    }"""
+
+
 def shim_source(top: str, layout: Layout, trace: str | None) -> str:
     """The C++ source of the shim for module ``top`` with ports ``layout``, writing a
     ``trace`` waveform (None, ``"vcd"`` or ``"fst"``)."""
+    t = {"trace_include": "", "trace_member": "", "trace_open": "", "trace_close": "",
+         "dump_fn": "", "dump_new": "    (void)wave;", "dump_fall": "", "flush_edge": "",
+         "dump_edge": "    (void)time;"}
     if trace is not None:
         header, cls = _TRACE_CLASS[trace]
-        include = f'#include "{header}"'
-        member = f"    {cls}* tfp = nullptr;"
-        opening = (f"    if (wave) {{\n        h->tfp = new {cls};\n"
-                   f"        h->m->trace(h->tfp, 99);\n        h->tfp->open(wave);\n    }}")
-        dump_new = "    if (h->tfp) h->tfp->dump(0);"
-        dump_fall = "            if (h->tfp) h->tfp->dump(time);"
-        dump_edge = "    if (h->tfp) h->tfp->dump(time);"
-        closing = "    if (h->tfp) { h->tfp->close(); delete h->tfp; h->tfp = nullptr; }"
-    else:
-        include = member = opening = closing = dump_fall = ""
-        dump_new, dump_edge = "    (void)wave;", "    (void)time;"
+        t.update(trace_include=f'#include "{header}"',
+                 trace_member=f"    {cls}* tfp = nullptr;\n    bool pending = false;\n"
+                              f"    uint64_t pend_t = 0;",
+                 trace_open=f"    if (wave) {{\n        h->tfp = new {cls};\n"
+                            f"        h->m->trace(h->tfp, 99);\n        h->tfp->open(wave);\n"
+                            f"    }}",
+                 trace_close=_TRACE_CLOSE, dump_fn=_TRACE_FNS, dump_new="    settled(h, 0);",
+                 dump_fall="            settled(h, time);\n            flush(h, time + half);",
+                 flush_edge="    flush(h, time);", dump_edge="    settled(h, time);")
     if layout.clocked:
         rise = f"    h->m->{CLOCK} = 1;\n    h->m->eval();"
         fall = clock_low = f"    h->m->{CLOCK} = 0;"
     else:
         rise = fall = clock_low = ""
     return _TEMPLATE.format(
-        top=top, trace_include=include, trace_member=member,
-        trace_kind={None: 0, "vcd": 1, "fst": 2}[trace], trace_on="true" if trace else "false",
-        apply=_apply(layout), collect=_collect(layout), trace_open=opening,
-        clock_low=clock_low, dump_new=dump_new, dump_fall=dump_fall, dump_edge=dump_edge,
-        rise=rise, fall=fall, trace_close=closing, SETTLE=SETTLE, RISE=RISE, FALL=FALL,
-        FALL_RISE=FALL_RISE)
+        top=top, trace_kind={None: 0, "vcd": 1, "fst": 2}[trace],
+        trace_on="true" if trace else "false", apply=_apply(layout),
+        collect=_collect(layout), clock_low=clock_low, rise=rise, fall=fall, SETTLE=SETTLE,
+        RISE=RISE, FALL=FALL, FALL_RISE=FALL_RISE, **t)

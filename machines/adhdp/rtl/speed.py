@@ -31,7 +31,7 @@ import numpy as np
 from myhdl import ResetSignal, Signal, Simulation, StopSimulation, block, instance
 
 from rlaccel.rtl import hdl
-from rlaccel.rtl.clock import TIMESCALE, half_period_ps
+from rlaccel.rtl.clock import ICARUS_TIMESCALE, half_period_ps
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.jobs import counted_clock, job_sim
 from rlaccel.machines.adhdp.rtl.datapath import (DATAPATH_MNEMONICS, datapath, datapath_signals,
@@ -156,7 +156,7 @@ def _replay_cosim(prm: Params, words, U, S, workdir: Path) -> dict:
     clk, rst = Signal(bool(0)), ResetSignal(1, active=1, isasync=False)
     box: dict = {}
     hdl.convert(datapath(clk, rst, **ports, prm=prm), "datapath", workdir, testbench=True,
-                timescale=TIMESCALE)
+                timescale=ICARUS_TIMESCALE)
     compiled = hdl.icarus_compile("datapath", workdir)
     cosim = hdl.icarus_cosimulation(compiled, clk=clk, rst=rst, **ports)
     io = _Io(ports, clk)

@@ -1,0 +1,241 @@
+"""The blocks' benches as cocotb tests: the same transactions, predictions, drivers and
+monitors as on MyHDL, Icarus and Verilator, run by cocotb under a Verilog simulator
+(Icarus; :mod:`rtl.cocotb_run` builds and starts it).
+
+This module is the cocotb test module the simulator loads. Its one test,
+:func:`scoreboard`, reads the run it is to make (block, transactions, seed, architecture,
+where to write the result) from the JSON file named by ``$RLACCEL_COCOTB``, draws the
+bench's transactions (:meth:`rtl.bench.Bench.transactions`), and runs the bench's
+generator processes (:func:`rtl.bench.processes`: driver, monitor, the memories beside the
+block) as one cocotb coroutine, :class:`Scheduler`, with MyHDL's rules: at each event every
+process waiting for it runs in a fixed order, reading the values of before the event, and
+what it sets takes effect after (cocotb's writes are applied in the ReadWrite phase, as
+MyHDL's ``.next``). A clocked block's clock is driven by a coroutine at the architecture's
+period (:mod:`rtl.clock`) and the scheduler waits on its edges; a combinational block's
+edges are times. The test fails when the scoreboard counts a mismatch, and writes the
+counts either way.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import time
+
+import cocotb
+import numpy as np
+from cocotb.handle import Immediate
+from cocotb.triggers import FallingEdge, RisingEdge, Timer
+from myhdl import ResetSignal, delay
+from myhdl._Signal import _Signal
+
+from rlaccel.rtl.bench import BenchRun, Stats, processes
+from rlaccel.rtl.blocks import bench as bench_of
+from rlaccel.rtl.clock import UNIT, half_period_ps
+from rlaccel.rtl.cosim import RESET_CYCLES
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.scoreboard import Scoreboard
+from rlaccel.rtl.signals import flat_ports
+from rlaccel.rtl.verilator.signals import Bundle, Clock
+
+__all__ = ["scoreboard", "Port", "Scheduler", "CONFIG"]
+
+#: the environment variable naming the run's JSON file
+CONFIG = "RLACCEL_COCOTB"
+
+
+class Port:
+    """A cocotb handle with MyHDL's ``.next`` (a write cocotb applies after the processes of
+    the time step ran) and ``.val`` (the value now, ``bool`` for a bool signal, signed for a
+    signed one; X and Z read as 0)."""
+
+    __slots__ = ("name", "_h", "_bool", "_signed", "_width", "_mask", "_pend")
+
+    def __init__(self, name: str, handle, sig):
+        self.name, self._h = name, handle
+        self._bool = sig._type is bool
+        self._width = len(sig)
+        self._signed = sig.min is not None and sig.min < 0
+        self._mask = (1 << self._width) - 1
+        self._pend = int(sig.val)
+
+    @property
+    def val(self):
+        v = self._h.value
+        try:
+            v = int(v)
+        except ValueError:                   # X or Z (before reset): 0, as MyHDL's VPI
+            v = int(str(v).translate(str.maketrans("xXzZuUwW-", "000000000")), 2)
+        if self._bool:
+            return bool(v)
+        if self._signed and v >> (self._width - 1):
+            v -= 1 << self._width
+        return v
+
+    @property
+    def next(self):
+        return self._pend
+
+    @next.setter
+    def next(self, value) -> None:
+        self._pend = int(value)
+        self._h.value = self._pend & self._mask
+
+    def __int__(self) -> int:
+        return int(self.val)
+
+    __index__ = __int__
+
+    def __bool__(self) -> bool:
+        return bool(self.val)
+
+
+class _Wire:
+    """A signal of the bench only (a combinational block's reset)."""
+
+    def __init__(self, value: int):
+        self.val = value
+
+    @property
+    def next(self) -> int:
+        return self.val
+
+    @next.setter
+    def next(self, value) -> None:
+        self.val = int(value)
+
+    def __bool__(self) -> bool:
+        return bool(self.val)
+
+
+def _ports(dut, ports: dict) -> dict:
+    """The bench's ports (``{name: Signal or interface}``) as :class:`Port` s of ``dut``;
+    an interface's signals by ``<name>_<attribute>``, as MyHDL's converter names them."""
+    out = {}
+    for name, sig in ports.items():
+        if isinstance(sig, _Signal):
+            out[name] = Port(name, dut[name], sig)
+        else:
+            out[name] = Bundle(**{a: Port(f"{name}_{a}", dut[f"{name}_{a}"], s)
+                                  for a, s in vars(sig).items() if isinstance(s, _Signal)})
+    return out
+
+
+class Scheduler:
+    """The bench's generator processes as one cocotb coroutine (see the module): ``clk``
+    gives the processes their edges, ``tick`` runs at every rising edge first."""
+
+    def __init__(self, dut, half: int, clocked: bool, tick):
+        self.dut, self.half, self.clocked, self.tick = dut, half, clocked, tick
+        self.clk = Clock()
+        self.time = 0
+        self._neg, self._pos, self._timed = [], [], []
+        self._seq = 0
+        self._next_edge = half
+
+    def start(self, gen) -> None:
+        self._resume(gen)
+
+    def _resume(self, gen) -> None:
+        try:
+            trig = next(gen)
+        except StopIteration:
+            return
+        if trig is self.clk.negedge:
+            self._neg.append(gen)
+        elif trig is self.clk.posedge:
+            self._pos.append(gen)
+        elif isinstance(trig, delay):
+            self._seq += 1
+            heapq.heappush(self._timed, (self.time + trig._time, self._seq, gen))
+        else:
+            raise RtlError(f"a process yielded {trig!r}: under cocotb a driver waits on "
+                           f"io.clk.negedge, io.clk.posedge or delay(n)")
+
+    async def _until(self, t: int, edge: bool) -> None:
+        if edge and self.clocked:
+            rising = (t // self.half) & 1
+            await (RisingEdge(self.dut.clk) if rising else FallingEdge(self.dut.clk))
+        elif t > self.time:
+            await Timer(t - self.time, UNIT)
+        self.time = t
+
+    async def run(self, done) -> None:
+        """Run events until ``done()``."""
+        while not done():
+            edge = self._next_edge
+            if self._timed and self._timed[0][0] < edge:
+                t = self._timed[0][0]
+                await self._until(t, False)
+                while self._timed and self._timed[0][0] == t:
+                    self._resume(heapq.heappop(self._timed)[2])
+                continue
+            await self._until(edge, True)
+            self._next_edge = edge + self.half
+            if (edge // self.half) & 1:
+                self.tick()
+                waiting, self._pos = self._pos, []
+            else:
+                waiting, self._neg = self._neg, []
+            for gen in waiting:
+                self._resume(gen)
+
+
+async def _clock(dut, half: int) -> None:
+    """The block's clock: rising at odd multiples of ``half`` picoseconds."""
+    while True:
+        await Timer(half, UNIT)
+        dut.clk.value = 1
+        await Timer(half, UNIT)
+        dut.clk.value = 0
+
+
+@cocotb.test()
+async def scoreboard(dut):
+    """The bench of the block named in ``$RLACCEL_COCOTB``'s run on ``dut``: every
+    transaction through the scoreboard; fails on a mismatch."""
+    with open(os.environ[CONFIG]) as f:
+        cfg = json.load(f)
+    bench = bench_of(cfg["block"])
+    prm = bench.params(cfg.get("arch"))
+    signals = bench.ports(prm)
+    board, stats = Scoreboard(cfg["block"]), Stats()
+    txns = iter(bench.transactions(np.random.default_rng(cfg["seed"]), cfg["n"], prm))
+    half = half_period_ps(prm)
+    ports = _ports(dut, signals)
+    flat = flat_ports(signals)
+    for name in cfg["inputs"]:           # the inputs start as MyHDL's signals do, at once
+        dut[name].value = Immediate(int(flat[name].val) & ((1 << len(flat[name])) - 1))
+    if bench.clocked:
+        rst = Port("rst", dut.rst, ResetSignal(1, active=1, isasync=False))
+        dut.rst.value = Immediate(1)
+        dut.clk.value = Immediate(0)
+        cocotb.start_soon(_clock(dut, half))
+    else:
+        rst = _Wire(1)
+
+    def tick():
+        stats.cycles += 1
+        if stats.cycles == RESET_CYCLES:
+            rst.next = 0
+
+    sched = Scheduler(dut, half, bench.clocked, tick)
+    h = BenchRun(bench, sched.clk, ports, prm, board, stats)
+    ended = []
+
+    def ending(gen):
+        yield from gen
+        ended.append(True)
+
+    wall = time.perf_counter()
+    for gen, ends in processes(bench, h, rst, txns):
+        sched.start(ending(gen) if ends else gen)
+    await sched.run(lambda: ended)
+    board.finish(stats.cycles)
+    wall = time.perf_counter() - wall
+    with open(cfg["result"], "w") as f:
+        json.dump({"transactions": board.checked, "mismatch_count": board.mismatch_count,
+                   "mismatches": [str(m) for m in board.mismatches], "cycles": stats.cycles,
+                   "wall_s": wall, "extra": board.extra}, f)
+    assert board.mismatch_count == 0, "\n".join(str(m) for m in board.mismatches)

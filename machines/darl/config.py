@@ -27,7 +27,7 @@ _MOST = {"d": 1 << 20, "chunk": 1 << 20, "batch": 1 << 20, "train_every": 1 << 4
 _CHOICES = {"act_with": ("target", "online"), "number": ("float64", "fixed32"),
             "norm": ("dimension", "chunk"), "sync": ("average", "sum"),
             "beta_scale": ("agents", "none"),
-            "sync_every": ("auto", "episode", "step")}
+            "sync_every": ("auto", "episode", "step"), "form": ("qhd", "printed")}
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,10 @@ class HdqlConfig:
     number: str = "float64"            # float64: reference.py; fixed32: functional.py
     norm: str = "dimension"            # value scale: 1/D (QHD) or eq. 9's per-chunk cosine
     imag_sign: int = 1                 # -1: eq. 9's printed minus sign
+    form: str = "qhd"                  # "qhd": QHD's update on the next state (eq. 13-14 as
+                                       # the algorithm DARL accelerates computes them);
+                                       # "printed": eq. 9, 13 and 14 as the DARL paper prints
+                                       # them (README section 2.2-2.3)
     sync: str = "average"              # Q' += the agents' average update (eq. 19) or "sum"
     beta_scale: str = "agents"         # "agents": several agents averaging every round learn
                                        # at beta x agents (the host loads it; the linear
@@ -95,6 +99,10 @@ class HdqlConfig:
             if getattr(self, name) not in allowed:
                 raise ManifestError(f"HDQL: {name} must be one of {', '.join(allowed)}, not "
                                     f"{getattr(self, name)!r}")
+        if self.form == "printed" and (self.norm, self.imag_sign) != ("dimension", 1):
+            raise ManifestError("HDQL: form = 'printed' computes eq. 9 as printed (the "
+                                "per-chunk cosine, the minus sign); leave norm and imag_sign "
+                                "at their defaults")
         if self.imag_sign not in (1, -1):
             raise ManifestError(f"HDQL: imag_sign must be 1 or -1, not {self.imag_sign!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

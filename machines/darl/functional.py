@@ -27,6 +27,7 @@ from rlaccel.machines.darl.tlm import (Encoder, UpdateCache, butterfly_allreduce
                                        position_matrix, regress, select, update_hypervectors,
                                        update_value)
 from rlaccel.machines.darl.tlm import kernels as _k
+from rlaccel.machines.darl.tlm.printed import regress_cosine, update_value_printed
 from rlaccel.machines.darl.tlm.regression import regress_rows
 
 from rlaccel.machines.darl.config import HdqlConfig
@@ -82,6 +83,9 @@ class FunctionalHdql:
     def values(self, re, im, qr, qi) -> np.ndarray:
         """``V`` (A,) of one encoded state against a model (the regression layer)."""
         c = self.cfg
+        if c.form == "printed":
+            return regress_cosine(re, im, qr, qi, chunk=c.chunk, fmt=self.fmt,
+                                  counter=self.counter)
         return regress(re, im, qr, qi, chunk=c.chunk, fmt=self.fmt, norm=c.norm,
                        imag_sign=c.imag_sign, counter=self.counter)
 
@@ -98,16 +102,22 @@ class FunctionalHdql:
     def train(self, k: int, batch: Batch) -> np.ndarray:
         """One training batch of agent ``k``: one kernel iteration per sample."""
         t, cnt = self.fmt, self.counter
+        c = self.cfg
+        printed = c.form == "printed"
         re, im = self.encode(batch.obs)
-        re2, im2 = self.encode(batch.next_obs)
+        if printed:        # eq. 13: q_true of the same state, one encoding (none of s')
+            q_true_all = [self.values(re[j], im[j], self.tr, self.ti)[int(batch.act[j])]
+                          for j in range(len(batch))]
+        else:
+            re2, im2 = self.encode(batch.next_obs)
         rew = t.quantize(batch.rew, counter=cnt) if self.fixed else np.asarray(batch.rew)
         qr, qi, cache = self.qr[k], self.qi[k], self.caches[k]
         # Q' does not change within a batch: every sample's q_true in one pass (fixed point:
         # the same exact sums and roundings as sample by sample)
-        c = self.cfg
-        q_true_all = (regress_rows(re2, im2, self.tr, self.ti, chunk=c.chunk, fmt=t,
-                                   imag_sign=c.imag_sign, counter=cnt).max(axis=1)
-                      if self.fixed and c.norm == "dimension" else None)
+        if not printed:
+            q_true_all = (regress_rows(re2, im2, self.tr, self.ti, chunk=c.chunk, fmt=t,
+                                       imag_sign=c.imag_sign, counter=cnt).max(axis=1)
+                          if self.fixed and c.norm == "dimension" else None)
         out = []
         for j in range(len(batch)):
             a = int(batch.act[j])
@@ -117,8 +127,12 @@ class FunctionalHdql:
             _, q_pred = select(self.values(re[j], im[j], qr, qi), mask)
             q_true = (q_true_all[j] if q_true_all is not None
                       else self.values(re2[j], im2[j], self.tr, self.ti).max())
-            v = update_value(q_pred, q_true, rew[j], beta=self.beta, gamma=self.gamma, fmt=t,
-                             counter=cnt)
+            if printed:
+                v = update_value_printed(q_pred, q_true, rew[j], beta=self.beta, fmt=t,
+                                         counter=cnt)
+            else:
+                v = update_value(q_pred, q_true, rew[j], beta=self.beta, gamma=self.gamma,
+                                 fmt=t, counter=cnt)
             ur, ui = update_hypervectors(v, re[j], im[j], fmt=t, counter=cnt)
             cache.push(a, ur, ui)
             self._accumulate(self.sr[k][a], ur)
@@ -182,7 +196,7 @@ class FunctionalHdql:
 
 def compiled_available(cfg: HdqlConfig) -> bool:
     """Whether :class:`CompiledHdql` computes ``cfg``'s learner: fixed32 with QHD's 1/D scale
-    (the only fixed-point regression there is) and numba present."""
+    or the printed form (the fixed-point regressions there are) and numba present."""
     return _k.HAVE_NUMBA and cfg.number == "fixed32" and cfg.norm == "dimension"
 
 
@@ -244,6 +258,12 @@ class CompiledHdql(FunctionalHdql):
 
     def act(self, k: int, obs) -> int:
         qr, qi = self.model(k, self.cfg.act_with)
+        if self.cfg.form == "printed":
+            index, sats = _k.act_printed(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
+                                         self.cfg.chunk, *self._ar, self._s, self._acc,
+                                         self._re, self._im)
+            self._count(sats)
+            return int(index)
         index, sats = _k.act(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
                              self.cfg.imag_sign, *self._ar, self._s, self._acc, self._re,
                              self._im)
@@ -252,7 +272,6 @@ class CompiledHdql(FunctionalHdql):
 
     def train(self, k: int, batch: Batch) -> np.ndarray:
         re, im = self.encode(batch.obs)
-        re2, im2 = self.encode(batch.next_obs)
         rew = self._floats(batch.rew, 1)
         acts = np.asarray(batch.act, dtype=np.int64).reshape(-1)
         m = len(acts)
@@ -261,10 +280,17 @@ class CompiledHdql(FunctionalHdql):
         ur = np.empty((m, self.d), dtype=np.int64)
         ui = np.empty((m, self.d), dtype=np.int64)
         v = np.empty(m, dtype=np.int64)
-        sats = _k.train(re, im, re2, im2, rew, acts, self.qr[k], self.qi[k], self.tr, self.ti,
-                        self.pending[k], self.pr[k], self.pi[k], self.sr[k], self.si[k],
-                        np.int64(self.beta), np.int64(self.gamma), self.cfg.imag_sign,
-                        *self._ar, ur, ui, v)
+        if self.cfg.form == "printed":
+            sats = _k.train_printed(re, im, rew, acts, self.qr[k], self.qi[k], self.tr,
+                                    self.ti, self.pending[k], self.pr[k], self.pi[k],
+                                    self.sr[k], self.si[k], np.int64(self.beta),
+                                    self.cfg.chunk, *self._ar, ur, ui, v)
+        else:
+            re2, im2 = self.encode(batch.next_obs)
+            sats = _k.train(re, im, re2, im2, rew, acts, self.qr[k], self.qi[k], self.tr,
+                            self.ti, self.pending[k], self.pr[k], self.pi[k], self.sr[k],
+                            self.si[k], np.int64(self.beta), np.int64(self.gamma),
+                            self.cfg.imag_sign, *self._ar, ur, ui, v)
         self._count(sats)
         if self.each:
             self._keep(k, acts, ur, ui)

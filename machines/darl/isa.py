@@ -63,6 +63,16 @@ ENTRIES = [
         "Regression against the delayed model Q' at syn (no cache): dst[a] = (Re.QR'[a] + "
         "Im.QI'[a]) / d.",
         fixed={"funct": 1}, reads={"src": "2*d", "syn": _Q}, writes={"dst": "n"}),
+    op("hreg.c", "HREG", "HG", "src syn dst mask n d",
+        "Regression against Q in the printed form (eq. 9): the pending cache updates of the "
+        "rows marked in mask land first, then dst[a] = sum_k Re_k.QR[a,k] / (|Re_k| "
+        "|QR[a,k]|) - Im_k.QI[a,k] / (|Im_k| |QI[a,k]|) over the chunks (a zero norm: 0).",
+        fixed={"funct": 2}, reads={"src": "2*d", "syn": _Q, "mask": "n"},
+        writes={"dst": "n", "syn": _Q}),
+    op("hreg.tc", "HREG", "HG", "src syn dst n d",
+        "Regression against the delayed model Q' at syn in the printed form (eq. 10, no "
+        "cache): hreg.c's per-chunk cosine.",
+        fixed={"funct": 3}, reads={"src": "2*d", "syn": _Q}, writes={"dst": "n"}),
     op("hsel.argmax", "HSEL", "HL", "src dst n",
         "Select, inference (eq. 11): dst[0] = argmax_a src[a] (the lowest index of ties).",
         fixed={"funct": 0}, reads={"src": "n"}, writes={"dst": "1"}),
@@ -77,6 +87,11 @@ ENTRIES = [
         "beta ((r + gamma q_true) - q_pred); every product rounded once, every step "
         "saturating.", fixed={"funct": 0},
         reads={"a": "1", "b": "1", "c": "1", "k": "2"}, writes={"dst": "1"}),
+    op("hupd.p", "HUPD", "HU", "dst a b c k",
+        "Update value as printed (eq. 14): dst[0] = (b[0] - a[0]) * k[0] + c[0], i.e. "
+        "(q_true - q_pred) beta + r; the product rounded once, every step saturating.",
+        fixed={"funct": 2}, reads={"a": "1", "b": "1", "c": "1", "k": "1"},
+        writes={"dst": "1"}),
     op("hpush", "HUPD", "HP", "src v mask syn aux n d",
         "Update hypervectors (eq. 15-16): U = v[0] * (Re, Im) of src for the action marked in "
         "mask, pushed into the delayed update cache (it lands on Q when that row is next "

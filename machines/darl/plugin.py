@@ -5,7 +5,8 @@ A manifest (``machines/darl/programs/cartpole.toml``, ``lunarlander.toml``) name
 architecture variant with ``machine.agents = A``), the budget (``stages``; ``--steps N`` stops
 at the first stage end after N environment steps; ``stop_at_target``) and any change to the
 preset's hyper-parameters (``[learning]``, :class:`~.config.HdqlConfig`'s keys). Every agent
-runs ``hdql.s``; :mod:`.host` drives them.
+runs ``hdql.s`` (QHD's form), or ``hdql_printed.s`` with ``learning.form = "printed"`` (the
+DARL paper's eq. 9 and 14 as printed, :data:`FORM_PROGRAMS`); :mod:`.host` drives them.
 
 The report adds ``latency_cycles`` (a training iteration on chip, Table 1's L, from the
 program's mark 2), ``latency_inference_cycles``, the all-reduce's cycles per stage, IPS by
@@ -22,11 +23,15 @@ from rlaccel.programs.manifest import COUNT_MAX, Knob, ManifestError
 from rlaccel.programs.plugin import PackagePlugin, Run
 from rlaccel.util.memory import reserve
 
-__all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET"]
+__all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET", "FORM_PROGRAMS"]
 
 #: seconds of one environment step through gymnasium.make on a quiet machine
 #: (../shared/reference/speeds.md; machines/darl/README.md section 8.4-8.5)
 T_ENV_QUIET = {"CartPole-v1": 6.4e-6, "LunarLander-v3": 36.3e-6}
+
+#: the kernel of each form of the algorithm (``learning.form``; ``qhd`` is the manifest's
+#: ``program``), found beside the manifest's program
+FORM_PROGRAMS = {"qhd": "hdql.s", "printed": "hdql_printed.s"}
 
 #: the machine's algorithm: settings the kernel implements only one way
 _FIXED = {"number": "fixed32", "act_with": "target", "norm": "dimension", "imag_sign": 1}
@@ -107,7 +112,10 @@ class DarlPlugin(PackagePlugin):
         host = DarlHost(cfg, m["steps"], m["stop_at_target"])
         defines = {"NF": host.n_obs, "NA": host.n_actions, "D": cfg.d,
                    "AVG": int(cfg.sync == "average")}
-        return Run(self.program_path(m), defines, hosts=host.hosts, state=host)
+        program = self.program_path(m)
+        if cfg.form != "qhd":             # the form's kernel beside the manifest's program
+            program = program.with_name(FORM_PROGRAMS[cfg.form])
+        return Run(program, defines, hosts=host.hosts, state=host)
 
     def bind(self, m: dict, run: Run, binary, arch) -> None:
         for h in run.hosts:

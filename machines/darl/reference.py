@@ -16,6 +16,9 @@ matrix ``P`` (N x D, N(0, 1)):
   ``q_pred = V_Q(s)[a]``, ``q_true = max_a' V_{Q'}(s')[a']``,
   ``v = beta ((r + gamma q_true) - q_pred)``, ``Q[a] += v (Re + j Im)``, and the same update
   is added to the agent's *shard* (section 4.1, Fig. 6 process 2);
+* ``form="printed"``: eq. 9-10 as printed (a cosine per chunk, the imaginary part
+  subtracted), ``q_true = V_{Q'}(s)[a]`` of the same state (eq. 13) and
+  ``v = (q_true - q_pred) beta + r`` (eq. 14);
 * end of a training stage (section 4.1-4.2, eq. 19-22): ``Q' += mean_k shard_k`` by the
   butterfly all-reduce, every agent's ``Q <- Q'``, shards to zero. With one agent this is
   the seed's target refresh at the start of every episode.
@@ -61,17 +64,19 @@ class HdqlReference:
     def values(self, re, im, qr, qi) -> np.ndarray:
         """``V`` (B, A) of encoded states (B, D) against a model."""
         c = self.cfg
-        if c.norm == "chunk":
+        if c.norm == "chunk" or c.form == "printed":
+            sign = -1 if c.form == "printed" else c.imag_sign
             return np.stack([regress(r, i, qr, qi, chunk=c.chunk, norm="chunk",
-                                     imag_sign=c.imag_sign) for r, i in zip(re, im)])
+                                     imag_sign=sign) for r, i in zip(re, im)])
         return (re @ qr.T + c.imag_sign * (im @ qi.T)) / self.d
 
     def _value(self, re, im, qr, qi, a: int) -> float:
         """``V[a]`` of one encoded state (the marked row only)."""
         c = self.cfg
-        if c.norm == "chunk":
+        if c.norm == "chunk" or c.form == "printed":
+            sign = -1 if c.form == "printed" else c.imag_sign
             return float(regress(re, im, qr[a:a + 1], qi[a:a + 1], chunk=c.chunk, norm="chunk",
-                                 imag_sign=c.imag_sign)[0])
+                                 imag_sign=sign)[0])
         return float((re @ qr[a] + c.imag_sign * (im @ qi[a])) / self.d)
 
     def model(self, k: int, which: str):
@@ -86,15 +91,24 @@ class HdqlReference:
     def train(self, k: int, batch: Batch) -> np.ndarray:
         """One training batch of agent ``k``, sample after sample; returns the update values."""
         c = self.cfg
+        printed = c.form == "printed"
         re, im = self.encode(batch.obs)
-        re2, im2 = self.encode(batch.next_obs)
-        q_true = self.values(re2, im2, self.tr, self.ti).max(axis=1)
+        if printed:        # eq. 13: the marked entry of V_Q' of the same state
+            q_true = [self._value(re[j], im[j], self.tr, self.ti, int(batch.act[j]))
+                      for j in range(len(batch))]
+        else:
+            re2, im2 = self.encode(batch.next_obs)
+            q_true = self.values(re2, im2, self.tr, self.ti).max(axis=1)
         qr, qi, sr, si = self.qr[k], self.qi[k], self.sr[k], self.si[k]
         out = np.empty(len(batch))
         for j in range(len(batch)):
             a = int(batch.act[j])
             q_pred = self._value(re[j], im[j], qr, qi, a)
-            v = c.learning_rate * ((float(batch.rew[j]) + c.gamma * float(q_true[j])) - float(q_pred))
+            if printed:    # eq. 14 as printed
+                v = (float(q_true[j]) - float(q_pred)) * c.learning_rate + float(batch.rew[j])
+            else:
+                v = c.learning_rate * ((float(batch.rew[j]) + c.gamma * float(q_true[j]))
+                                       - float(q_pred))
             ur, ui = v * re[j], v * im[j]
             qr[a] += ur
             qi[a] += ui

@@ -37,93 +37,12 @@
         cc.endmark 2
 .endm
 
-.macro sample J                     ; training iteration J of the batch
-        cc.bz   SLOTS + J*SW, next                          ; VALID = 0: the batch is over
-        iteration J
-.endm
-
-.macro sample_ar J                  ; iteration J, then the shards' average (eq. 19-22)
-        cc.bz   SLOTS + J*SW, next
-        iteration J
-        cc.mark 4 + (J + MAXB - 1) / MAXB                   ; 4 for J = 0, else 5
-        hallreduce src=SHARD, n=NA, d=D, avg=1
-        cc.endmark 4 + (J + MAXB - 1) / MAXB
-.endm
-
-.macro null J                       ; a share of iteration J's all-reduce, no update
-        cc.bz   SLOTS + J*SW, next
-        hallreduce src=SHARD, n=NA, d=D, avg=1
-.endm
-
-.text
-        cc.host out=OUT, nout=1, inp=INIT, nin=NINIT        ; beta, gamma, P
-        hld     src=PIN, syn=P, n=NF, d=D
-next:   cc.host out=OUT, nout=1, inp=IN, nin=NIN            ; the next command
-        cc.bnz  F_ACT, act
-        cc.bnz  F_TRAIN, train
-        cc.bnz  F_SYNC, sync
-        cc.bnz  F_TRAINAR, trainar
-        cc.bnz  F_NULL, null
-        cc.halt
-act:    cc.mark 1
+.macro inference                    ; an inference iteration (Fig. 2 b-e): the greedy action
+        cc.mark 1
         henc    src=STATE, syn=P, dst=HV2, n=NF, d=D
         hreg.t  src=HV2, syn=QD, dst=V2, n=NA, d=D
         hsel.argmax src=V2, dst=OUT, n=NA
         cc.endmark 1
-        cc.jmp  next
-sync:   cc.mark 3
-        hallreduce src=SHARD, n=NA, d=D, avg=AVG
-        hsync   src=SHARD, syn=Q, aux=QD, n=NA, d=D
-        cc.endmark 3
-        cc.jmp  next
-train:  sample  0
-        sample  1
-        sample  2
-        sample  3
-        sample  4
-        sample  5
-        sample  6
-        sample  7
-        sample  8
-        sample  9
-        sample  10
-        sample  11
-        sample  12
-        sample  13
-        sample  14
-        sample  15
-        cc.jmp  next
-trainar: sample_ar 0
-        sample_ar 1
-        sample_ar 2
-        sample_ar 3
-        sample_ar 4
-        sample_ar 5
-        sample_ar 6
-        sample_ar 7
-        sample_ar 8
-        sample_ar 9
-        sample_ar 10
-        sample_ar 11
-        sample_ar 12
-        sample_ar 13
-        sample_ar 14
-        sample_ar 15
-        cc.jmp  next
-null:   null    0
-        null    1
-        null    2
-        null    3
-        null    4
-        null    5
-        null    6
-        null    7
-        null    8
-        null    9
-        null    10
-        null    11
-        null    12
-        null    13
-        null    14
-        null    15
-        cc.jmp  next
+.endm
+
+.include "loop.inc"

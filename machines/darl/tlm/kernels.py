@@ -31,6 +31,8 @@ against the unit models):
   cache's stream, then the regression), ``hsel``, ``hupd``, ``hpush``, ``hsync`` on the
   agent's memories, with the codebook and the update cache of ``agent.state["hdc"]``
   (``hallreduce`` waits on the other agents in SimPy time: the loop hands it to Python);
+* :func:`act_printed`, :func:`train_printed` -- the same iterations in the printed form of
+  the DARL paper (:mod:`.printed`: eq. 9's per-chunk cosine, eq. 13-14 on the same state);
 * :func:`running_average` -- the shards as the machine leaves them when every iteration ends
   with the butterfly all-reduce (average) of the shards
   (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
@@ -55,7 +57,8 @@ from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.fixedpoint import sat as _sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average", "CODES",
+__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "act_printed",
+           "train_printed", "running_average", "CODES",
            "SEL", "run", "state"]
 
 
@@ -207,6 +210,117 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
         e, c3 = _sat(t - q_pred, lo, hi)
         v, c4 = _mul(beta, e, frac, lo, hi)
         sats += c1 + c2 + c3 + c4
+        v_out[b] = v
+        for j in range(d):
+            ur, c = _mul(v, re[b, j], frac, lo, hi)
+            sats += c
+            ui, c = _mul(v, im[b, j], frac, lo, hi)
+            sats += c
+            ur_out[b, j] = ur
+            ui_out[b, j] = ui
+            pr[a, j] = ur
+            pi[a, j] = ui
+            x, c = _sat(sr[a, j] + ur, lo, hi)
+            sr[a, j] = x
+            sats += c
+            x, c = _sat(si[a, j] + ui, lo, hi)
+            si[a, j] = x
+            sats += c
+        pending[a] = True
+    return sats
+
+
+@njit
+def _value_cos(re, im, qr, qi, a, chunk, frac, lo, hi):
+    """Raw ``V[a]`` of eq. 9 as printed (:func:`.printed.regress_cosine`: a cosine per
+    chunk, the imaginary part subtracted, float64 in the same order, one rounding) and 0/1."""
+    d = re.shape[0]
+    v = 0.0
+    for k in range(d // chunk):
+        dr = np.int64(0)
+        di = np.int64(0)
+        xr = 0.0
+        xi = 0.0
+        nr = 0.0
+        ni = 0.0
+        for j in range(k * chunk, (k + 1) * chunk):
+            dr += qr[a, j] * re[j]
+            di += qi[a, j] * im[j]
+            fr = float(re[j])
+            fi = float(im[j])
+            gr = float(qr[a, j])
+            gi = float(qi[a, j])
+            xr = xr + fr * fr
+            xi = xi + fi * fi
+            nr = nr + gr * gr
+            ni = ni + gi * gi
+        den_r = np.sqrt(xr) * np.sqrt(nr)
+        den_i = np.sqrt(xi) * np.sqrt(ni)
+        tr = float(dr) / den_r if den_r > 0 else 0.0
+        ti = float(di) / den_i if den_i > 0 else 0.0
+        v += tr - ti
+    return _quantize(v, frac, lo, hi)
+
+
+@njit
+def act_printed(p, x, period, shift, amask, quarter, qr, qi, chunk, frac, lo, hi, s, acc, re,
+                im):
+    """:func:`act` with eq. 9's printed value (:func:`_value_cos`)."""
+    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
+    best = np.int64(0)
+    index = 0
+    for a in range(qr.shape[0]):
+        v, c = _value_cos(re, im, qr, qi, a, chunk, frac, lo, hi)
+        sats += c
+        if a == 0 or v > best:
+            best = v
+            index = a
+    return index, sats
+
+
+@njit
+def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta,
+                  chunk, frac, lo, hi, ur_out, ui_out, v_out):
+    """:func:`train` in the printed form (:mod:`.printed`): one encoding per sample,
+    ``q_true`` the marked entry of ``V_Q'`` of the same state (eq. 13), ``V_update =
+    (q_true - q_pred) beta + r`` (eq. 14), the values by eq. 9's per-chunk cosine."""
+    b_n, d = re.shape
+    n_a = qr.shape[0]
+    sats = 0
+    rew = np.empty(b_n, dtype=np.int64)
+    for b in range(b_n):
+        rew[b], c = _quantize(rewards[b], frac, lo, hi)
+        sats += c
+    q_true = np.empty(b_n, dtype=np.int64)
+    for b in range(b_n):                     # Q' does not change within a batch
+        best = np.int64(0)
+        for a in range(n_a):
+            v, c = _value_cos(re[b], im[b], tr, ti, a, chunk, frac, lo, hi)
+            sats += c
+            if a == actions[b]:
+                best = v
+        q_true[b] = best
+    for b in range(b_n):
+        a = actions[b]
+        if pending[a]:                       # the marked row streams: its update lands
+            for j in range(d):
+                x, c = _sat(qr[a, j] + pr[a, j], lo, hi)
+                qr[a, j] = x
+                sats += c
+                x, c = _sat(qi[a, j] + pi[a, j], lo, hi)
+                qi[a, j] = x
+                sats += c
+            pending[a] = False
+        q_pred = np.int64(0)
+        for r in range(n_a):                 # the arrays evaluate every action
+            v, c = _value_cos(re[b], im[b], qr, qi, r, chunk, frac, lo, hi)
+            sats += c
+            if r == a:
+                q_pred = v
+        e, c1 = _sat(q_true[b] - q_pred, lo, hi)
+        m, c2 = _mul(beta, e, frac, lo, hi)
+        v, c3 = _sat(m + rew[b], lo, hi)
+        sats += c1 + c2 + c3
         v_out[b] = v
         for j in range(d):
             ur, c = _mul(v, re[b, j], frac, lo, hi)

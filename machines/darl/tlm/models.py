@@ -19,7 +19,9 @@ the codebook (the encoder's ROM). Every instruction but ``hallreduce`` also has 
 the compiled loop (:mod:`.kernels`, the same bits), which reads and writes that state's
 arrays, so the loop enters Python for the all-reduce and the host only. The architecture's ``[hdc]`` table switches the three
 optimisations of Fig. 10(a) (``codebook``, ``chunking``, ``delayed_update``; all true by
-default); the chunk is the architecture's ``lanes``.
+default); the chunk is the architecture's ``lanes``. ``hreg.c``, ``hreg.tc`` and ``hupd.p``
+are the printed form of the DARL paper's eq. 9 and 14 (:mod:`.printed`, its cycles and
+actions); they have no kernel, so the compiled loop hands them to their semantics.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from rlaccel.tlm.model import Binding, Cost, InstructionModel, Kernel
 from rlaccel.machines.darl.tlm import kernels as _kernels
 from rlaccel.machines.darl.tlm.allreduce import divide_by_agents
 from rlaccel.machines.darl.tlm.codebook import Codebook
+from rlaccel.machines.darl.tlm.printed import (cosine_actions, printed_cycles, regress_cosine,
+                                               update_value_printed)
 from rlaccel.machines.darl.tlm.regression import chunks, regress
 from rlaccel.machines.darl.tlm.timing import LatencyConstants, Optimisations, instruction_cycles
 from rlaccel.machines.darl.tlm.update_cache import UpdateCache
@@ -155,7 +159,8 @@ def _hreg(b: Binding):
     t, o, U, S, n, d = _hv(b)
     src, syn, dst = o["src"], o["syn"], o["dst"]
     chunk = b.knobs.lanes
-    masked = b.mnemonic == "hreg"
+    masked = b.mnemonic in ("hreg", "hreg.c")
+    cosine = b.mnemonic in ("hreg.c", "hreg.tc")          # eq. 9 as printed
     cache = _cache(b, n, d) if masked else None
     at = o.get("mask", 0)
 
@@ -164,8 +169,10 @@ def _hreg(b: Binding):
         qi = S[syn + n * d:syn + 2 * n * d].reshape(n, d)
         if masked:
             cache.stream(qr, qi, _mask(U, at, n), counter=b.counter)
-        U[dst:dst + n] = regress(S[src:src + d], S[src + d:src + 2 * d], qr, qi, chunk=chunk,
-                                 fmt=t, counter=b.counter)
+        re, im = S[src:src + d], S[src + d:src + 2 * d]
+        U[dst:dst + n] = (regress_cosine(re, im, qr, qi, chunk=chunk, fmt=t, counter=b.counter)
+                          if cosine else
+                          regress(re, im, qr, qi, chunk=chunk, fmt=t, counter=b.counter))
     return run
 
 
@@ -201,6 +208,16 @@ def _hupd(b: Binding):
         g = t.mul(gamma, U[o["b"]], counter=b.counter)
         e = t.sub(t.add(U[o["c"]], g, counter=b.counter), U[o["a"]], counter=b.counter)
         U[o["dst"]] = t.mul(beta, e, counter=b.counter)
+    return run
+
+
+def _hupd_printed(b: Binding):
+    t, o = _fmt(b), b.ops
+    U = b.mem("unified")
+
+    def run():
+        U[o["dst"]] = update_value_printed(U[o["a"]], U[o["b"]], U[o["c"]], beta=U[o["k"]],
+                                           fmt=t, counter=b.counter)
     return run
 
 
@@ -301,8 +318,10 @@ def _kernel(b: Binding) -> Kernel | None:
 # ---- timing and energy ----------------------------------------------------------------------
 def _unit(mnemonic: str) -> str:
     return {"henc": "encoder", "hld": "loader", "hreg": "regression", "hreg.t": "regression_t",
+            "hreg.c": "regression", "hreg.tc": "regression_t",
             "hsel.argmax": "select", "hsel.mask": "select", "hsel.max": "select_t",
-            "hupd": "updating", "hpush": "updating", "hsync": "updating"}[mnemonic]
+            "hupd": "updating", "hupd.p": "updating", "hpush": "updating",
+            "hsync": "updating"}[mnemonic]
 
 
 def _cost(b: Binding) -> Cost:
@@ -310,8 +329,9 @@ def _cost(b: Binding) -> Cost:
         return Cost(1, 1)                      # the butterfly's cycles, in SimPy time
     st = _state(b)
     o = b.ops
-    cyc = instruction_cycles(b.mnemonic, n=o.get("n", 1), d=o.get("d", b.knobs.lanes),
-                             chunk=b.knobs.lanes, c=constants(b.timing), opt=st["opt"])
+    cycles = printed_cycles if b.mnemonic in _PRINTED else instruction_cycles
+    cyc = cycles(b.mnemonic, n=o.get("n", 1), d=o.get("d", b.knobs.lanes),
+                 chunk=b.knobs.lanes, c=constants(b.timing), opt=st["opt"])
     unit = _unit(b.mnemonic)
     if b.mnemonic == "henc":
         # two encoders (s and s'), used in turn in program order
@@ -324,6 +344,8 @@ def _cost(b: Binding) -> Cost:
     return Cost(1, 2, ((unit, cyc),))
 
 
+#: the printed form's instructions (:mod:`.printed`)
+_PRINTED = ("hreg.c", "hreg.tc", "hupd.p")
 #: the last instruction of an iteration (training: hpush; inference: hsel.argmax), and the
 #: loads and stage ends, which the controller waits for
 _LAST = ("hpush", "hsel.argmax", "hld", "hsync")
@@ -339,12 +361,16 @@ def _actions(b: Binding) -> dict:
         c.update(mac=n * d, reg_read=n, sram_read=n * d + 2 * d, sram_write=2 * d)
     elif m == "hld":
         c.update(buf_read=n * d, sram_write=n * d)
-    elif m in ("hreg", "hreg.t"):
+    elif m in ("hreg", "hreg.t", "hreg.c", "hreg.tc"):
         c.update(mac=2 * n * d, sram_read=2 * d + 2 * n * d, reg_write=n)
+        if m in _PRINTED:
+            c.update(cosine_actions(n, d, b.knobs.lanes))
     elif m.startswith("hsel"):
         c.update(reg_read=n, reg_write=1)
     elif m == "hupd":
         c.update(mul=2, add=2, reg_read=5, reg_write=1)
+    elif m == "hupd.p":
+        c.update(mul=1, add=2, reg_read=4, reg_write=1)
     elif m == "hpush":
         c.update(mul=2 * d, add=2 * d, sram_read=4 * d, sram_write=2 * d, reg_read=1 + n)
     elif m == "hallreduce":
@@ -354,12 +380,14 @@ def _actions(b: Binding) -> dict:
     return c
 
 
-_SEMANTICS = {"henc": _henc, "hld": _hld, "hreg": _hreg, "hreg.t": _hreg,
-              "hsel.argmax": _hsel, "hsel.mask": _hsel, "hsel.max": _hsel, "hupd": _hupd,
-              "hpush": _hpush, "hallreduce": _hallreduce, "hsync": _hsync}
-_CATEGORY = {"henc": "ENC", "hld": "LOAD", "hreg": "REG", "hreg.t": "REG", "hsel.argmax": "SEL",
-             "hsel.mask": "SEL", "hsel.max": "SEL", "hupd": "UPD", "hpush": "UPD",
-             "hallreduce": "ALLREDUCE", "hsync": "SYNC"}
+_SEMANTICS = {"henc": _henc, "hld": _hld, "hreg": _hreg, "hreg.t": _hreg, "hreg.c": _hreg,
+              "hreg.tc": _hreg, "hsel.argmax": _hsel, "hsel.mask": _hsel, "hsel.max": _hsel,
+              "hupd": _hupd, "hupd.p": _hupd_printed, "hpush": _hpush,
+              "hallreduce": _hallreduce, "hsync": _hsync}
+_CATEGORY = {"henc": "ENC", "hld": "LOAD", "hreg": "REG", "hreg.t": "REG", "hreg.c": "REG",
+             "hreg.tc": "REG", "hsel.argmax": "SEL", "hsel.mask": "SEL", "hsel.max": "SEL",
+             "hupd": "UPD", "hupd.p": "UPD", "hpush": "UPD", "hallreduce": "ALLREDUCE",
+             "hsync": "SYNC"}
 
 MODELS = {m: InstructionModel(m, "sync" if m == "hallreduce" else "exec", f, _cost, _actions,
                               _CATEGORY[m], kernel=_kernel)

@@ -5,9 +5,10 @@
   the seed's 417 / 421 / 547 / 624; with eight agents the iteration ends with the butterfly
   all-reduce of the shard, whose simulated cycles are given apart;
 * Fig. 10(a): CartPole's iteration with each optimisation switched off, one and eight agents;
-* Fig. 11: IPS by eq. 23-25 and IPS/W (Table 2's power model) against the number of agents
-  (1, 2, 4, 8) for both tasks, from short simulated runs (``--stages``), with T_env measured
-  here and with a quiet host's (``T_ENV_QUIET``);
+* Fig. 11 and Table 2: IPS by eq. 23-25 and IPS/W against the number of agents (1, 2, 4, 8)
+  for both tasks, from short simulated runs (``--stages``), under one host reading
+  (:data:`~.table2.HOST`), and Table 2's mean of the two tasks for 1 and 8 agents
+  (``report.json``'s ``table2``: ``{"1": {"ips_mean": ...}, "8": {...}}``);
 * Fig. 8: reward over stages, 1 vs 8 agents, and the stages / episodes / time to the target,
   from ``machines/darl/bench/learning.py``'s JSON files (``--learning``), which hold full runs (too
   long for a report command); the CPU baseline's time to target (the float64 reference,
@@ -104,24 +105,30 @@ def fig10a(seed: int, agents=(1, 8)) -> dict:
 
 
 def fig11(stages: int, seed: int) -> dict:
+    """IPS (eq. 23-25 under :data:`~.table2.HOST`, the one host reading) and IPS/W for 1, 2,
+    4 and 8 agents on both tasks, from short simulated runs."""
+    from rlaccel.machines.darl.config import task_config
+    from rlaccel.machines.darl.table2 import eq23
+    from rlaccel.machines.darl.tlm.timing import ARCH
     out = {}
     for task in MANIFESTS:
         for agents in (1, 2, 4, 8):
             r = _run(task, [f"agents={agents}", f"stages={stages}"], seed)
+            e = eq23(r, batch=task_config(task).batch, clock_mhz=ARCH.knobs.clock_mhz)
             out[f"{task}/{agents}"] = {
-                "task": task, "agents": agents, "ips": r["ips"]["system"],
-                "ips_quiet": r["ips"]["quiet_host"],
-                "ips_quiet_parallel_envs": r["ips"]["quiet_host_parallel_envs"],
-                "ips_quiet_parallel_envs_serial_link":
-                    r["ips"]["quiet_host_parallel_envs_serial_link"],
-                "ips_per_w_quiet_parallel_envs":
-                    r["power"]["ips_per_watt_quiet_host_parallel_envs"],
-                "t_env_measured_s": r["ips"]["t_env_measured_s"],
-                "watts": r["power"]["watts"],
-                "ips_per_w": r["power"]["ips_per_watt"],
-                "ips_per_w_quiet": r["power"]["ips_per_watt_quiet_host"],
+                "task": task, "agents": agents, "ips": e["ips"], "eq23": e,
+                "watts": r["power"]["watts"], "ips_per_w": e["ips"] / r["power"]["watts"],
                 "latency_cycles": r["latency_cycles"], "env_steps": r["learning"]["env_steps"]}
     return out
+
+
+def _table2(rep: dict) -> dict | None:
+    """Table 2 from the Fig. 11 runs (None for a reused report that predates their eq23)."""
+    from rlaccel.machines.darl.table2 import table2
+    f11 = rep["fig11"]
+    if not all("eq23" in v for v in f11.values()):
+        return None
+    return table2({k: v["eq23"] for k, v in f11.items()})
 
 
 def _learning_row(r: dict) -> list:
@@ -185,10 +192,12 @@ def cpu_baseline(seeds) -> dict:
 
 
 def system_to_target(r: dict):
-    """A learning run's eq. 23 time with a quiet host (None if it did not reach the target)."""
+    """A learning run's eq. 23 time under the one host reading (:data:`~.table2.HOST`; None
+    if it did not reach the target)."""
     if r.get("first_stage_at_target") is None or not r.get("ips"):
         return None
-    return r["env_steps"] / r["ips"]["quiet_host"]
+    ips = r["ips"]
+    return r["env_steps"] / ips.get("quiet_host_parallel_envs", ips.get("quiet_host"))
 
 
 def _f10(v, n: str):
@@ -208,10 +217,7 @@ def _plots(rep: dict, out: Path) -> list[str]:
     from rlaccel.util.plots import grouped_bars, lines, save
     made = []
     f11 = rep["fig11"]
-    for key, label in (("ips_quiet", "IPS (quiet host's T_env)"), ("ips", "IPS (this host)"),
-                       ("ips_quiet_parallel_envs", "IPS (quiet host, parallel envs)"),
-                       ("ips_per_w_quiet", "IPS/W (quiet host's T_env)"),
-                       ("ips_per_w_quiet_parallel_envs", "IPS/W (quiet host, parallel envs)")):
+    for key, label in (("ips", "IPS"), ("ips_per_w", "IPS/W")):
         series = {}
         for task in MANIFESTS:
             pts = [f11[f"{task}/{n}"] for n in (1, 2, 4, 8) if f"{task}/{n}" in f11]
@@ -280,27 +286,29 @@ def markdown(rep: dict) -> str:
                     key=int)
     md += _table(["switched off", *(f"{n} agent(s), cycles" for n in counts)],
                  [[k, *(_num(_f10(v, n)) for n in counts)] for k, v in f10.items()])
+    from rlaccel.machines.darl.table2 import HOST
     md += ["", "## Fig. 11: IPS (eq. 23-25) and IPS/W against agents", "",
            f"Short runs of {rep['args']['stages']} stages (early episodes: many random "
-           "actions), kernel simulated, transfers from the host link model (the agents' "
-           "exchanges overlap, as they do in the simulation: the busiest agent's transfer "
-           "time; `serial link` sums them over the agents); `this host` uses "
-           "T_env measured here (the environments' CPU time in this process, on a loaded "
-           "2-core VM), `quiet` a quiet host's "
-           "T_env (6.4 us CartPole, 36.3 us LunarLander) with the host stepping the agents' "
-           "environments one after another, `parallel envs` all at once (eq. 24's T_env x "
-           "T_i: one environment step's time per round); power P(n) = 5.53 + 1.434 n W "
-           "(Table 2).", ""]
+           f"actions), kernel simulated. The host: {HOST}. Power: the cost model's (the "
+           "run's simulated energy over its simulated time).", ""]
     rows = []
     for v in rep["fig11"].values():
-        rows.append([NAMES[v["task"]], v["agents"], _num(v["ips"]), _num(v["ips_quiet"]),
-                     _num(v["ips_quiet_parallel_envs"]),
-                     _num(v.get("ips_quiet_parallel_envs_serial_link")), f"{v['watts']:.2f}",
-                     _num(v["ips_per_w_quiet"]), _num(v.get("ips_per_w_quiet_parallel_envs"))])
-    md += _table(["task", "agents", "IPS this host", "IPS quiet host", "IPS quiet, parallel "
-                  "envs", "the same, serial link", "W", "IPS/W quiet",
-                  "IPS/W quiet, parallel envs"], rows)
-    md += ["", f"Seed: IPS {SEED['ips'][1]:,} (1 agent, mean of the tasks), "
+        e = v.get("eq23", {})
+        tf = e.get("training_frequency")
+        rows.append([NAMES[v["task"]], v["agents"], _num(v["latency_cycles"]), _num(v["ips"]),
+                     "-" if tf is None else f"{tf:.2f}", f"{v['watts']:.2f}",
+                     _num(v["ips_per_w"])])
+    md += _table(["task", "agents", "L (cycles)", "IPS", "training frequency T'/T''", "W",
+                  "IPS/W"], rows)
+    t2 = rep.get("table2")
+    if t2:
+        md += ["", "## Table 2: the mean of CartPole and LunarLander", ""]
+        md += _table(["agents", "CartPole IPS", "LunarLander IPS", "mean (ours)",
+                      "the paper's", "residual"],
+                     [[k, _num(t2[k]["cartpole"]), _num(t2[k]["lunarlander"]),
+                       _num(t2[k]["ips_mean"]), _num(t2[k]["paper_ips_mean"], "{:,.1f}"),
+                       f"{100 * t2[k]['error']:+.1f} %"] for k in ("1", "8") if k in t2])
+    md += ["", f"The paper: IPS {SEED['ips'][1]:,} (1 agent, mean of the tasks), "
            f"{SEED['ips'][8]:,} (8 agents); IPS/W {SEED['ips_per_w'][1]:,} / "
            f"{SEED['ips_per_w'][8]:,}.", "", "## Fig. 8: learning through the simulator", ""]
     runs = rep["learning"]["runs"]
@@ -338,10 +346,9 @@ def markdown(rep: dict) -> str:
     return "\n".join(md) + "\n"
 
 
-#: what report.json keeps under ``timing``: the figures with this host's T_env, the CPU
-#: baseline's times and the learning runs' wall clocks
-TIMING = ("fig11.*.ips", "fig11.*.t_env_measured_s", "fig11.*.ips_per_w", "cpu",
-          "learning.runs.*.wall_s", "learning.runs.*.wall_to_target_s")
+#: what report.json keeps under ``timing``: the CPU baseline's times and the learning runs'
+#: wall clocks
+TIMING = ("cpu", "learning.runs.*.wall_s", "learning.runs.*.wall_to_target_s")
 
 
 def inputs(args) -> list[tuple[str, str]]:
@@ -385,6 +392,7 @@ def cmd_report(args) -> int:
                "table1": table1(args.seed), "fig10a": fig10a(args.seed),
                "fig11": fig11(args.stages, args.seed), "learning": learned,
                "cpu": cpu_baseline(args.cpu_seeds) if args.cpu_seeds else None}
+    rep["table2"] = _table2(rep)
     try:
         rep["plots"] = _plots(rep, out)
     except _SHAPE as exc:                  # only a reused report can be of another shape

@@ -34,18 +34,21 @@ def test_markdown_names_the_seed_beside_ours():
                                      "allreduce_cycles": 129,
                                      "allreduce_iteration_cycles": 129.0}},
            "fig10a": {"none": {"1": 417.0, "8": 546.0}, "codebook": {"1": 451.0, "8": 580.0}},
-           "fig11": {"cartpole/1": {"task": "cartpole", "agents": 1, "ips": 1.0,
-                                    "ips_quiet": 31817.0, "ips_quiet_parallel_envs": 31817.0,
-                                    "ips_quiet_parallel_envs_serial_link": 31000.0,
-                                    "watts": 6.96, "ips_per_w_quiet": 4570.0,
-                                    "ips_per_w_quiet_parallel_envs": 4571.0}},
+           "fig11": {"cartpole/1": {"task": "cartpole", "agents": 1, "ips": 31817.0,
+                                    "latency_cycles": 417.0, "watts": 6.96,
+                                    "ips_per_w": 4571.0,
+                                    "eq23": {"training_frequency": 0.9}}},
+           "table2": {"1": {"cartpole": 31817.0, "lunarlander": 12530.0,
+                            "ips_mean": 22173.5, "paper_ips_mean": 36597.1,
+                            "error": 22173.5 / 36597.1 - 1}},
            "learning": {"files": ["x.json"], "runs": [_run(), _run(seed=2, budget=True,
                                                              first_stage_at_target=None)]},
            "cpu": {"runs": [{"seed": 1, "stages_to_target": 76, "wall_to_target_s": 9.0,
                              "cpu_to_target_s": 2.0}]}}
     md = markdown(rep)
     assert "| CartPole | 8 | 546 | 547 | -0.2 % | 276 | 129 |" in md
-    assert "| CartPole | 1 | 1 | 31,817 | 31,817 | 31,000 | 6.96 | 4,570 | 4,571 |" in md
+    assert "| CartPole | 1 | 417 | 31,817 | 0.90 | 6.96 | 4,571 |" in md
+    assert "| 1 | 31,817 | 12,530 | 22,174 | 36,597.1 | -39.4 % |" in md
     assert "| none | 417 | 546 |" in md and "| codebook | 451 | 580 |" in md and "31,817" in md
     rep["fig10a"] = {"none": 417.0}                       # an older report: one agent only
     assert "| none | 417 |" in markdown(rep)

@@ -40,6 +40,7 @@ from rlaccel.isa.table import SPACES
 
 from rlaccel.tlm.agent import Agent
 from rlaccel.tlm.core import Butterfly, Ring
+from rlaccel.tlm.cost import TABLES as COST_TABLES
 from rlaccel.tlm.energy import EnergyTable
 from rlaccel.tlm.families import check_tables, models_for, tables_of
 from rlaccel.tlm.hostlink import HostLink, link_timing
@@ -47,8 +48,10 @@ from rlaccel.tlm.results import Results
 
 __all__ = ["Platform", "INTERCONNECT_KEYS", "PLATFORM_TABLES"]
 
-#: the architecture tables the platform itself reads (a family's own: its ``Family.tables``)
-PLATFORM_TABLES = ("energy", "timing", "hostlink", "interconnect")
+#: the architecture tables the platform itself reads (a family's own: its ``Family.tables``;
+#: the cost model's: :data:`rlaccel.tlm.cost.TABLES`)
+PLATFORM_TABLES = ("energy", "energy_sources", "timing", "hostlink", "interconnect",
+                   *COST_TABLES)
 
 INTERCONNECT_KEYS = ("kind", "latency", "words_per_cycle", "energy_pj_per_word")
 _KINDS = {c.kind: c for c in (Ring, Butterfly)}
@@ -136,12 +139,10 @@ class Platform:
         return [items] * self.n_agents
 
     def _energy(self) -> EnergyTable:
-        if "energy" not in self.arch.extra:
-            raise ArchError(f"{self.origin}: the simulator needs an [energy] table")
         unit_of: dict[str, str] = {}
         for fam in self.families:
             unit_of.update(fam.actions)
-        return EnergyTable.from_table(self.arch.extra["energy"], unit_of, self.origin)
+        return EnergyTable.from_arch(self.arch, self.families, unit_of)
 
     def _timing(self) -> Mapping[str, int]:
         keys: dict[str, str] = {}
@@ -173,7 +174,8 @@ class Platform:
         kind = cfg.get("kind")
         if kind not in _KINDS:
             raise ArchError(f"{where} kind must be one of {', '.join(_KINDS)}, not {kind!r}")
-        energy = cfg.get("energy_pj_per_word", 0.0)
+        derived = self.energy.model.interconnect_pj_per_word if self.energy.model else None
+        energy = cfg.get("energy_pj_per_word", derived if derived is not None else 0.0)
         if (isinstance(energy, bool) or not isinstance(energy, (int, float))
                 or not 0 <= energy < float("inf")):
             raise ArchError(f"{where} energy_pj_per_word must be a finite number >= 0, "

@@ -163,6 +163,8 @@ class Results:
     host: dict = field(default_factory=dict)
     interconnect: dict = field(default_factory=dict)
     categories: tuple = ()
+    #: where the prices come from (:meth:`rlaccel.tlm.energy.EnergyTable.describe`)
+    energy_model: dict = field(default_factory=dict)
 
     @classmethod
     def collect(cls, platform, wall_s: float) -> "Results":
@@ -225,7 +227,7 @@ class Results:
                    sim={}, timing=timing, per_pc=figs[0]["per_pc"], clock_hz=clock,
                    marks={str(k): {"count": v[1], "cycles": v[0]} for k, v in c0.marks.items()},
                    units=units, agents=agents, host=host, interconnect=inter,
-                   categories=platform.categories)
+                   categories=platform.categories, energy_model=e.describe())
 
     @property
     def power_w(self) -> float:
@@ -273,7 +275,8 @@ class Results:
                 "stall_cycles": self.stall_cycles, "host_cycles": self.host_cycles,
                 "saturations": self.saturations, "marks": self.marks, "sim": self.sim,
                 "units": self.units, "agents": self.agents, "host": self.host,
-                "interconnect": self.interconnect, "timing": self.timing}
+                "interconnect": self.interconnect, "energy_model": self.energy_model,
+                "timing": self.timing}
 
 
 def region_from_labels(binary, name: str, start: str, end: str, count: str) -> Region:

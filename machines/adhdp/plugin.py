@@ -68,6 +68,11 @@ def learning_config(m: dict):
                           lr_floor=lr["lr_floor"], seed=m["seed"])
 
 
+#: why the model's power differs from the seed's 25 mW (README, "Energy and power")
+POWER_RESIDUAL = ("every register bit clocked every cycle at Aladdin's 40 nm figure, scaled: "
+                  "no clock gating assumed, and the chip's registers are counted as flip-flops")
+
+
 class AdhdpPlugin(Plugin):
     machine = "adhdp"
     description = "ADHDP actor-critic on the ADHDP accelerator (seed 001), online, one plant"
@@ -166,7 +171,8 @@ class AdhdpPlugin(Plugin):
                     f"{max(learn['steps_per_trial'] or [0])})"),
                  f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.3f} ms at the "
                  f"clock, {r['instructions']:,} instructions, {r['energy_pj'] / 1e6:.3f} uJ, "
-                 f"{r['power_mw']:.2f} mW",
+                 f"{r['power_mw']:.2f} mW (seed: 25 mW, {r['power_mw'] / 25 - 1:+.0%}; "
+                 f"{POWER_RESIDUAL})",
                  f"            MAC-lane utilisation {r['utilization']['mac_lanes']:.1%}, "
                  f"stalls {r['stall_cycles']:,} cycles, host link {r['host_cycles']:,} cycles"]
         for name, reg in r["per_iteration"].items():

@@ -119,7 +119,7 @@ def measure(size: Size, vu: bool, *, trials: int, seed: int, arch: str | None = 
             "stall_cycles": int(r["stall_cycles"]),
             "mac_lane_utilization": float(r["utilization"]["mac_lanes"]),
             "energy_pj": float(r["energy_pj"]), "power_mw": float(r["power_mw"]),
-            "clock_pj": float(a.extra["energy"]["clock"]), "clock_mhz": a.knobs.clock_mhz,
+            "clock_pj": float(r["energy_model"]["prices_pj"]["clock"]), "clock_mhz": a.knobs.clock_mhz,
             "instructions": int(r["instructions"]), "wall_s": wall,
             "region": region, "body": body}
 

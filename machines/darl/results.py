@@ -6,9 +6,27 @@ from dataclasses import replace
 
 import numpy as np
 
+from rlaccel.tlm.cost import resources_of
+from rlaccel.tlm.cost.resources import beside
 from rlaccel.tlm.results import move_timing
 
-__all__ = ["results", "summary", "TIMING"]
+__all__ = ["results", "summary", "TIMING", "SEED_RESOURCES", "RESIDUALS"]
+
+#: the seed's Table 1: (task, agents) -> the design's resources on the U280
+SEED_RESOURCES = {
+    ("CartPole", 1): {"lut": 73100, "ff": 38047, "dsp": 17, "bram": 276, "uram": 79},
+    ("CartPole", 8): {"lut": 866700, "ff": 329100, "dsp": 17, "bram": 1425, "uram": 431},
+    ("LunarLander", 1): {"lut": 117416, "ff": 42508, "dsp": 17, "bram": 546, "uram": 143},
+    ("LunarLander", 8): {"lut": 988200, "ff": 367700, "dsp": 17, "bram": 2825, "uram": 431}}
+#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+RESIDUALS = {
+    "power": "the FPGA's idle core power (4.78 W, an xbutil reading of a U200's VCCINT: no "
+             "U280 reading found) and the kernel's work; XPE also charges every agent's HBM "
+             "channel and its controller (the seed: 'due to using HBM'), which the model "
+             "prices per bit moved only, and the regression arrays, which have no block",
+    "resources": "the encoder and the butterfly are this project's blocks (the butterfly's "
+                 "buffers as flip-flops, extrapolated to 256-word links); the regression "
+                 "arrays and the update cache have no block and are not counted"}
 
 #: the figures measured on this computer, or derived from them (eq. 23's IPS with this
 #: host's T_env, its IPS/W): the report's ``timing``
@@ -30,7 +48,7 @@ def _per(marks: dict, key: str, platform):
 
 
 def results(m: dict, run, res, platform) -> dict:
-    from rlaccel.machines.darl.tlm import TABLE1, TABLE2_POWER, ips_terms, iteration_seconds
+    from rlaccel.machines.darl.tlm import TABLE1, compare, ips_terms, iteration_seconds
     from rlaccel.machines.darl.tlm.timing import Workload, latency_cycles
     from rlaccel.machines.darl.tlm.models import constants, optimisations
 
@@ -77,7 +95,10 @@ def results(m: dict, run, res, platform) -> dict:
            "latency_formula": formula, "latency_seed_table1": seed_L,
            "optimisations": {"codebook": opt.codebook, "chunking": opt.chunking,
                              "delayed_update": opt.delayed_update},
-           "allreduce": allreduce}
+           "allreduce": allreduce,
+           "resources": beside(resources_of(platform.arch).as_dict(),
+                               SEED_RESOURCES.get((_TASK.get(cfg.env, cfg.env), n)),
+                               "Table 1")}
 
     stages = len(c.agent_returns)
     if stages and train:
@@ -112,9 +133,11 @@ def results(m: dict, run, res, platform) -> dict:
             ips["quiet_host_parallel_envs_serial_link"] = ips_terms(
                 n, T, Ti, Tt, T_env=quiet_env, **(kw | {"T_comm1": t_comm_serial}))["ips"]
             ips["t_env_quiet_s"] = quiet_env
-        watts = TABLE2_POWER.watts(n)
+        watts = res.power_w
         out["ips"] = ips
-        out["power"] = {"watts": watts, "model": "P(n) = 5.53 W + 1.434 W n (Table 2)",
+        out["power"] = {**compare(watts, n),
+                        "model": "the cost model (tlm/cost): the run's simulated energy over "
+                                 "its simulated time; the seed's Table 2 beside it (XPE)",
                         "ips_per_watt": ips["system"] / watts,
                         "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts,
                         "ips_per_watt_quiet_host_parallel_envs":
@@ -169,4 +192,16 @@ def summary(r: dict) -> str:
                         if "quiet_host" in r["ips"] else "")
                      + f"; {r['power']['watts']:.2f} W -> "
                        f"{t['power']['ips_per_watt']:,.0f} IPS/W")
+        if r["power"].get("seed_watts"):
+            lines.append(f"  power {r['power']['watts']:.2f} W against Table 2's "
+                         f"{r['power']['seed_watts']:.2f} W (XPE, "
+                         f"{100 * r['power']['error']:+.0f} %): {RESIDUALS['power']}")
+    res = r.get("resources")
+    if res:
+        seed, err = res.get("seed", {}), res.get("error", {})
+        parts = ", ".join(f"{k.upper()} {res[k]:,.0f}" + (f" (Table 1 {seed[k]:,}, "
+                                                         f"{100 * err[k]:+.0f} %)"
+                                                         if k in seed else "")
+                          for k in ("lut", "ff", "dsp", "bram", "uram"))
+        lines.append(f"  resources on the {res['device']}: {parts}; {RESIDUALS['resources']}")
     return "\n".join(lines)

@@ -81,8 +81,8 @@ class FixarPlugin(PackagePlugin):
                                 f"'HalfCheetah-v5')")
         oh = m["host"]["pcie_overhead_s"]
         if oh < 0 and oh != -1.0:
-            raise ManifestError(f"{where}: 'host.pcie_overhead_s' must be -1 (derived from the "
-                                f"seed) or seconds >= 0, not {oh}")
+            raise ManifestError(f"{where}: 'host.pcie_overhead_s' must be -1 (the cost "
+                                f"model's cited figure) or seconds >= 0, not {oh}")
         try:
             config(m)
         except Exception as exc:          # DdpgConfig's own checks name the key

@@ -18,11 +18,14 @@ serial as Fig. 9 stacks them; the same with the seed's 2 ms host is reported bes
 
 from __future__ import annotations
 
+from rlaccel.tlm.cost import resources_of
+from rlaccel.tlm.cost.resources import beside
 from rlaccel.tlm.results import move_timing
 
 from rlaccel.machines.fixar.tlm import pcie
 
-__all__ = ["results", "summary", "train_region", "SEED", "TIMING"]
+__all__ = ["results", "summary", "train_region", "SEED", "SEED_RESOURCES", "RESIDUALS",
+           "TIMING"]
 
 #: the figures measured on this computer, or derived from them: the report's ``timing``
 TIMING = ("ips.system", "ips.system_seed_host", "breakdown_s.environment",
@@ -31,6 +34,19 @@ TIMING = ("ips.system", "ips.system_seed_host", "breakdown_s.environment",
 #: the seed's headline figures (abstract, VI-C, Table II)
 SEED = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
         "power_w": 20.4, "ips_per_w": 2638.0, "peak_ips_table2": 38779.8}
+#: the seed's Table I, the whole design on the U50 (PCIe DMA, kernel and HBM interfaces in)
+SEED_RESOURCES = {"lut": 508100, "ff": 408800, "dsp": 2302, "bram": 774, "uram": 128}
+#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+RESIDUALS = {
+    "power": "the card's idle power (17.38 W, an xbutil reading of an idle U50) is most of "
+             "it; the PEs' MACs and the flip-flops' clock add the rest; the seed's PCIe DMA, "
+             "kernel and HBM interfaces' activity and its pipelined array's extra flip-flops "
+             "are not modelled",
+    "resources": "Yosys's 7-series counts of our combinational blocks (no pipelining "
+                 "registers: fewer FFs), a 16-lane float32 Adam of rtl/fpu's units (more "
+                 "LUTs), the shell (PCIe DMA, kernel and HBM interfaces) not counted; our "
+                 "buffer space holds a whole batch's activations in UltraRAM where the seed "
+                 "streams one vector"}
 
 
 def train_region(binary) -> tuple[int, int]:
@@ -77,7 +93,7 @@ def results(m: dict, run, res, platform) -> dict:
     t_env = cpu["environment"] / max(drv.host.t - (drv.resumed_at or 0), 1)
     t_host = t_env + (cpu["sampling"] + cpu["packing"]) / max(n, 1)
     oh = m["host"]["pcie_overhead_s"]
-    link = pcie.PcieLink(call_overhead_s=pcie.overhead_from_seed() if oh < 0 else oh)
+    link = pcie.cited_link(None if oh < 0 else oh)
     t_link = pcie.step_transfer_seconds(drv.S, drv.A, B, link)
     if n:
         cyc = reg["cycles"] / n
@@ -102,14 +118,19 @@ def results(m: dict, run, res, platform) -> dict:
                             "seed": SEED["utilization"]},
             "breakdown_s": {"environment": t_env, "host_other": t_host - t_env,
                             "transfer": t_link, "accelerator": t_acc,
-                            "pcie_call_overhead": link.call_overhead_s},
+                            "pcie_call_overhead": link.call_overhead_s,
+                            "pcie_sources": list(link.sources),
+                            "seed_implied_call_overhead": pcie.overhead_from_seed()},
             "power": {"train_w": power, "ips_per_w": ips / power,
                       "energy_per_sample_uj": reg["energy_pj"] * 1e-6 / (n * B),
-                      "seed_w": SEED["power_w"], "seed_ips_per_w": SEED["ips_per_w"]},
+                      "seed_w": SEED["power_w"], "seed_ips_per_w": SEED["ips_per_w"],
+                      "error_w": power / SEED["power_w"] - 1,
+                      "error_ips_per_w": ips / power / SEED["ips_per_w"] - 1},
             "train_energy_pj": reg["energy_pj"],
         })
     else:
         out["ips"] = {"accelerator": 0.0, "system": 0.0}
+    out["resources"] = beside(resources_of(arch).as_dict(), SEED_RESOURCES, "Table I")
     out["host_wall_s"] = dict(drv.wall)
     out["host_cpu_s"] = dict(drv.cpu)
     out["exchanges"] = {"train": drv.train_exchanges, "evaluation": drv.eval_exchanges}
@@ -128,7 +149,10 @@ def summary(r: dict) -> str:
                      f"{ips['system_seed_host']:,.1f} IPS with the seed's 2 ms host "
                      f"(seed {ips['seed_system']:,.1f})")
         lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (seed 20.4 W, "
-                     f"2638.0 IPS/W)")
+                     f"2638.0 IPS/W: {100 * p['error_w']:+.0f} %, "
+                     f"{100 * p['error_ips_per_w']:+.0f} %); {RESIDUALS['power']}")
+    if r.get("resources"):
+        lines.append(_resource_line(r["resources"], RESIDUALS["resources"]))
     if r.get("quantized_at") is not None:
         lines.append(f"  QAT: 16-bit activations from step {r['quantized_at']}")
     ret = r["learning"]["returns"]
@@ -136,3 +160,14 @@ def summary(r: dict) -> str:
         lines.append(f"  evaluation returns: {', '.join(f'{x:.1f}' for x in ret)}")
     lines.append(f"  simulator wall {r['timing']['sim']['run_wall_s']:.1f} s")
     return "\n".join(lines)
+
+
+def _resource_line(res: dict, cause: str) -> str:
+    """Resources beside the seed's, with the errors and their cause."""
+    seed, err = res.get("seed", {}), res.get("error", {})
+    parts = [f"{k.upper()} {res[k]:,.0f}" + (f" (seed {seed[k]:,}, {100 * err[k]:+.0f} %)"
+                                            if k in seed else "")
+             for k in ("lut", "ff", "dsp", "bram", "uram") if res.get(k) or k in seed]
+    over = f"; over UG949's budget: {', '.join(res['over_budget'])}" if res["over_budget"] \
+        else ""
+    return f"  resources on the {res['device']}: {', '.join(parts)}{over}; {cause}"

@@ -22,9 +22,23 @@
 
 from __future__ import annotations
 
+from rlaccel.tlm.cost import resources_of
 from rlaccel.tlm.results import move_timing
 
-__all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING"]
+__all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING", "SEED", "RESIDUALS"]
+
+#: the seed's figures the run's are set beside (IV-E, abstract)
+SEED = {"power_w": 36.3, "gflops_dense": 257.4, "gflops_per_w_dense": 7.10}
+#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+RESIDUALS = {
+    "power": "the card's idle power (17.42 W, an xbutil reading of an idle U200, the same "
+             "card class: no U280 reading found) and the VPUs' FP16 multiply-adds priced as "
+             "standard cells times the fabric gap; the seed's Fig. 8 puts 63.5 % of its power "
+             "in the VPUs, which fill 76.5 % of its flip-flops (ours are combinational: 66 "
+             "each) and whose routing the gap does not price per LUT",
+    "resources": "our VPU is a combinational IEEE FP16 multiply-add of 1,706 LUTs (the "
+                 "seed's pipelined, DSP-based units fit 792 in 67.5 % of the LUTs); the "
+                 "aggregator, load allocation and scheduler have no block"}
 
 #: the figures measured on this computer: the report's ``timing``
 TIMING = ("latency.host_s_per_iteration",)
@@ -80,6 +94,8 @@ def family_results(m: dict, host, res, platform) -> dict:
                        "gflops_effective_matrix": _div(2 * dense, sum(
                            r["cycles"] for r in mx.values()) / clock) / 1e9,
                        "gflops_per_w": _div(gflops_eff, watts), "power_w": watts,
+                       "seed_power_w": SEED["power_w"],
+                       "error_power": _div(watts, SEED["power_w"]) - 1,
                        "peak_gflops": 2 * vpus * clock / 1e9,
                        "macs": macs, "dense_macs": dense},
         "matrix": {mn: dict(r) for mn, r in mx.items()},
@@ -94,6 +110,7 @@ def family_results(m: dict, host, res, platform) -> dict:
         "table1": {LAYERS.get(syms.get(a, ""), str(a)): dict(r)
                    for a, r in st.counters.table1.items()},
         "hostlink": agent.link.as_dict(),
+        "resources": resources_of(platform.arch).as_dict(),
     }, TIMING)
 
 
@@ -113,6 +130,10 @@ def summary(r: dict) -> str:
         f"            VPU utilisation: matrix {u['vpu_matrix']:.1%} (inference "
         f"{u['vpu_inference']:.1%}), overall {u['vpu']:.1%}; {th['gflops']:.1f} GFLOPS, "
         f"{th['gflops_effective']:.1f} dense-equivalent, {th['gflops_per_w']:.2f} GFLOPS/W",
+        f"            power {th['power_w']:.1f} W (seed {SEED['power_w']} W on average, "
+        f"{100 * th['error_power']:+.0f} %; seed dense {SEED['gflops_per_w_dense']} GFLOPS/W): "
+        f"{RESIDUALS['power']}",
+        _resources(r["resources"]),
         f"            latency {lat['iteration_ms']:.3f} ms per iteration, "
         f"{lat['step_us']:.2f} us per environment step (accelerator)",
         f"  stages:   {stage}",
@@ -120,3 +141,12 @@ def summary(r: dict) -> str:
         f"{r['timing']['sim']['instructions_per_s']:,.0f} instructions/s",
     ]
     return "\n".join(lines)
+
+
+def _resources(res: dict) -> str:
+    parts = ", ".join(f"{k.upper()} {res[k]:,.0f} ({res['percent'][k]:.0f} %)"
+                      for k in ("lut", "ff", "dsp", "bram") if k in res["percent"])
+    over = f"; over UG949's budget: {', '.join(res['over_budget'])}" if res["over_budget"] \
+        else ""
+    return (f"            resources on the {res['device']}: {parts}{over} (the seed gives "
+            f"shares only, Fig. 8); {RESIDUALS['resources']}")

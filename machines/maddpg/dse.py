@@ -15,17 +15,9 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_parser", "TABLE_II", "explore_manifest"]
+from rlaccel.machines.maddpg.tlm.dse import TABLE_II
 
-#: seed 003, Table II: post-synthesis use of the whole design
-TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", "bram": 1060,
-                                           "bram_percent": 49, "ff": 1_182_000,
-                                           "ff_percent": 50, "lut": 774_000,
-                                           "lut_percent": 65, "dsp": 3320,
-                                           "dsp_percent": 49},
-            "simple_tag_v3": {"task": "Predator-Prey", "bram": 1519, "bram_percent": 73,
-                              "ff": 1_438_000, "ff_percent": 61, "lut": 829_000,
-                              "lut_percent": 70, "dsp": 2447, "dsp_percent": 36}}
+__all__ = ["add_parser", "TABLE_II", "explore_manifest"]
 
 
 def explore_manifest(manifest, overrides=None, arch=None, search=None,

@@ -30,10 +30,12 @@ from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 from rlaccel.machines.maddpg.tlm.learner import RING_UNIT, unit_name
+from rlaccel.tlm.cost import resources_of
+from rlaccel.tlm.cost.resources import beside
 from rlaccel.tlm.results import move_timing
 
 __all__ = ["results", "summary", "progress_lines", "learning", "describe_pipeline",
-           "TIMING"]
+           "design_resources", "TIMING"]
 
 #: the figures measured on this computer, or derived from them (eq. 7's IPS with this
 #: host's T_SG): the report's ``timing``
@@ -181,9 +183,31 @@ def results(m: dict, run, res, platform) -> dict:
     d = design.as_dict()
     return move_timing({"learning": learning(host), "ips": ips, "pipelines": pipes,
                         "learners": learners, "ring": ring, "dse": d,
+                        "resources": beside(design_resources(platform.arch, design).as_dict(),
+                                            _table_ii(host.cfg.env), "Table II"),
                         "hostlink": [a.link.as_dict() for a in platform.agents],
                         "host_timeline": host.timeline.as_dict(), "batch": B,
                         "environment": host.cfg.env}, TIMING)
+
+
+#: why the model's resources differ from Table II (README, "Energy, power and resources")
+RESIDUAL = ("our compute unit's element is this project's combinational IEEE fp32 "
+            "multiply-add (5,712 LUTs with its share of the unit; Vitis HLS's operators put "
+            "more of the work in DSPs), so the search is bound by UG949's 70 % of an SLR's "
+            "LUTs long before its DSPs; Table II's design is not a LUT-bound one")
+
+
+def _table_ii(env: str) -> dict | None:
+    from rlaccel.machines.maddpg.tlm.dse import TABLE_II
+    t = TABLE_II.get(env)
+    return {k: t[k] for k in ("lut", "ff", "dsp", "bram")} if t else None
+
+
+def design_resources(arch, design):
+    """The resources of the design a run used: the architecture's units, with as many CU
+    elements (and banks) as the design search's unroll factors add up to."""
+    elements = sum(sum(f[p]) for f in design.factors.values() for p in ("value", "policy"))
+    return resources_of(arch, extra={"elements": elements})
 
 
 def _label_trace(platform, design, name: str) -> None:
@@ -264,6 +288,14 @@ def summary(r: dict) -> str:
                  f"{d['bram_used']:g} ({d['bram_percent']:.1f} %); "
                  + "; ".join(f"{s['name']}: {', '.join(s['agents']) or '-'}"
                              for s in d["slr"]))
+    res = r.get("resources")
+    if res:
+        seed, err = res.get("seed", {}), res.get("error", {})
+        lines.append(f"  resources on the {res['device']}: " + ", ".join(
+            f"{k.upper()} {res[k]:,.0f}" + (f" (Table II {seed[k]:,}, {100 * err[k]:+.0f} %)"
+                                           if k in seed else "")
+            for k in ("lut", "ff", "dsp", "bram")) + f"; power {r['power_mw'] / 1e3:.1f} W "
+            f"(the seed reports none); {RESIDUAL}")
     sim = r["timing"]["sim"]
     lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {r['instructions']:,} "
                  f"instructions, {r['cycles']:,} cycles")

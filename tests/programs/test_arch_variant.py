@@ -22,7 +22,7 @@ def test_a_variant_changes_only_its_keys():
     assert a.knobs.dtype == "q6.12" and a.geometry.word_bits == 18
     assert a.extra["timing"]["branch_penalty"] == 3
     assert a.extra["timing"]["pipeline_depth"] == base.extra["timing"]["pipeline_depth"]
-    assert a.knobs.lanes == base.knobs.lanes and a.extra["energy"] == base.extra["energy"]
+    assert a.knobs.lanes == base.knobs.lanes and a.extra["technology"] == base.extra["technology"]
 
 
 def test_equal_variants_share_one_file_and_no_overrides_is_the_base():

@@ -21,7 +21,7 @@ per unit).
 * :mod:`.timing` -- cycles of one kernel iteration (Table 1's L) with the three
   optimisations of Fig. 10(a) as switches;
 * :mod:`.throughput` -- inferences per second (eq. 23-25);
-* :mod:`.power` -- the kernel's power through Table 2's two points, energy per iteration.
+* :mod:`.power` -- Table 2's power figures, which the cost model's power is compared with.
 
 * :mod:`.models` -- the ``hdc`` ISA family's instruction models (these units as semantics,
   :func:`.timing.instruction_cycles` as costs); ``FAMILY`` is what the simulator loads.
@@ -32,7 +32,7 @@ per unit).
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, butterfly_allreduce, stages
 from rlaccel.machines.darl.tlm.codebook import Codebook
 from rlaccel.machines.darl.tlm.encoder import Encoder, encode_float, position_matrix
-from rlaccel.machines.darl.tlm.power import TABLE2_POWER, PowerModel
+from rlaccel.machines.darl.tlm.power import TABLE2, compare, seed_watts
 from rlaccel.machines.darl.tlm.regression import chunks, regress
 from rlaccel.machines.darl.tlm.throughput import ips, ips_terms, iteration_seconds
 from rlaccel.machines.darl.tlm.timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteration_cycles,
@@ -63,5 +63,5 @@ __all__ = [
     "TABLE1", "LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
     "latency_cycles", "instruction_cycles", "FAMILY",
     "iteration_seconds", "ips", "ips_terms",
-    "PowerModel", "TABLE2_POWER",
+    "TABLE2", "compare", "seed_watts",
 ]

@@ -33,10 +33,10 @@ part               cycles
 =================  =============================================================================
 
 An inference iteration (no action marked) stops after ``select``. The constants are
-:class:`LatencyConstants`; which come from where is in ``machines/darl/README.md``: two of them are not
-in the seed and are fitted on the CartPole columns of Table 1 (``io`` on one agent, ``hop``
-on eight, for a link of ``link_words`` = 256 words a cycle, which the seed does not give
-either), so the LunarLander columns are predictions of the model. Their defaults are read
+:class:`LatencyConstants`; which come from where is in ``machines/darl/README.md``: none is
+fitted to Table 1 (``io`` is two m_axi transactions at Vitis HLS's default latency, ``hop``
+a butterfly stage's registers, sum and SLR crossing: the architecture's ``[sources]``), so
+every column of Table 1 is a prediction of the model. Their defaults are read
 from the machine's architecture file, ``machines/darl/archs/darl.toml`` (:data:`ARCH`: its
 ``[timing]`` and its ``[interconnect]`` latency and width), the one place they are stated.
 """
@@ -70,14 +70,14 @@ class LatencyConstants:
     """Latencies in cycles at the architecture's clock (see ``machines/darl/README.md`` for
     each one's source; the defaults are :data:`ARCH`'s)."""
 
-    io: int = _TIMING["io"]                    # fitted: Table 1, CartPole, one agent (417)
+    io: int = _TIMING["io"]                    # two m_axi transactions (UG1399's default)
     mem_read: int = _TIMING["mem_read"]        # a BRAM/URAM read with registered output
     mul: int = _TIMING["mul"]                  # a pipelined 32 x 32 fixed-point multiply
     add: int = _TIMING["add"]                  # an adder or comparator level
     codebook: int = _TIMING["codebook"]        # codebook read: address + BRAM output register
     cordic: int = _TIMING["cordic"]            # sin/cos without the codebook (CORDIC)
     write: int = _TIMING["write"]              # a BRAM write
-    hop: int = _NET["latency"]                 # fitted: a butterfly stage's latency
+    hop: int = _NET["latency"]                 # a butterfly stage's latency
     link_words: int = _NET["words_per_cycle"]  # assumed: words a butterfly link moves a cycle
 
     def __post_init__(self):

@@ -1,21 +1,23 @@
 """The PCIe host link of the FIXAR platform: what a host <-> accelerator transfer costs.
 
 Seed 002 (section III, Fig. 3): every time step the host sends the actor's current state and
-a batch of ``B`` transitions, the accelerator trains and returns the action. Section VI-C,
-Fig. 9: "the time spent on Xilinx run-time to import the input batch from the host CPU to
-the FPGA increases marginally even though the batch size doubles up ... the initial overhead
-of buffer allocation and PCIe communication in the run-time is quite large". So a transfer
-costs a fixed per-call overhead (run-time: buffer allocation, synchronisation, kernel
-launch) plus the DMA latency plus the bytes at the link's bandwidth::
+a batch of ``B`` transitions, the accelerator trains and returns the action. A transfer costs
+a fixed per-call overhead of the run time (enqueueing the kernel with its buffers) plus the
+DMA's latency plus the bytes at the link's bandwidth::
 
     t = calls * (call_overhead_s + latency_s) + bytes / bandwidth
 
-The seed gives no figure for any of the three. The link is PCIe Gen3 x16 through XDMA with a
-512-bit data path (AMD UG1120, "DMA Configurations", for the U50): 15.75 GB/s raw; we take
-12 GB/s effective and 1 us per DMA as assumptions. The per-call overhead is the only term
-that matters at these sizes (a batch of 512 HalfCheetah transitions is 86 KB, 7 us at
-12 GB/s); :func:`overhead_from_seed` derives it from the seed's own throughput figures, and
-``machines/fixar/README.md`` states the assumptions that derivation rests on.
+:func:`cited_link` takes each term from a cited figure (the cost model's primitives,
+``tlm/cost/primitives.toml``): Xilinx's 30-60 us per enqueued kernel command (UG1023; the
+midpoint), about 5.4 us per small DMA on a U50 (an ``xbutil validate`` reading, XRT issue
+6787) and PCIe Gen3 x16's 15.75 GB/s. The host's own time (the environment, the replay
+sampling, the packing) is measured on this machine by the driver, never taken from the seed.
+
+:func:`overhead_from_seed` is what the seed's throughput figures would imply for the per-call
+overhead if the three parts of a step ran one after the other (8.73 ms at B = 512): it is
+reported beside the model as the residual the model does not explain (Fig. 9's "initial
+overhead of buffer allocation and PCIe communication in the run-time"), never used as a
+default.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from dataclasses import dataclass
 
 from rlaccel.util.errors import ArchError
 
-__all__ = ["PcieLink", "step_bytes", "transfer_seconds", "step_transfer_seconds",
+__all__ = ["PcieLink", "cited_link", "step_bytes", "transfer_seconds", "step_transfer_seconds",
            "overhead_from_seed", "SEED_SYSTEM_IPS", "SEED_ACCELERATOR_IPS", "SEED_ENV_SECONDS"]
 
-#: seed 002's figures the overhead is derived from (abstract, section VI-C)
+#: seed 002's figures, for comparison (abstract, section VI-C)
 SEED_SYSTEM_IPS = 25293.3
 SEED_ACCELERATOR_IPS = 53826.8
 SEED_ENV_SECONDS = 2e-3          # "the CPU time spent on running MuJoCo ... around 2 ms"
@@ -38,15 +40,29 @@ class PcieLink:
     """Cost parameters of the host link."""
 
     call_overhead_s: float
-    bandwidth: float = 12e9          # bytes/s, assumption (Gen3 x16 raw 15.75 GB/s)
-    latency_s: float = 1e-6          # per DMA, assumption
+    bandwidth: float = 15.75e9       # bytes/s (PCIe Gen3 x16, cited_link's)
+    latency_s: float = 5.4e-6        # per DMA (cited_link's)
     calls_per_step: int = 1          # run-time calls per time step (batch import)
+    sources: tuple = ()
 
     def __post_init__(self):
         if self.call_overhead_s < 0 or self.bandwidth <= 0 or self.latency_s < 0 \
                 or self.calls_per_step < 0:
             raise ArchError(f"host link: {self} has a negative time, a non-positive bandwidth "
                             f"or a negative call count")
+
+
+def cited_link(call_overhead_s: float | None = None) -> PcieLink:
+    """The link from the cost model's cited figures (module doc); ``call_overhead_s``
+    replaces the run time's per-call overhead (a manifest's ``host.pcie_overhead_s``)."""
+    from rlaccel.tlm.cost.primitives import table
+    enq, dma, bus = (table("link.xrt_enqueue"), table("link.xdma_small_transfer"),
+                     table("link.pcie_gen3x16"))
+    oh = enq["overhead_s"] if call_overhead_s is None else call_overhead_s
+    return PcieLink(call_overhead_s=oh, bandwidth=bus["raw_bytes_per_s"],
+                    latency_s=dma["latency_s"],
+                    sources=(enq["ref"] if call_overhead_s is None else "the manifest",
+                             dma["ref"], bus["ref"]))
 
 
 def step_bytes(state_dim: int, action_dim: int, batch: int, word_bytes: int = 4) -> tuple[int, int]:

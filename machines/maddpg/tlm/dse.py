@@ -40,7 +40,18 @@ from rlaccel.machines.maddpg.tlm.pipeline import Stage, learner_stages
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 
 __all__ = ["Learner", "DseResult", "place_agents", "unroll_factors", "latency_factors",
-           "slr_use", "explore"]
+           "slr_use", "explore", "TABLE_II"]
+
+
+#: seed 003, Table II: post-synthesis use of the whole design
+TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", "bram": 1060,
+                                           "bram_percent": 49, "ff": 1_182_000,
+                                           "ff_percent": 50, "lut": 774_000,
+                                           "lut_percent": 65, "dsp": 3320,
+                                           "dsp_percent": 49},
+            "simple_tag_v3": {"task": "Predator-Prey", "bram": 1519, "bram_percent": 73,
+                              "ff": 1_438_000, "ff_percent": 61, "lut": 829_000,
+                              "lut_percent": 70, "dsp": 2447, "dsp_percent": 36}}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,23 @@ instruction executed (:mod:`rlaccel.tlm.energy` prices them and adds the clock p
 Energy units (seed 001, Fig. 12): ``arithmetic`` (mac, mul, add, act), ``synapse`` (SRAM
 words), ``neuron`` (registers and buffers), ``control`` (decode; the clock tree and leakage).
 
-Every constant of an architecture's ``[energy]`` table names its source in the table
+Prices (:func:`prices`, :func:`clock`): the cost model (:mod:`rlaccel.tlm.cost`) composes
+them from primitive components at the architecture's technology, number format and sizes:
+a MAC is a multiply of the format and an accumulate (a fixed-point adder of twice the word),
+``act`` the piecewise-linear activation (a multiply, an add and a read of the table of
+``pwl_segments`` slope-intercept pairs), a
+synapse word a word of a RAM of ``synapse_words`` in ``lanes`` banks plus the rotation
+network that aligns any ``lanes`` consecutive words to the lanes (a ``lanes``:1 multiplexer
+per word), a neuron register or buffer word a word of those memories (what implements each
+is the architecture's ``[technology] memories``), ``decode`` an instruction word read from
+the instruction memory; the virtual-update chip adds two 2:1 multiplexers of the word to
+every arithmetic operation (seed 001, section V: "multiplexers are added in the arithmetic
+unit"). Per cycle, an ASIC clocks the flip-flops of the neuron registers, the buffers, the
+instruction registers (seed 001 section V calls all three registers), the pipeline (each of
+``pipeline_depth`` stages holds an operand pair of every lane) and the loop counters, and
+leaks (the flip-flops, a multiplier and an adder per lane and the scalar unit's).
+
+An architecture may still state prices in ``[energy]``, each with its source in
 ``[energy_sources]`` (same keys, one sentence each): :func:`source_problems` lists what lacks
 one, and the ADHDP runs refuse such an architecture.
 """
@@ -19,10 +35,11 @@ from typing import Mapping
 
 from rlaccel.util.errors import ArchError
 
+from rlaccel.tlm.cost.primitives import Price
 from rlaccel.tlm.families.base.semantics import vu_words
 
 __all__ = ["ACTIONS", "UNITS", "actions", "word_actions", "source_problems",
-           "check_energy_sources"]
+           "check_energy_sources", "prices", "clock", "flipflop_bits"]
 
 #: action -> the energy unit it belongs to (Fig. 12)
 ACTIONS = {"mac": "arithmetic", "mul": "arithmetic", "add": "arithmetic", "act": "arithmetic",
@@ -165,3 +182,72 @@ def source_problems(arch) -> list[str]:
         if key not in energy:
             out.append(f"{where}: [energy_sources] {key} names no [energy] constant")
     return out
+
+
+# ---- prices (the cost model's) ---------------------------------------------------------------
+def _default_memory(cost) -> str:
+    return "sram" if cost.tech.kind == "asic" else "bram"
+
+
+def prices(cost) -> dict[str, Price]:
+    """Every base-family action's price at ``cost``'s architecture (module doc)."""
+    k, arch = cost.knobs, cost.arch
+    mem = _default_memory(cost)
+    mul, add, acc = cost.mul(), cost.add(), cost.accumulate()
+    vu = bool(arch.extra.get("datapath", {}).get("virtual_update", False))
+    extra = (cost.mux(2) * 2).named(f"the virtual update's two 2:1 multiplexers "
+                                    f"({cost.mux(2).how} each)") if vu else Price(0.0)
+    syn_r, syn_w = cost.memory("synapse", k.synapse_words, mem, banks=k.lanes)
+    rot = cost.mux(k.lanes).named(f"rotation to the lanes: {cost.mux(k.lanes).how}")
+    reg_r, reg_w = cost.memory("neuron", k.neuron_words, mem)
+    buf_r, buf_w = cost.memory("buffer", max(k.buffer_words, 1), mem)
+    from rlaccel.isa.encoding import encoding_for
+    ibits = encoding_for(arch).instr_bits
+    decode, _ = cost.memory("imem", max(1, k.imem_bytes * 8 // ibits), mem, bits=ibits)
+    table, _ = cost.memory("pwl", 2 * k.pwl_segments, mem)
+    mac = cost.mac()
+    return {
+        "mac": mac + extra,
+        "mul": mul + extra,
+        "add": add + extra,
+        "act": (mul + add + table).named(f"PWL activation: multiply ({mul.how}) + add "
+                                         f"({add.how}) + segment-table read ({table.how})")
+               + extra,
+        "sram_read": syn_r + rot,
+        "sram_write": syn_w + rot,
+        "reg_read": reg_r, "reg_write": reg_w,
+        "buf_read": buf_r, "buf_write": buf_w,
+        "decode": decode.named(f"instruction fetch: {decode.how}"),
+    }
+
+
+def flipflop_bits(cost) -> dict[str, int]:
+    """The flip-flops an ASIC of the base family clocks, by part (module doc)."""
+    k, w = cost.knobs, cost.word_bits
+    depth = int(cost.timing.get("pipeline_depth", 1))
+    return {"neuron registers": k.neuron_words * w, "buffers": k.buffer_words * w,
+            "instruction registers": k.imem_bytes * 8,
+            "pipeline": k.lanes * 2 * w * depth,
+            "loop counters": k.loop_counters * k.loop_limit_bits}
+
+
+def clock(cost) -> tuple[Price, dict]:
+    """Per cycle: the flip-flops' clock (all of them, or with ``[technology] clock_gating``
+    only the pipeline's and the counters': the registers then clock only when written) and
+    the leakage (module doc); with its parts in pJ."""
+    bits = flipflop_bits(cost)
+    gated = getattr(cost.tech, "clock_gating", False)
+    clocked = {p: b for p, b in bits.items()
+               if not gated or p in ("pipeline", "loop counters")}
+    n = sum(clocked.values())
+    clk = cost.flipflops(n)
+    w, lanes = cost.word_bits, cost.knobs.lanes
+    watts, how = cost.tech.leakage_w(sum(bits.values()), [(w, w)] * (lanes + 1),
+                                     [2 * w] * (lanes + 1))
+    leak = Price(watts / cost.clock_hz * 1e12,
+                 f"{how}: {watts * 1e3:.3g} mW / {cost.knobs.clock_mhz:g} MHz",
+                 ("aladdin2014", "stillmaker2017"))
+    parts = ", ".join(f"{p} {b:,}" for p, b in clocked.items())
+    total = (clk + leak).named(f"clock of {n:,} flip-flop bits ({parts}): {clk.how}; "
+                               f"{leak.how}")
+    return total, {"flipflops": clk.pj, "leakage": leak.pj}

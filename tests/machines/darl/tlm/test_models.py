@@ -44,7 +44,7 @@ def test_every_agent_ends_with_the_same_average_and_the_formula_cycles(tmp_path,
     assert not np.array_equal(want[0], shards[0]) or agents == 1
     # every agent starts together: log2 N stages of (hop + ceil(words / width)) cycles
     words = 2 * NA * D
-    formula = (agents.bit_length() - 1) * (11 + -(-words // 256))       # darl.toml's link
+    formula = (agents.bit_length() - 1) * (5 + -(-words // 256))        # darl.toml's link
     assert p.interconnect.allreduce_cycles(words) == formula
     for a in p.agents:
         assert a.controller.sync_cycles == formula

@@ -13,29 +13,32 @@ CP, LL = Workload(n=4, a=2), Workload(n=8, a=4)
 def test_cartpole_one_agent_by_part():
     """D 2048 in chunks of 16 (K = 128), N 4, A 2, default constants."""
     assert iteration_cycles(CP) == {
-        "io": 118, "encode": 1 + 3 + 2 + 2, "regress": 1 + (16 + 2 - 1) + 1, "stream": 127,
+        "io": 128, "encode": 1 + 3 + 2 + 2, "regress": 1 + (16 + 2 - 1) + 1, "stream": 127,
         "reduce": 2, "select": 1 + 1, "v_update": 2 * 3 + 2, "update": 1 + 3 + 128 + 1,
         "allreduce": 0}
-    assert latency_cycles(CP) == 417 == TABLE1[("CartPole", 1)]   # io is fitted on this one
+    assert latency_cycles(CP) == 427                 # io: two m_axi transactions of 64 cycles
+    assert latency_cycles(CP) / TABLE1[("CartPole", 1)] - 1 == pytest.approx(0.024, abs=0.001)
 
 
 def test_lunarlander_and_eight_agents():
-    """N 8 adds an adder level, A 4 a systolic row and a comparator level: 421 (Table 1:
-    421). Several agents add the all-reduce of the 2 A D-word shard: log2 N butterfly stages
-    of hop 11 (fitted on CartPole) + 2 A D / 256 words a cycle; A 4 doubles the words."""
-    assert latency_cycles(LL) == 421
-    assert latency_cycles(Workload(agents=8)) == 417 + 3 * (11 + 8192 // 256) == 546
-    assert latency_cycles(Workload(n=8, a=4, agents=8)) == 421 + 3 * (11 + 16384 // 256) == 646
-    assert latency_cycles(Workload(agents=2)) == 417 + 11 + 32
-    assert abs(546 - TABLE1[("CartPole", 8)]) <= 1                 # hop is fitted on this one
-    assert abs(646 / TABLE1[("LunarLander", 8)] - 1) < 0.10        # a prediction: +3.5 %
+    """N 8 adds an adder level, A 4 a systolic row and a comparator level: 431 (Table 1:
+    421, the same +4 over CartPole). Several agents add the all-reduce of the 2 A D-word
+    shard: log2 N butterfly stages of hop 5 (registers, sum, SLR crossing) + 2 A D / 256 words
+    a cycle; A 4 doubles the words. Nothing is fitted: every column is a prediction."""
+    assert latency_cycles(LL) == 431 == latency_cycles(CP) + 4
+    assert latency_cycles(Workload(agents=8)) == 427 + 3 * (5 + 8192 // 256) == 538
+    assert latency_cycles(Workload(n=8, a=4, agents=8)) == 431 + 3 * (5 + 16384 // 256) == 638
+    assert latency_cycles(Workload(agents=2)) == 427 + 5 + 32
+    for key, got in ((("CartPole", 8), 538), (("LunarLander", 8), 638),
+                     (("LunarLander", 1), 431)):
+        assert abs(got / TABLE1[key] - 1) < 0.03
 
 
 def test_dimension_and_chunk_are_knobs():
     """D 1024 in chunks of 32: K = 32, a 33-cycle wavefront."""
     parts = iteration_cycles(Workload(d=1024, chunk=32))
     assert (parts["regress"], parts["stream"], parts["update"]) == (1 + 33 + 1, 31, 1 + 3 + 32 + 1)
-    assert sum(parts.values()) == 118 + 8 + 35 + 31 + 2 + 2 + 8 + 37
+    assert sum(parts.values()) == 128 + 8 + 35 + 31 + 2 + 2 + 8 + 37
 
 
 def test_each_optimisation_switched_off():
@@ -49,7 +52,7 @@ def test_each_optimisation_switched_off():
 
 def test_an_inference_iteration_stops_after_select():
     parts = iteration_cycles(CP, train=False)
-    assert list(parts)[-1] == "select" and sum(parts.values()) == 417 - 8 - 133
+    assert list(parts)[-1] == "select" and sum(parts.values()) == 427 - 8 - 133
 
 
 def test_constants_are_knobs():

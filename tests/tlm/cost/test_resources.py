@@ -1,0 +1,48 @@
+"""FPGA resources per unit, per SLR and in total (tlm/cost/resources.py)."""
+
+import pytest
+
+from rlaccel.isa.arch import load_arch
+from rlaccel.tlm.cost import resources_of
+from rlaccel.tlm.cost.resources import evaluate
+from rlaccel.util.errors import ArchError
+
+
+def test_expressions_of_the_knobs():
+    names = {"cores": 2, "pe_rows": 16, "agents": 8}
+    assert evaluate("cores * pe_rows * 16", names, "x") == 512
+    assert evaluate("(agents > 1) * 4 + ceil(7 / 2)", names, "x") == 8
+    with pytest.raises(ArchError, match="'lanes' is not a knob"):
+        evaluate("lanes", names, "x")
+    with pytest.raises(ArchError, match="uses something other than"):
+        evaluate("__import__('os')", names, "x")
+
+
+def test_fixar_sums_its_units_and_spreads_them_over_the_slrs():
+    r = resources_of(load_arch("fixar"))
+    d = r.as_dict()
+    assert r.units["pe"]["count"] == 512 and r.units["pe"]["dsp"] == 2048
+    assert d["dsp"] == 2048 + 16 * 16 and d["device"] == "u50"
+    assert [s["dsp"] for s in d["slr"]] == [1152, 1152]
+    assert r.units["synapse_memory"]["uram"] == 256     # 2 M words of 32 bits in 16 banks
+    assert {"lut", "ff", "dsp", "bram", "device"} <= d.keys()
+
+
+def test_the_budget_is_ug949s_share_of_an_slr():
+    d = resources_of(load_arch("learninggroup")).as_dict()
+    assert d["slr"][0]["budget"]["lut"] == pytest.approx(0.7 * 1303680 / 3)
+    assert d["slr"][0]["budget"]["ff"] == pytest.approx(0.5 * 2607360 / 3)
+    assert "SLR0 lut" in d["over_budget"]               # 792 VPUs of 1,706 LUTs
+
+
+def test_a_design_search_names_its_elements():
+    a = load_arch("maddpg")
+    with pytest.raises(ArchError, match="'elements' is not a knob"):
+        resources_of(a)
+    assert resources_of(a, partial=True).skipped == ["cu_element", "bank_memory"]
+    r = resources_of(a, extra={"elements": 100})
+    assert r.units["cu_element"]["lut"] == 571200 and r.total["bram"] == 50
+
+
+def test_an_asic_has_no_fpga_resources():
+    assert resources_of(load_arch("adhdp")) is None

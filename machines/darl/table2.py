@@ -10,16 +10,19 @@ transfers are the simulated host link's, the agents' exchanges overlapping (the 
 agent's); ``T_other`` is 0. The kernel's iterations are the simulated ones (marks 1 and 2).
 
 The training frequency is the paper's ratio ``T'_i / T''_i`` of inference iterations to
-training batches (section 5). It is not a constant of the paper: the host trains once every
+training batches (section 5). The paper gives no value: the host trains once every
 ``train_every`` environment steps (QHD's one batch a step by default) and infers only on
 greedy steps, so the ratio is measured, ``sum T' / sum T''``, and reported with the IPS.
+:func:`needed_training_frequency` inverts eq. 23-25 for it: the ratio at which a figure of
+the paper would follow from the run's other measured terms (an explanation of a residual,
+never an input).
 """
 
 from __future__ import annotations
 
 from rlaccel.machines.darl.tlm import ips_terms, iteration_seconds
 
-__all__ = ["HOST", "PAPER", "eq23", "table2"]
+__all__ = ["HOST", "PAPER", "eq23", "needed_training_frequency", "table2"]
 
 HOST = ("eq. 24 as printed: one T_env per interaction round (the agents' environments "
         "stepped at once), T_env a quiet host's gymnasium step (6.4 us CartPole-v1, 36.3 us "
@@ -49,12 +52,26 @@ def eq23(report: dict, *, batch: int, clock_mhz: float) -> dict:
     terms = ips_terms(n, [T], [greedy], [batches], batch=batch, F=f_inf, f_train=f_train,
                       T_env=t_env, T_comm1=t_comm)
     per = 1e6 / T                              # microseconds per step of an agent
+    us = {"train": terms["t_train"] * per, "infer": greedy * f_inf * per,
+          "env": t_env * 1e6, "transfers": t_comm * per}
     return {"ips": terms["ips"], "agents": n, "env": lr["env"], "batch": batch,
-            "env_steps": lr["env_steps"],
+            "env_steps": lr["env_steps"], "greedy_share": greedy / T,
             "training_frequency": greedy / batches if batches else None,
-            "us_per_step": {"train": terms["t_train"] * per, "infer": greedy * f_inf * per,
-                            "env": t_env * 1e6, "transfers": t_comm * per},
-            "bound_train_only": n / (batch * f_train)}
+            "us_per_step": us, "bound_train_only": n / (batch * f_train),
+            "us_per_training_iteration": 1e6 * f_train}
+
+
+def needed_training_frequency(row: dict, ips: float) -> float | None:
+    """The training frequency ``T' / T''`` at which eq. 23-25, with every other term of
+    this :func:`eq23` row as measured, give ``ips``; None if the row's inference,
+    environment and transfer time alone exceed ``N / ips`` (no training frequency does)."""
+    us = row["us_per_step"]
+    rest = us["infer"] + us["env"] + us["transfers"]
+    room = 1e6 * row["agents"] / ips - rest
+    if room <= 0:
+        return None
+    per_batch = row["batch"] * row["us_per_training_iteration"]
+    return row["greedy_share"] * per_batch / room
 
 
 def table2(rows: dict) -> dict:
@@ -70,8 +87,12 @@ def table2(rows: dict) -> dict:
         row = {"ips_mean": mean, "cartpole": cp["ips"], "lunarlander": ll["ips"],
                "paper_ips_mean": paper["ips_mean"],
                "error": (mean - paper["ips_mean"]) / paper["ips_mean"]}
-        for task in ("cartpole", "lunarlander"):
+        for task, r in (("cartpole", cp), ("lunarlander", ll)):
+            row[f"{task}_training_frequency"] = r.get("training_frequency")
             if task in paper:
                 row[f"paper_{task}"] = paper[task]
+                if "greedy_share" in r:
+                    row[f"{task}_training_frequency_for_paper"] = \
+                        needed_training_frequency(r, paper[task])
         out[agents] = row
     return out

@@ -27,3 +27,13 @@ def test_table2_is_the_mean_of_the_two_tasks():
     assert t["8"]["paper_lunarlander"] == PAPER["8"]["lunarlander"] == 191787.4
     assert t["1"]["error"] == pytest.approx(20000.0 / 36597.1 - 1)
     assert "quiet host" in t["host"]
+
+
+def test_the_training_frequency_that_gives_an_ips_inverts_eq_23():
+    from rlaccel.machines.darl.table2 import needed_training_frequency
+    row = {"agents": 8, "batch": 16, "us_per_training_iteration": 4.0, "greedy_share": 0.5,
+           "us_per_step": {"infer": 1.0, "env": 30.0, "transfers": 9.0}}
+    # 8 / ips = 40 us of host time + (0.5 / f) 16 x 4 us of training
+    f = needed_training_frequency(row, 8 / 72e-6)
+    assert f == pytest.approx(0.5 * 64 / 32)
+    assert needed_training_frequency(row, 8 / 39e-6) is None

@@ -1,6 +1,12 @@
-"""HDQL learning over many seeds on the simulated DARL machine (the fixed32 program on the
-compiled loop): one agent against eight, the QHD form against the printed one, judged on a
-moving window, with 95 % intervals over the seeds.
+"""HDQL learning over many seeds on the DARL machine's arithmetic: one agent against eight,
+the QHD form against the printed one, judged on a moving window, with 95 % intervals over
+the seeds.
+
+A run computes with the machine's fixed32 unit models in their compiled kernels
+(``CompiledHdql``), which the simulator equals bit for bit
+(``tests/machines/darl/test_machine.py``, ``test_printed_form.py``) at about a sixth of its
+CPU time; ``--simulator`` runs the simulated machine itself (``hdql.s`` or
+``hdql_printed.s`` on the compiled loop).
 
     nice -n 15 python machines/darl/bench/seeds.py run --task cartpole --agents 1 \\
         --form qhd --seeds 1-10 --stages 300 --out machines/darl/bench/results/seeds

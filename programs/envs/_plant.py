@@ -49,7 +49,7 @@ class PlantEnv(gym.Env[np.ndarray, np.ndarray]):
 
     Subclasses set ``state_names``, ``self.state_scale``, ``self.dt`` and
     ``self.substeps`` (through :meth:`_setup`) and implement :meth:`state_derivative`,
-    :meth:`_plant_input`, :meth:`_failure` and :meth:`_initial_state`.
+    :meth:`_plant_input`, :meth:`_limits` and :meth:`_initial_state`.
     """
 
     metadata: dict[str, Any] = {"render_modes": list(_RENDER_MODES), "render_fps": 50}
@@ -84,9 +84,16 @@ class PlantEnv(gym.Env[np.ndarray, np.ndarray]):
         """The physical input for an action already clipped to [-1, 1]."""
         raise NotImplementedError
 
-    def _failure(self, state: np.ndarray) -> str | None:
-        """``None`` inside the allowed region, else the name of the violated variable."""
+    def _limits(self) -> Sequence[tuple[int, float]]:
+        """The allowed region: (state index, largest magnitude) pairs, in the order checked."""
         raise NotImplementedError
+
+    def _failure(self, state: np.ndarray) -> str | None:
+        """``None`` inside the allowed region, else the name of the first variable outside it."""
+        for i, limit in self._limits():
+            if abs(state[i]) > limit:
+                return self.state_names[i]
+        return None
 
     def _initial_state(self) -> np.ndarray:
         """A random initial state drawn from ``self.np_random``."""

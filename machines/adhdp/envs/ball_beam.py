@@ -139,12 +139,8 @@ class BallBeamEnv(PlantEnv):
     def _plant_input(self, action: float) -> float:
         return self.tau_max * action
 
-    def _failure(self, state: np.ndarray) -> str | None:
-        if abs(state[0]) > self.r_limit:
-            return "r"
-        if abs(state[2]) > self.theta_limit:
-            return "theta"
-        return None
+    def _limits(self) -> tuple[tuple[int, float], ...]:
+        return (0, self.r_limit), (2, self.theta_limit)
 
     def _initial_state(self) -> np.ndarray:
         r, th = self.np_random.uniform((-self.init_r, -self.init_theta),

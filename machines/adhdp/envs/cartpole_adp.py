@@ -98,12 +98,8 @@ class CartPoleADPEnv(PlantEnv):
             return self.force_mag if action >= 0.0 else -self.force_mag
         return self.force_mag * action
 
-    def _failure(self, state: np.ndarray) -> str | None:
-        if abs(state[0]) > self.theta_limit:
-            return "theta"
-        if abs(state[2]) > self.x_limit:
-            return "x"
-        return None
+    def _limits(self) -> tuple[tuple[int, float], ...]:
+        return (0, self.theta_limit), (2, self.x_limit)
 
     def _initial_state(self) -> np.ndarray:
         if self.init == "zero":

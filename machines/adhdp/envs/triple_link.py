@@ -238,13 +238,8 @@ class TripleLinkEnv(PlantEnv):
     def _plant_input(self, action: float) -> float:
         return self.voltage_max * action
 
-    def _failure(self, state: np.ndarray) -> str | None:
-        if abs(state[0]) > self.x_limit:
-            return "x"
-        for i in (1, 2, 3):
-            if abs(state[i]) > self.theta_limit:
-                return self.state_names[i]
-        return None
+    def _limits(self) -> tuple[tuple[int, float], ...]:
+        return ((0, self.x_limit),) + tuple((i, self.theta_limit) for i in (1, 2, 3))
 
     def _initial_state(self) -> np.ndarray:
         rate = 0.5 * _DEG if self.init_rate_units == "deg" else 0.5

@@ -1,34 +1,66 @@
-"""The CPU-only baseline of seed 003's Fig. 7, measured on this machine: the float reference
-(:class:`~.reference.MaddpgReference`, float32 numpy, one training thread when BLAS is
-pinned to one) training every agent on the CPU, agent after agent.
+"""The CPU-only baseline of the MADDPG paper's Fig. 7, measured on this machine so that two
+runs give the same figures.
 
-:func:`measure` steps the task with the reference's policies (T_SG: every agent's inference,
-the environment step, storing the transition), then for every batch size draws a round's
-batch (replay sampling) and runs the reference's update round on it, ``rounds`` times after
-two warm-up rounds, and keeps the medians -- wall clock and this process's CPU time (on a
-shared machine the wall clock also counts waiting for a core). It also times sampling the
-way openai/maddpg's buffer does it (every agent a Python list of transition tuples, every
-agent's batch assembled element by element), which the seed's baselines inherit.
+The learner is the float reference (:class:`~.reference.MaddpgReference`, float32 numpy;
+``backend="numpy"``) or the same round in PyTorch (:class:`~.torch_maddpg.TorchMaddpg`,
+``backend="torch"``, the paper's software stack, an optional extra). :func:`measure` runs in
+a child process started with one BLAS and OpenMP thread (the paper's single training thread,
+whatever the caller's environment says: an unpinned OpenBLAS spin-waits for its second
+thread, and on a loaded machine that spinning is CPU time, 10-20x the round), and there
+
+* steps the task with the reference's policies: T_SG is every agent's inference, the
+  environment step and storing the transition, timed over chunks of ``CHUNK`` steps;
+* then for ``WARMUP + repeats`` passes draws a round's batch for every batch size (replay
+  sampling) and runs one update round on it, the batch sizes in a rotated order each pass so
+  that a change of load falls on all of them alike; the warm-up passes are dropped;
+* also times sampling the way openai/maddpg's buffer does it (every agent a Python list of
+  transition tuples, every agent's batch assembled element by element), which the paper's
+  baselines inherit.
+
+Every time is this process's CPU time (``time.process_time``: the wall clock on a shared
+machine also counts waiting for a core). Other processes still slow a round down by sharing
+the core's caches and its sibling hyper-thread, never speed it up, so the figure a speed-up
+uses is the **minimum** over the repeats (what the least disturbed round took); the median,
+the maximum and ``spread = (median - min) / min`` say how disturbed the rest were, and the
+load average is recorded before and after.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-from rlaccel.machines.maddpg.config import MaddpgConfig
-from rlaccel.machines.maddpg.reference import MaddpgReference
-from rlaccel.machines.maddpg.training import Training
+from rlaccel.util.errors import RlaccelError
 
-__all__ = ["measure", "blas_threads"]
+__all__ = ["measure", "merge", "blas_threads", "stats", "BACKENDS", "THREAD_VARIABLES"]
+
+#: the learners a baseline can time
+BACKENDS = ("numpy", "torch")
+#: the variables that pin BLAS and OpenMP to one thread in the child process
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: steps per T_SG chunk: one whole 25-step episode, its reset included
+CHUNK = 25
+#: dropped passes before the timed ones
+WARMUP = 2
 
 
 def blas_threads() -> str:
-    """The BLAS thread setting this process was started with (the seed's baseline: 1)."""
+    """The BLAS thread setting of this process (the child of :func:`measure`: 1)."""
     return os.environ.get("OPENBLAS_NUM_THREADS", os.environ.get("OMP_NUM_THREADS",
                                                                  "default (all cores)"))
+
+
+def stats(xs) -> dict:
+    """Minimum, median, maximum of ``xs`` and ``spread = (median - min) / min``."""
+    a = np.asarray(xs, dtype=np.float64)
+    lo, med = float(a.min()), float(np.median(a))
+    return {"min": lo, "median": med, "max": float(a.max()),
+            "spread": (med - lo) / lo if lo > 0 else 0.0, "n": int(a.size)}
 
 
 def _list_buffers(tr) -> list:
@@ -55,48 +87,125 @@ def _list_sample(buffers, rng, B) -> list:
     return out
 
 
-def _median(xs) -> float:
-    return float(np.median(xs))
+def _cpu() -> float:
+    return time.process_time()
 
 
-def measure(env: str, batches, rounds: int = 10, steps: int = 2000, seed: int = 1,
-            policies: dict | None = None, hidden=(64, 64), openai_lists: bool = True) -> dict:
-    """T_SG per step and, per batch size, the reference's training and replay sampling per
-    round (seconds; wall and CPU); ``steps`` environment steps fill the buffer first (at
-    least the largest batch)."""
-    cfg = MaddpgConfig(env=env, seed=seed, policies=dict(policies or {}), hidden=tuple(hidden))
+def _learner(backend: str, ref):
+    """``(update, prepare)``: the round to time and what turns a round's batches into its
+    input (outside the timed part)."""
+    if backend == "numpy":
+        return ref.update, lambda batches: batches
+    from rlaccel.machines.maddpg.torch_maddpg import TorchMaddpg, available
+    if not available():
+        raise RlaccelError("the torch baseline needs PyTorch: pip install 'rlaccel[torch]'")
+    t = TorchMaddpg(ref)
+    return t.update, lambda batches: [t.tensors(b) for b in batches]
+
+
+def _measure(env: str, batches, repeats: int, steps: int, seed: int, policies: dict,
+             hidden, backend: str, openai_lists: bool, env_kwargs: dict) -> dict:
+    """The measurement itself, in this process (see :func:`measure`)."""
+    from rlaccel.machines.maddpg.config import MaddpgConfig
+    from rlaccel.machines.maddpg.reference import MaddpgReference
+    from rlaccel.machines.maddpg.training import Training
+    cfg = MaddpgConfig(env=env, seed=seed, policies=dict(policies or {}), hidden=tuple(hidden),
+                       env_kwargs=dict(env_kwargs or {}))
     tr = Training(cfg)
     ref = MaddpgReference(cfg, tr.task.specs, tr.rng["init"])
-    steps = max(steps, max(batches))
-    c0 = time.process_time()
+    load0 = os.getloadavg()
+    chunks = []
+    steps = -(-max(steps, max(batches), CHUNK) // CHUNK) * CHUNK
     while tr.steps < steps:
-        tr.step(ref.act)
-    out = {"env": env, "steps": tr.steps, "t_sg_s": tr.t_sg / tr.steps,
-           "t_sg_cpu_s": (time.process_time() - c0) / tr.steps,
-           "load_average": os.getloadavg()[0], "blas_threads": blas_threads(),
-           "batches": {}}
+        c0 = _cpu()
+        for _ in range(CHUNK):
+            tr.step(ref.act)
+        chunks.append((_cpu() - c0) / CHUNK)
+    update, prepare = _learner(backend, ref)
     lists = _list_buffers(tr) if openai_lists else None
     list_rng = np.random.default_rng(seed)
-    for B in batches:
-        samp, samp_cpu, learn, learn_cpu = [], [], [], []
-        for _ in range(rounds + 2):                       # two warm-up rounds
-            t0, c0 = time.perf_counter(), time.process_time()
+    times = {B: {"training": [], "sampling": [], "openai_list_sampling": []} for B in batches}
+    for p in range(WARMUP + repeats):
+        k = p % len(batches)
+        for B in list(batches[k:]) + list(batches[:k]):
+            c0 = _cpu()
             b = tr.batches(B)
-            t1, c1 = time.perf_counter(), time.process_time()
-            ref.update(b)
-            t2, c2 = time.perf_counter(), time.process_time()
-            samp.append(t1 - t0)
-            samp_cpu.append(c1 - c0)
-            learn.append(t2 - t1)
-            learn_cpu.append(c2 - c1)
-        row = {"training_s": _median(learn[2:]), "training_cpu_s": _median(learn_cpu[2:]),
-               "sampling_s": _median(samp[2:]), "sampling_cpu_s": _median(samp_cpu[2:])}
-        if lists is not None:
-            t_list = []
-            for _ in range(max(3, rounds // 3)):
-                c0 = time.process_time()
+            c1 = _cpu()
+            x = prepare(b)
+            c2 = _cpu()
+            update(x)
+            c3 = _cpu()
+            if lists is not None and p >= WARMUP and (p - WARMUP) % 3 == 0:
                 _list_sample(lists, list_rng, B)
-                t_list.append(time.process_time() - c0)
-            row["openai_list_sampling_cpu_s"] = _median(t_list)
-        out["batches"][str(B)] = row
+                times[B]["openai_list_sampling"].append(_cpu() - c3)
+            if p >= WARMUP:
+                times[B]["training"].append(c3 - c2)
+                times[B]["sampling"].append(c1 - c0)
+    out = {"env": env, "backend": backend, "steps": tr.steps,
+           "load_average": [load0[0], os.getloadavg()[0]], "blas_threads": blas_threads(),
+           "samples": {"t_sg": chunks,
+                       "batches": {str(B): {k: v for k, v in t.items() if v}
+                                   for B, t in times.items()}}}
+    if backend == "torch":
+        import torch
+        out["torch"] = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    return _summarise(out)
+
+
+def _summarise(out: dict) -> dict:
+    """Every figure of ``out["samples"]`` as its :func:`stats` and its minimum."""
+    smp = out["samples"]
+    out["t_sg"] = stats(smp["t_sg"])
+    out["t_sg_cpu_s"] = out["t_sg"]["min"]
+    out["repeats"] = min(len(t["training"]) for t in smp["batches"].values())
+    out["batches"] = {}
+    for B, t in smp["batches"].items():
+        row = {}
+        for name, xs in t.items():
+            row[f"{name}_cpu"] = stats(xs)
+            row[f"{name}_cpu_s"] = row[f"{name}_cpu"]["min"]
+        out["batches"][B] = row
     return out
+
+
+def merge(first: dict, *more: dict) -> dict:
+    """One baseline from measurements of the same task taken at different times: their
+    samples pooled (so a stretch of heavy load during one of them does not set the
+    minimum), their load averages listed in order."""
+    out = json.loads(json.dumps(first))
+    for m in more:
+        out["samples"]["t_sg"] += m["samples"]["t_sg"]
+        for B, t in m["samples"]["batches"].items():
+            for name, xs in t.items():
+                out["samples"]["batches"][B].setdefault(name, []).extend(xs)
+        out["load_average"] += m["load_average"]
+    return _summarise(out)
+
+
+def measure(env: str, batches, repeats: int = 100, steps: int = 2000, seed: int = 1,
+            policies: dict | None = None, hidden=(64, 64), backend: str = "numpy",
+            openai_lists: bool = True, env_kwargs: dict | None = None) -> dict:
+    """T_SG per step and, per batch size, the learner's training and the replay sampling per
+    round (CPU seconds; ``*_cpu_s`` the minimum over ``repeats``, ``*_cpu`` its
+    :func:`stats`, ``samples`` every time taken, for :func:`merge`), measured in a child
+    process with one BLAS thread; ``steps`` environment steps (at least the largest batch)
+    fill the buffer first and time T_SG; ``env_kwargs`` go to the environment (e.g.
+    Predator-Prey's ``num_adversaries``)."""
+    if backend not in BACKENDS:
+        raise RlaccelError(f"CPU baseline: backend must be one of {', '.join(BACKENDS)}, "
+                           f"not {backend!r}")
+    args = {"env": env, "batches": [int(b) for b in batches], "repeats": int(repeats),
+            "steps": int(steps), "seed": int(seed), "policies": dict(policies or {}),
+            "hidden": list(hidden), "backend": backend, "openai_lists": bool(openai_lists),
+            "env_kwargs": dict(env_kwargs or {})}
+    child_env = dict(os.environ, **{v: "1" for v in THREAD_VARIABLES})
+    p = subprocess.run([sys.executable, "-m", __name__, json.dumps(args)], env=child_env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        why = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
+        raise RlaccelError(f"CPU baseline ({backend}, {env}) failed: {why}")
+    return json.loads(p.stdout)
+
+
+if __name__ == "__main__":
+    print(json.dumps(_measure(**json.loads(sys.argv[1]))))

@@ -33,6 +33,7 @@ class MaddpgConfig:
 
     env: str = "simple_speaker_listener_v4"
     policies: dict = field(default_factory=dict)   # agent name -> "maddpg" | "ddpg"
+    env_kwargs: dict = field(default_factory=dict)  # the MPE2 environment's own arguments
     shared_reward: bool = True
     max_episode_len: int = 25
     episodes: int = 60000

@@ -3,12 +3,13 @@ the compute units, one learner program per agent, the host, results and summary.
 
 A manifest (``machines/maddpg/*.toml``) names the architecture (``maddpg``: two learners,
 ``maddpg-pp``: four), the learner program, the MPE environment, the episode budget (and an
-optional step budget, ``--steps``), and the hyper-parameters of the reference implementation
-(``[learning]``, :class:`~rlaccel.machines.maddpg.config.MaddpgConfig`). Preparing a run
-explores the design space for the environment's networks on the architecture's device
-(seed 003, section IV; ``[dse]`` may change the search or force a base factor), and
-assembles ``learner.s`` once per agent with that agent's widths and its compute units'
-unroll factors.
+optional step budget, ``--steps``), the environment's own arguments (``[task]``, e.g.
+Predator-Prey's ``num_adversaries``), and the hyper-parameters of the reference
+implementation (``[learning]``, :class:`~rlaccel.machines.maddpg.config.MaddpgConfig`).
+Preparing a run explores the design space for the environment's networks on the
+architecture's device (the MADDPG paper, section IV; ``[dse]`` may change the search or force
+a base factor), and assembles ``learner.s`` once per agent with that agent's widths and its
+compute units' unroll factors.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def config(m: dict):
     kw = {k: lr[k] for k in _LEARNING if k != "learning_starts"}
     kw["hidden"] = tuple(lr["hidden"])
     return MaddpgConfig(env=m["environment"], policies=dict(m["policies"]),
-                        episodes=m["episodes"], seed=m["seed"],
+                        env_kwargs=dict(m.get("task", {})), episodes=m["episodes"],
+                        seed=m["seed"],
                         learning_starts=lr["learning_starts"] or None, schedule="parallel",
                         shared_batch=True, optimizer="adam", **kw)
 
@@ -148,7 +150,8 @@ class MaddpgPlugin(PackagePlugin):
     def schema(self) -> dict:
         return {"environment": "", "episodes": Knob(25000, 1, COUNT_MAX),
                 "steps": Knob(0, 0, COUNT_MAX), "window": Knob(100, 1, COUNT_MAX),
-                "policies": {"__free__": True}, "learning": dict(_LEARNING),
+                "policies": {"__free__": True}, "task": {"__free__": True},
+                "learning": dict(_LEARNING),
                 "dse": {"search": "", "f": Knob(0, 0, 1 << 20)}}
 
     def validate(self, m: dict) -> None:

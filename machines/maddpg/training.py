@@ -66,6 +66,7 @@ class Training:
     def __init__(self, cfg):
         self.cfg = cfg
         self.task = make_task(cfg.env, max_cycles=cfg.max_episode_len,
+                              env_kwargs=cfg.env_kwargs,
                               shared_reward=cfg.shared_reward, policies=cfg.policies)
         self.rng = streams(cfg.seed)
         self.replay = ReplayBuffer(self.task.obs_dims, self.task.act_dims, cfg.buffer)

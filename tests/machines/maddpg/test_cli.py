@@ -42,8 +42,15 @@ def test_report(tmp_path, capsys):
         assert r["speedup"] == pytest.approx(r["cpu_training_s"] / r["acc_learner_s"], rel=1e-12)
         assert r["ips_acc"] == pytest.approx(
             1 / (r["t_sg_s"] + r["sampling_s"] + r["acc_learner_s"]), rel=1e-12)
+    t = doc["timing"]
+    assert t["speedup_range"] == [min(r["speedup"] for r in rows), max(r["speedup"] for r in rows)]
+    assert t["envs"]["simple_speaker_listener_v4"]["figures"]["speedup_range"] == t["speedup_range"]
+    assert t["against_paper"]["paper"] == [3.6, 24.3]
+    lo, hi = t["speedup_range"]
+    assert t["against_paper"]["ratio"] == [lo / 3.6, hi / 24.3]
+    assert t["blas_threads"] == "1"                     # the baseline's child process
     md = (out / "report.md").read_text()
-    assert "| Table II |" in md and "seed: 3.6x - 24.3x" in md
+    assert "| Table II |" in md and "paper: 3.6x - 24.3x" in md
     for tag in ("training_time", "ips"):
         for ext in ("png", "svg"):
             assert (out / f"fig7_cc_{tag}.{ext}").stat().st_size > 0

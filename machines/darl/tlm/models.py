@@ -44,7 +44,8 @@ from rlaccel.machines.darl.tlm.timing import LatencyConstants, Optimisations, in
 from rlaccel.machines.darl.tlm.update_cache import UpdateCache
 from rlaccel.machines.darl.tlm.updating import greedy
 
-__all__ = ["MODELS", "TIMING_KEYS", "OPTIMISATION_KEYS", "optimisations", "constants"]
+__all__ = ["MODELS", "TIMING_KEYS", "OPTIMISATION_KEYS", "optimisations", "encoders",
+           "constants"]
 
 #: [timing] keys the family reads (LatencyConstants' fields but the butterfly's hop, which is
 #: the [interconnect] latency on the platform)
@@ -60,12 +61,25 @@ OPTIMISATION_KEYS = ("codebook", "chunking", "delayed_update")
 
 
 def optimisations(arch) -> Optimisations:
-    """The ``[hdc]`` table of an architecture as :class:`Optimisations`."""
-    table = arch_table(arch, "hdc", OPTIMISATION_KEYS)
+    """The ``[hdc]`` table of an architecture as :class:`Optimisations` (its ``encoders``
+    checked too: :func:`encoders`)."""
+    table = dict(arch_table(arch, "hdc", (*OPTIMISATION_KEYS, "encoders")))
+    encoders(arch)
+    table.pop("encoders", None)
     for key, value in table.items():
         if not isinstance(value, bool):
             raise ArchError(f"{arch.origin}: [hdc] {key} must be true or false, not {value!r}")
     return Optimisations(**table)
+
+
+def encoders(arch) -> int:
+    """``[hdc] encoders``: the encoders of an agent, 2 by default (QHD's form encodes s and
+    s' at once, the second on its own encoder) or 1 (the DARL paper's one encoding layer,
+    Fig. 3: s' streams through the encoder after s)."""
+    n = arch.extra.get("hdc", {}).get("encoders", 2)
+    if isinstance(n, bool) or n not in (1, 2):
+        raise ArchError(f"{arch.origin}: [hdc] encoders must be 1 or 2, not {n!r}")
+    return n
 
 
 def constants(timing) -> LatencyConstants:
@@ -87,6 +101,7 @@ def _state(b: Binding) -> dict:
     if "codebook" not in st:
         st["codebook"] = Codebook(_fmt(b))
         st["opt"] = optimisations(b.agent.arch)
+        st["encoders"] = encoders(b.agent.arch)
     return st
 
 
@@ -333,10 +348,17 @@ def _cost(b: Binding) -> Cost:
     cyc = cycles(b.mnemonic, n=o.get("n", 1), d=o.get("d", b.knobs.lanes),
                  chunk=b.knobs.lanes, c=constants(b.timing), opt=st["opt"])
     unit = _unit(b.mnemonic)
-    if b.mnemonic == "henc":
+    if b.mnemonic == "henc" and st["encoders"] == 2:
         # two encoders (s and s'), used in turn in program order
         st["enc"] = st.get("enc", -1) + 1
         unit = "encoder2" if st["enc"] % 2 else "encoder"
+    elif b.mnemonic == "henc":
+        # one encoder: an encoding right after another (s' after s in a training iteration)
+        # streams its K chunks after the first's, one a cycle, through the same pipeline
+        pcs = st.setdefault("henc_pcs", set())
+        pcs.add(b.pc)
+        if b.pc - 1 in pcs:
+            cyc = chunks(o["d"], b.knobs.lanes)
     if b.mnemonic in _LAST:
         # the iteration's last stage: the kernel returns when it is done (the controller
         # waits), so iterations do not overlap (eq. 24 counts M F per batch)

@@ -76,3 +76,17 @@ def test_the_simulator_learns_what_the_unit_models_learn_bit_for_bit():
     assert r["latency_cycles"] == rq["latency_cycles"] + cosine_cycles(16, c) - c.mul
     assert r["latency_inference_cycles"] == (rq["latency_inference_cycles"]
                                              + cosine_cycles(16, c))
+
+
+def test_on_one_encoder_the_second_encoding_streams_after_the_first():
+    """darl-enc1 (``[hdc] encoders = 1``): QHD's s' follows s through the one encoder, K
+    chunks a cycle each, so its iteration is K - 1 cycles longer (the s' regression was
+    issued a cycle after the s one); an inference, one encoding, is unchanged."""
+    def latency(arch):
+        s = _Setup(CP, ["stages=1", "stop_at_target=false", "learning.d=256"], arch=arch,
+                   seed=None, trace=None, progress=None, datapath=None, kernels="compiled",
+                   options={})
+        r = s.report(s.platform.run())
+        return r["latency_cycles"], r["latency_inference_cycles"]
+    two, one = latency(None), latency("darl-enc1")
+    assert one == (two[0] + 256 // 16 - 1, two[1])

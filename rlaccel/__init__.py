@@ -2,19 +2,9 @@
 
 The public facade; the layers live in the subpackages ``rlaccel.isa``, ``rlaccel.assembler``,
 ``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs``, ``rlaccel.sweep`` and ``rlaccel.util``,
-the machines in ``rlaccel.machines``. ``Platform`` (the
-simulator) and ``run`` (run a manifest) are imported on first use, so importing a layer stays
-light.
+the machines in ``rlaccel.machines``. Every name of ``__all__`` is imported on first use, so
+importing a layer (or starting the command line) loads nothing it does not need.
 """
-
-from rlaccel.assembler.assemble import Assembly, assemble, assemble_file
-from rlaccel.assembler.disassemble import disassemble
-from rlaccel.assembler.rlb import Binary, Symbol, read as read_binary, write as write_binary
-from rlaccel.isa.arch import Arch, load_arch
-from rlaccel.isa.dtypes import get_dtype
-from rlaccel.isa.encoding import Instruction, encoding_for
-from rlaccel.util.errors import RlaccelError
-from rlaccel.util.version import VERSION as __version__
 
 __all__ = [
     "__version__",
@@ -23,7 +13,23 @@ __all__ = [
     "read_binary", "write_binary", "Platform", "run",
 ]
 
-_LAZY = {"Platform": ("rlaccel.tlm.platform", "Platform"),
+#: name -> (module, attribute) of the facade's names
+_LAZY = {"__version__": ("rlaccel.util.version", "VERSION"),
+         "Assembly": ("rlaccel.assembler.assemble", "Assembly"),
+         "assemble": ("rlaccel.assembler.assemble", "assemble"),
+         "assemble_file": ("rlaccel.assembler.assemble", "assemble_file"),
+         "disassemble": ("rlaccel.assembler.disassemble", "disassemble"),
+         "Binary": ("rlaccel.assembler.rlb", "Binary"),
+         "Symbol": ("rlaccel.assembler.rlb", "Symbol"),
+         "read_binary": ("rlaccel.assembler.rlb", "read"),
+         "write_binary": ("rlaccel.assembler.rlb", "write"),
+         "Arch": ("rlaccel.isa.arch", "Arch"),
+         "load_arch": ("rlaccel.isa.arch", "load_arch"),
+         "get_dtype": ("rlaccel.isa.dtypes", "get_dtype"),
+         "Instruction": ("rlaccel.isa.encoding", "Instruction"),
+         "encoding_for": ("rlaccel.isa.encoding", "encoding_for"),
+         "RlaccelError": ("rlaccel.util.errors", "RlaccelError"),
+         "Platform": ("rlaccel.tlm.platform", "Platform"),
          "run": ("rlaccel.programs.runner", "run")}
 
 
@@ -31,5 +37,11 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'rlaccel' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

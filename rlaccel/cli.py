@@ -258,15 +258,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="rlaccel",
-        description="Toolchain and simulator for reinforcement-learning accelerators.")
-    p.add_argument("--version", action=_Version, nargs=0,
-                   help="print rlaccel's version and the versions of its simulation "
-                        "dependencies, then exit")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
+def _add_asm(sub) -> None:
     a = sub.add_parser("asm", help="assemble a program to an .rlb binary",
                        description="Assemble SRC into an .rlb binary.")
     a.add_argument("src", metavar="SRC", type=file_name, help="assembly source file (.s)")
@@ -281,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also search DIR for .include files")
     a.set_defaults(func=cmd_asm)
 
+
+def _add_dis(sub) -> None:
     d = sub.add_parser("dis", help="disassemble an .rlb binary",
                        description="Disassemble BIN to assembly that reassembles to the "
                                    "same binary.")
@@ -292,6 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "instead of the installed one it names")
     d.set_defaults(func=cmd_dis)
 
+
+def _add_run(sub) -> None:
     r = sub.add_parser("run", help="train on a plant: assemble and simulate a manifest",
                        description="Assemble the manifest's program, run it on the simulator "
                                    "against its environment, print a summary.")
@@ -323,9 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run every instruction through its reference semantics in the "
                         "Python loop (slow; the compiled loop gives the same bits)")
     r.set_defaults(func=cmd_run)
-    from rlaccel.rtl.cli import add_parsers, add_run_option
+    from rlaccel.rtl.cli import add_run_option
     add_run_option(r)
 
+
+def _add_isa(sub) -> None:
     i = sub.add_parser("isa", help="print the instruction set reference",
                        description="Print the ISA, generated from the table, for an "
                                    "architecture; without --arch, list the installed "
@@ -335,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--arch", metavar="NAME", type=file_name,
                    help="architecture name or .toml path")
     i.set_defaults(func=cmd_isa)
+
+
+def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="reproduce a seed's figures on the simulator",
                          description="Run a machine's programs and write the seed's figures "
                                      "as Markdown, JSON and plots; without MACHINE, list the "
@@ -344,13 +345,80 @@ def build_parser() -> argparse.ArgumentParser:
         mp = machines.add_parser(fam, help=plugin.description)
         plugin.add_report_arguments(mp)
     rep.set_defaults(func=cmd_report, machine=None)
-    add_parsers(sub, _runner)                     # cosim, rtl (rtl/cli.py)
-    from rlaccel.sweep.cli import add_parser as add_sweep
-    add_sweep(sub)                                # sweep (sweep/cli.py)
+
+
+def _add_rtl(sub) -> None:
+    from rlaccel.rtl.cli import add_parsers
+    add_parsers(sub, _runner)
+
+
+def _add_sweep(sub) -> None:
+    from rlaccel.sweep.cli import add_parser
+    add_parser(sub)
+
+
+#: the verbs, in the order ``rlaccel --help`` lists them: verb -> (the function that adds its
+#: parser, the module whose source holds its ``add_parser`` call)
+_VERBS = {"asm": (_add_asm, __name__), "dis": (_add_dis, __name__), "run": (_add_run, __name__),
+          "isa": (_add_isa, __name__), "report": (_add_report, __name__),
+          "cosim": (_add_rtl, "rlaccel.rtl.cli"), "rtl": (_add_rtl, "rlaccel.rtl.cli"),
+          "sweep": (_add_sweep, "rlaccel.sweep.cli")}
+
+
+def _verb(argv: list[str]) -> str | None:
+    """The verb a command line names: its first word that is not an option (the top level
+    takes only ``--help`` and ``--version``, which have no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _helps(module: str) -> dict[str, str]:
+    """``verb -> help`` of the ``add_parser("verb", help="...")`` calls in a module's source,
+    read without importing the module (what ``rlaccel --help`` lists of a verb it does not
+    build; only the module's package is imported, to find the file)."""
+    import ast
+    import importlib.util
+    parent, _, leaf = module.rpartition(".")
+    folder = importlib.util.find_spec(parent).submodule_search_locations[0]
+    out = {}
+    for node in ast.walk(ast.parse((Path(folder) / f"{leaf}.py").read_text())):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_parser" and node.args
+                and isinstance(node.args[0], ast.Constant)):
+            text = next((k.value for k in node.keywords if k.arg == "help"), None)
+            if isinstance(text, ast.Constant):
+                out[node.args[0].value] = text.value
+    return out
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Only the verb ``argv`` names is built in full (with what
+    its options import: the machines' report plug-ins, the RTL blocks, the sweep driver);
+    the others are listed with their help, so ``rlaccel --help`` imports almost nothing.
+    Without ``argv``, every verb is built."""
+    p = argparse.ArgumentParser(
+        prog="rlaccel",
+        description="Toolchain and simulator for reinforcement-learning accelerators.")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="print rlaccel's version and the versions of its simulation "
+                        "dependencies, then exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     from rlaccel.isa.machine import machines
+    verbs = dict(_VERBS)
     for m in machines().values():                 # the machines' own verbs (dse)
-        for module in m.verbs.values():
-            m.resolve(module).add_parser(sub)
+        for verb, module in m.verbs.items():
+            verbs[verb] = (lambda s, m=m, module=module: m.resolve(module).add_parser(s),
+                           m.qualified(module))
+    wanted = _verb(argv) if argv is not None else None
+    helps: dict[str, dict] = {}
+    for verb, (add, module) in verbs.items():
+        if verb in sub.choices:
+            continue                      # added with another verb of its module
+        if argv is None or verb == wanted:
+            add(sub)
+        else:
+            if module not in helps:
+                helps[module] = _helps(module)
+            sub.add_parser(verb, help=helps[module][verb])
     return p
 
 
@@ -371,7 +439,8 @@ def out_of_memory(exc: MemoryError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -140,7 +140,7 @@ def test_memory_error_is_one_paragraph(cli, monkeypatch):
     monkeypatch.setattr(resource, "getrlimit", lambda which: (3_000_000 << 10, -1))
     monkeypatch.setattr(memory, "available_bytes", lambda: 1 << 30)
     parser = cli_module.build_parser
-    monkeypatch.setattr(cli_module, "build_parser", lambda: _with(parser(), "isa", boom))
+    monkeypatch.setattr(cli_module, "build_parser", lambda argv=None: _with(parser(argv), "isa", boom))
     status, out, err = cli(["isa"])
     assert (status, err) == (1, "rlaccel isa: error: out of memory (unable to allocate 286. MiB "
                                 "for an array with shape (37541799,) and data type int64): the "

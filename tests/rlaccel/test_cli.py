@@ -85,3 +85,30 @@ def test_readme_lists_the_verbs():
 def test_public_facade():
     for name in rlaccel.__all__:
         assert hasattr(rlaccel, name)
+
+
+def _verbs(parser) -> dict:
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return {a.dest: a.help for a in sub._choices_actions}
+
+
+def test_a_verb_not_named_is_listed_with_its_own_help():
+    """Only the verb on the command line is built in full; the others are listed with the help
+    their parser gives (read from its source), in the same order."""
+    full = _verbs(build_parser())
+    assert _verbs(build_parser([])) == full
+    assert _verbs(build_parser(["isa", "--arch", "adhdp"])) == full
+
+
+def test_help_imports_no_simulator():
+    """``rlaccel --help`` loads neither numpy nor the simulator (the CLI imports what a verb
+    needs when the verb runs)."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom rlaccel.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'numba', "
+            "'simpy') or m.startswith(('rlaccel.tlm', 'rlaccel.assembler', 'rlaccel.sweep'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"

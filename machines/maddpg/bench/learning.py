@@ -101,6 +101,55 @@ def plot(res: dict, ref: dict, base: str) -> list[str]:
     return files
 
 
+def summary(done: list) -> dict:
+    """The seeds' means: final window, the reference's at the same budget and the random
+    policy's (where every seed has them), Predator-Prey's touches likewise."""
+    out = {
+        "final_mean": float(np.mean([d["final"] for d in done])),
+        "final_min": float(min(d["final"] for d in done)),
+        "final_max": float(max(d["final"] for d in done)),
+        "reference_mean": (float(np.mean([d["reference_at_budget"] for d in done]))
+                           if all("reference_at_budget" in d for d in done) else None),
+        "random_mean": (float(np.mean([d["random"] for d in done]))
+                        if all("random" in d for d in done) else None)}
+    if all("final_touches" in d for d in done):
+        out["touches_mean"] = float(np.mean([d["final_touches"] for d in done]))
+        if all("random_touches" in d for d in done):
+            out["random_touches_mean"] = float(np.mean([d["random_touches"] for d in done]))
+        if all("reference_touches_at_budget" in d for d in done):
+            out["reference_touches_mean"] = float(np.mean(
+                [d["reference_touches_at_budget"] for d in done]))
+    return out
+
+
+def collect(paths, random_episodes: int) -> dict:
+    """One JSON from per-seed ones (``--json`` of separate runs): every task's seeds, with a
+    random policy's mean over ``random_episodes`` episodes for each (measured here when
+    missing), and the summary."""
+    from rlaccel.machines.maddpg.bench.reference import random_one
+    res = {"what": "MADDPG learning through the simulator (machines/maddpg/bench/learning.py)",
+           "envs": {}}
+    for path in paths:
+        part = json.loads(Path(path).read_text())
+        res.setdefault("window", part["window"])
+        for env, e in part["envs"].items():
+            t = res["envs"].setdefault(env, {"episodes": e["episodes"], "seeds": {}})
+            if t["episodes"] != e["episodes"]:
+                raise SystemExit(f"{path}: {env} ran {e['episodes']} episodes, the others "
+                                 f"{t['episodes']}")
+            t["seeds"].update(e["seeds"])
+    for env, e in res["envs"].items():
+        for seed, r in e["seeds"].items():
+            if "random" not in r and random_episodes:
+                rnd = random_one(env, int(seed), random_episodes)
+                r["random"], r["random_episodes"] = rnd["mean"], random_episodes
+                if "touches" in rnd:
+                    r["random_touches"] = rnd["touches"]
+        e["seeds"] = dict(sorted(e["seeds"].items(), key=lambda kv: int(kv[0])))
+        e["summary"] = summary(list(e["seeds"].values()))
+    return res
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--envs", nargs="+", default=list(MANIFESTS), choices=list(MANIFESTS))
@@ -112,7 +161,20 @@ def main(argv=None) -> int:
     p.add_argument("--reuse", action="store_true",
                    help="keep the runs the JSON holds for the same seed, episodes and window")
     p.add_argument("--plot", metavar="BASE", help="draw the curves as BASE_<task>.png/.svg")
+    p.add_argument("--collect", nargs="+", metavar="JSON",
+                   help="merge per-seed JSONs of separate runs into --json (and --plot), "
+                        "with a random policy per seed, and stop")
+    p.add_argument("--random-episodes", type=int, default=1000,
+                   help="the random policy's episodes per seed for --collect")
     args = p.parse_args(argv)
+    if args.collect:
+        res = collect(args.collect, args.random_episodes)
+        _write(args.json, res)
+        for env, e in res["envs"].items():
+            print(f"{env}: {e['summary']}")
+        if args.plot:
+            print("plots: " + ", ".join(plot(res, {}, args.plot)))
+        return 0
     ref = json.loads(Path(args.reference).read_text()) if Path(args.reference).exists() else {}
     res = json.loads(Path(args.json).read_text()) if Path(args.json).exists() else {}
     res.update({"what": "MADDPG learning through the simulator (machines/maddpg/bench/learning.py)",
@@ -149,21 +211,7 @@ def main(argv=None) -> int:
                   + (f", random {r['random']:.2f}" if "random" in r else "")
                   + f"; {r['wall_s'] / 60:.1f} min", flush=True)
             _write(args.json, res)
-        done = [e["seeds"][str(s)] for s in args.seeds if str(s) in e["seeds"]]
-        e["summary"] = {
-            "final_mean": float(np.mean([d["final"] for d in done])),
-            "reference_mean": (float(np.mean([d["reference_at_budget"] for d in done]))
-                               if all("reference_at_budget" in d for d in done) else None),
-            "random_mean": (float(np.mean([d["random"] for d in done]))
-                            if all("random" in d for d in done) else None)}
-        if all("final_touches" in d for d in done):
-            e["summary"]["touches_mean"] = float(np.mean([d["final_touches"] for d in done]))
-            if all("random_touches" in d for d in done):
-                e["summary"]["random_touches_mean"] = float(np.mean(
-                    [d["random_touches"] for d in done]))
-            if all("reference_touches_at_budget" in d for d in done):
-                e["summary"]["reference_touches_mean"] = float(np.mean(
-                    [d["reference_touches_at_budget"] for d in done]))
+        e["summary"] = summary([e["seeds"][str(s)] for s in args.seeds if str(s) in e["seeds"]])
         print(f"{env}: {e['summary']}", flush=True)
         _write(args.json, res)
     if args.plot:

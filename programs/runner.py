@@ -33,9 +33,11 @@ from rlaccel.tlm.trace import ChromeTrace
 from rlaccel.util.errors import AsmError, RlaccelError
 from rlaccel.util.files import (atomic_write, check_outputs, read_text, read_toml,
                                 save_or_rescue)
+from rlaccel.util.version import versions
 
 from rlaccel.programs.arch_variant import arch_variant
 from rlaccel.programs.manifest import ManifestError, apply_overrides, load_manifest
+from rlaccel.programs.manifest_source import manifest_source
 from rlaccel.programs.plugin import Plugin, load_plugin
 
 __all__ = ["run", "run_batch", "configure", "plugin_of", "write_json", "json_text",
@@ -225,6 +227,7 @@ class _Setup:
         merge_timing(timing, own.pop("timing", {}))
         report.update(own)
         report["sim"]["kernels"] = self.kernels
+        report["versions"] = versions()            # of rlaccel, Python and what it ran on
         timing["sim"]["run_wall_s"] = time.perf_counter() - self.wall
         report["timing"] = timing                  # last: everything measured, in one place
         return report
@@ -239,7 +242,14 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     ``kernels`` picks the simulator's loop (:data:`rlaccel.tlm.controller.KERNELS`);
     ``arch_overrides`` changes architecture knobs (:func:`configure`); ``checkpoint``: save
     the run to this file every ``checkpoint_every`` host exchanges and resume from it
-    (:mod:`.checkpoint`)."""
+    (:mod:`.checkpoint`). ``manifest`` may be a dict of the manifest's keys
+    (:mod:`.manifest_source`)."""
+    if not isinstance(manifest, (str, Path)):
+        with manifest_source(manifest) as path:
+            return run(path, overrides, arch=arch, seed=seed, trace_path=trace_path,
+                       json_path=json_path, progress=progress, datapath=datapath,
+                       kernels=kernels, arch_overrides=arch_overrides, checkpoint=checkpoint,
+                       checkpoint_every=checkpoint_every, **options)
     outputs = {"--json": json_path, "--trace": trace_path, "--checkpoint": checkpoint}
     check_outputs(outputs, {"the manifest": manifest})          # before any work
     plugin, m = configure(manifest, overrides, arch=arch, seed=seed,
@@ -280,6 +290,10 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     :func:`run`'s. Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
     ``json_path``)."""
     from rlaccel.tlm.fast.batch import Batch
+    if not isinstance(manifest, (str, Path)):
+        with manifest_source(manifest) as path:
+            return run_batch(path, overrides, seeds=seeds, arch=arch, json_path=json_path,
+                             progress=progress, arch_overrides=arch_overrides, **options)
     if not seeds:
         raise ManifestError(f"{manifest}: --seeds names no seed")
     check_outputs({"--json": json_path}, {"the manifest": manifest})      # before any work
@@ -322,6 +336,7 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     instructions = sum(r["instructions"] for r in reports)
     batch = {"seeds": list(seeds), "members": reports,
              "sim": {"members": len(reports), "instructions": instructions, "run": how},
+             "versions": versions(),
              "timing": {"sim": {"wall_s": end - wall, "setup_s": built - wall,
                                 "run_s": end - built,
                                 "instructions_per_s": instructions / (end - built)

@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
 CASES = tomllib.loads((GOLDEN / "cases.toml").read_text())
 
-#: report keys that measure the host computer (all under ``timing``), or name files
-VOLATILE = re.compile(r"^timing\.|^(manifest|program|binary_sha256)$")
+#: report keys that measure the host computer (all under ``timing``), name files, or name
+#: the versions of what the run ran on
+VOLATILE = re.compile(r"^timing\.|^versions\.|^(manifest|program|binary_sha256)$")
 
 
 #: report keys added after the records were made (the records lack them)

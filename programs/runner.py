@@ -237,26 +237,31 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
         seed: int | None = None, trace_path: str | None = None, json_path: str | None = None,
         progress: Callable[[str], None] | None = None, datapath=None, kernels: str = "compiled",
         arch_overrides: dict | None = None, checkpoint: str | Path | None = None,
-        checkpoint_every: int = 10_000, **options) -> dict:
+        checkpoint_every: int = 10_000, trace_max_events: int | None = None,
+        trace_window_us: tuple[float, float] | None = None, **options) -> dict:
     """Assemble and run a manifest; returns the report (and writes it to ``json_path``).
     ``kernels`` picks the simulator's loop (:data:`rlaccel.tlm.controller.KERNELS`);
     ``arch_overrides`` changes architecture knobs (:func:`configure`); ``checkpoint``: save
     the run to this file every ``checkpoint_every`` host exchanges and resume from it
-    (:mod:`.checkpoint`). ``manifest`` may be a dict of the manifest's keys
+    (:mod:`.checkpoint`). The trace keeps every event unless ``trace_max_events`` caps it or
+    ``trace_window_us`` (simulated microseconds, from, to) picks a span; the report's
+    ``sim.trace`` counts what it kept and left out. ``manifest`` may be a dict of the manifest's keys
     (:mod:`.manifest_source`)."""
     if not isinstance(manifest, (str, Path)):
         with manifest_source(manifest) as path:
             return run(path, overrides, arch=arch, seed=seed, trace_path=trace_path,
                        json_path=json_path, progress=progress, datapath=datapath,
                        kernels=kernels, arch_overrides=arch_overrides, checkpoint=checkpoint,
-                       checkpoint_every=checkpoint_every, **options)
+                       checkpoint_every=checkpoint_every, trace_max_events=trace_max_events,
+                       trace_window_us=trace_window_us, **options)
     outputs = {"--json": json_path, "--trace": trace_path, "--checkpoint": checkpoint}
     check_outputs(outputs, {"the manifest": manifest})          # before any work
     plugin, m = configure(manifest, overrides, arch=arch, seed=seed,
                           arch_overrides=arch_overrides, **options)
     named = named_inputs(plugin, m)
     check_outputs(outputs, named)                               # every file it names
-    trace = ChromeTrace(load_arch(m["arch"]).knobs.clock_mhz) if trace_path else None
+    trace = _trace(load_arch(m["arch"]).knobs.clock_mhz, trace_max_events,
+                   trace_window_us) if trace_path else None
     s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
                datapath=datapath, kernels=kernels, options=options,
                arch_overrides=arch_overrides)
@@ -274,9 +279,25 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     report = s.report(res)
     if checkpoint is not None:
         report["sim"]["checkpoint"] = s.checkpoint
+    if trace is not None:
+        report["sim"]["trace"] = trace.stats()
     save_or_rescue([(trace_path, trace.write if trace is not None else None),
                     (json_path, json_text(report) if json_path else None)])
     return report
+
+
+def _trace(clock_mhz: float, max_events: int | None,
+           window_us: tuple[float, float] | None) -> ChromeTrace:
+    if max_events is not None and max_events < 1:
+        raise ManifestError(f"--trace-max-events must be at least 1, not {max_events}")
+    window = None
+    if window_us is not None:
+        a, b = window_us
+        if not 0 <= a < b:
+            raise ManifestError(f"--trace-window {a}:{b}: the span must start at 0 or later "
+                                f"and end after it starts")
+        window = (int(a * clock_mhz), int(-(-b * clock_mhz // 1)))
+    return ChromeTrace(clock_mhz, max_events=max_events, window=window)
 
 
 def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds: list[int],

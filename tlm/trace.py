@@ -15,9 +15,16 @@ with the same head: every boundary is a
 whole nanosecond computed from its cycle (``round(cycle * 1000 / MHz)``), written as
 microseconds with three decimals, so slices that meet in cycles meet exactly in the file
 (Perfetto's importer rounds ``ts`` and ``dur`` to whole nanoseconds separately, and drops a
-slice that crosses an open one). A long run is cut after ``max_events`` events (the file
-says so in its metadata). :meth:`ChromeTrace.events` gives the same events as Python
+slice that crosses an open one). :meth:`ChromeTrace.events` gives the same events as Python
 dictionaries (the tests compare the two).
+
+A trace holds every event of the run unless told otherwise: ``max_events`` cuts it after that
+many, ``window`` keeps only the events that overlap a span of cycles (a compiled block wholly
+outside it is never expanded, so a window early in a long run costs little memory). What is
+left out is counted (:meth:`stats`, the file's ``otherData``) and the runner says so. Each
+agent also gets a counter track, ``utilisation``: the share of each of about
+:data:`COUNTER_POINTS` spans of the run in which its issue slot executed an instruction (not
+stalled, not waiting on the host or the other agents).
 """
 
 from __future__ import annotations
@@ -40,16 +47,25 @@ _CATS = ("instruction", "stall", "unit", "transaction")
 # record columns: pid, tid (negative: unit name id - 1, given its track at write time),
 # name id, category, start cycle, cycles, pc or words out, words in (-1: a pc)
 _NCOL = 8
+#: spans of the run the ``utilisation`` counter track has a value for (at most)
+COUNTER_POINTS = 500
+#: the budget the compiled loop is given when nothing caps the trace
+_UNCAPPED = 1 << 62
 
 
 class ChromeTrace:
-    def __init__(self, clock_mhz: float, max_events: int = 200_000):
+    def __init__(self, clock_mhz: float, max_events: int | None = None,
+                 window: tuple[int, int] | None = None):
+        """``max_events``: keep at most this many events (None: all); ``window``: keep only
+        events that overlap cycles ``[start, end)`` (None: the whole run)."""
         self.clock_mhz = clock_mhz
         self.max_events = max_events
+        self.window = window
         # rows of _NCOL ints, or compiled blocks (agent, rows, events kept)
         self.records: list = []
         self.kept = 0
-        self.dropped = 0
+        self.dropped = 0            # beyond max_events
+        self.outside = 0            # outside the window
         self._names: dict[str, int] = {}
         self._programs: dict[int, tuple] = {}
         self._labels: dict[str, str] = {}
@@ -68,10 +84,24 @@ class ChromeTrace:
 
     def remaining(self) -> int:
         """Events that may still be recorded before the cut."""
+        if self.max_events is None:
+            return _UNCAPPED
         return self.max_events - self.kept
 
+    def stats(self) -> dict:
+        """Events kept, and those left out beyond ``max_events`` and outside ``window``."""
+        return {"events": self.kept, "beyond_max_events": self.dropped,
+                "outside_window": self.outside, "max_events": self.max_events,
+                "window_cycles": list(self.window) if self.window else None}
+
+    def _outside(self, start: int, cycles: int) -> bool:
+        w = self.window
+        return w is not None and (start + cycles <= w[0] or start >= w[1])
+
     def _add(self, rec: tuple) -> None:
-        if self.kept < self.max_events:
+        if self._outside(rec[4], rec[5]):
+            self.outside += 1
+        elif self.max_events is None or self.kept < self.max_events:
             self.records.append(rec)
             self.kept += 1
         else:
@@ -96,11 +126,35 @@ class ChromeTrace:
         units shown)`` -- or ``(-1, start, cycles, words out, words in)`` for a host-link
         transaction -- that make ``records`` events (the first of them are kept while there
         is room)."""
-        keep = max(min(records, self.max_events - self.kept), 0)
+        if self.window is not None:
+            rows, inside = self._in_window(agent, rows)
+            self.outside += records - inside
+            records = inside
+            if not records:
+                return
+        keep = max(min(records, self.remaining()), 0)
         if keep:
             self.records.append((agent, rows, keep))
         self.kept += keep
         self.dropped += records - keep
+
+    def _in_window(self, agent: int, rows: np.ndarray) -> tuple[np.ndarray, int]:
+        """The rows of a compiled block with an event that overlaps the window, and the
+        number of events they make (what :func:`_expand` makes of them)."""
+        lo, hi = self.window
+        start, busy, stall = rows[:, 1], rows[:, 2], rows[:, 3]
+        host = rows[:, 0] < 0
+        pc = np.where(host, 0, rows[:, 0])
+        name, units, nunits = self._programs[agent]
+        ucyc = units[pc, :, 1] * (np.arange(units.shape[1]) < nunits[pc][:, None])
+        longest = np.maximum(busy, ucyc.max(axis=1) if units.shape[1] else busy)
+        first = np.where(host, start, start - stall)
+        last = np.where(host, start + busy, start + longest)
+        keep = (last > lo) & (first < hi)
+        shown = (rows[:, 4] != 0) & ~host
+        events = np.where(host, 1, 1 + (stall > 0)
+                          + np.where(shown, (ucyc > busy[:, None]).sum(axis=1), 0))
+        return rows[keep], int(events[keep].sum())
 
     def instruction(self, agent: int, pc: int, mnemonic: str, start: int, busy: int,
                     stall: int, units=()) -> None:
@@ -169,6 +223,38 @@ class ChromeTrace:
             for tid, name in names.items():
                 out.append({"name": "thread_name", "ph": "M", "pid": a + 1, "tid": tid,
                             "args": {"name": name}})
+        return out + self._counters(R)
+
+    def _counters(self, R: np.ndarray) -> list[dict]:
+        """Each agent's ``utilisation`` counter: the share of each span of the traced time
+        its issue slot spent executing instructions (their events do not overlap)."""
+        out = []
+        ins = R[(R[:, 1] == _ISSUE) & (R[:, 3] == _INSTRUCTION)]
+        if not len(ins):
+            return out
+        lo, hi = int(ins[:, 4].min()), int((ins[:, 4] + ins[:, 5]).max())
+        if self.window is not None:
+            lo, hi = max(lo, self.window[0]), min(hi, self.window[1])
+        if hi <= lo:
+            return out
+        step = max(1, -(-(hi - lo) // COUNTER_POINTS))
+        edges = np.arange(lo, hi + step, step, dtype=np.int64)
+        edges[-1] = min(edges[-1], hi)
+        for pid in np.unique(ins[:, 0]).tolist():
+            ev = ins[ins[:, 0] == pid]
+            ev = ev[np.argsort(ev[:, 4], kind="stable")]
+            s, e = ev[:, 4], ev[:, 4] + ev[:, 5]
+            done = np.concatenate([[0], np.cumsum(e - s)])
+
+            def busy_before(t):            # cycles executed before each time of t
+                i = np.searchsorted(s, t, side="left")
+                return done[i] - np.where(i > 0, np.maximum(e[i - 1] - t, 0) * (i > 0), 0)
+
+            b = busy_before(edges)
+            share = np.diff(b) / np.diff(edges)
+            for t, v in zip(edges[:-1].tolist(), share.tolist()):
+                out.append({"name": "utilisation", "ph": "C", "pid": pid, "ts": self._us(t),
+                            "args": {"issue": round(v, 4)}})
         return out
 
     def _us(self, cycle: int) -> float:
@@ -191,7 +277,10 @@ class ChromeTrace:
 
     def write(self, path: str | Path) -> None:
         R, tracks = self._rows()
-        other = {"dropped_events": self.dropped, "max_events": self.max_events,
+        other = {"dropped_events": self.dropped + self.outside,
+                 "beyond_max_events": self.dropped, "outside_window": self.outside,
+                 "max_events": self.max_events,
+                 "window_cycles": list(self.window) if self.window else None,
                  "clock_mhz": self.clock_mhz}
         meta = json.dumps(self._meta(R, tracks), separators=_COMPACT)[1:-1]
         tail = ('],"displayTimeUnit":"ns","otherData":'

@@ -149,3 +149,59 @@ def test_the_file_is_the_same_in_chunks_and_without_the_head_table(machine, tmp_
         monkeypatch.setattr(T, "_MAX_HEADS", heads)
         trace.write(tmp_path / "t.json")
         assert (tmp_path / "t.json").read_text() == whole, (chunk, heads)
+
+
+def test_nothing_is_left_out_unless_asked(machine, tmp_path):
+    """By default every event is kept (no cap); a cap and a window leave events out, count
+    them, and say so in the file; a window keeps exactly the events that overlap it, from
+    the compiled loop's blocks as from the Python loop's records."""
+    body = DATA + "cc.lset 0\nl: ff X, W, H1, 4, 4\nff H1, W2, H2, 4, 4\n" \
+                  "cc.host out=A, nout=1, inp=B, nin=2\ncc.loop 0, 40, l\ncc.halt\n"
+
+    def traced(**kw):
+        t = ChromeTrace(175.0, **kw)
+        s, _ = machine(body, arch="adhdp", trace=t)
+        s.agent.link.host.reply = [1.0, 2.0]
+        s.run()
+        return t
+
+    full = traced()
+    assert full.stats()["beyond_max_events"] == full.stats()["outside_window"] == 0
+    every = [e for e in full.events() if e["ph"] == "X"]
+    assert len(every) == full.kept
+    capped = traced(max_events=50)
+    assert (capped.kept, capped.dropped) == (50, full.kept - 50)
+    lo, hi = 2_000, 3_000
+    windowed = traced(window=(lo, hi))
+    us = full._us
+    inside = [e for e in every
+              if round(e["ts"] * 1000) < round(us(hi) * 1000)
+              and round((e["ts"] + e["dur"]) * 1000) > round(us(lo) * 1000)]
+    got = [e for e in windowed.events() if e["ph"] == "X"]
+    assert got == inside and 0 < len(got) < len(every)
+    assert windowed.outside == full.kept - len(got)
+    windowed.write(tmp_path / "w.json")
+    other = json.loads((tmp_path / "w.json").read_text())["otherData"]
+    assert other["outside_window"] == windowed.outside
+    assert other["window_cycles"] == [lo, hi]
+
+
+def test_utilisation_counter_is_the_issue_slots_busy_share(machine, tmp_path):
+    """The counter's values are the share of each span in which the issue slot ran an
+    instruction: between 0 and 1, and over the run they add up to the instructions' cycles."""
+    trace = ChromeTrace(175.0)
+    body = DATA + "cc.lset 0\nl: ff X, W, H1, 4, 4\nff H1, W2, H2, 4, 4\ncc.loop 0, 30, l\n" \
+                  "cc.halt\n"
+    s, _ = machine(body, arch="adhdp", trace=trace)
+    s.run()
+    counters = [e for e in trace.events() if e["ph"] == "C"]
+    assert counters and all(e["name"] == "utilisation" and e["pid"] == 1 for e in counters)
+    shares = [e["args"]["issue"] for e in counters]
+    assert all(0 <= v <= 1 for v in shares) and max(shares) > 0
+    busy = sum(e["dur"] for e in trace.events() if e.get("cat") == "instruction")
+    ts = [e["ts"] for e in counters]
+    ends = [e["ts"] + e["dur"] for e in trace.events() if e.get("cat") == "instruction"]
+    spans = [b - a for a, b in zip(ts, ts[1:] + [max(ends)])]
+    assert abs(sum(v * w for v, w in zip(shares, spans)) - busy) < 1e-3 * busy + 0.01
+    trace.write(tmp_path / "t.json")
+    assert json.loads((tmp_path / "t.json").read_text())["traceEvents"] == trace.events()

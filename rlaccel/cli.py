@@ -149,6 +149,9 @@ def cmd_run(args) -> int:
     plugin = plugin_of(args.manifest, args.set)
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
     options["arch_overrides"] = parse_arch_sets(args.arch_set)
+    if args.trace is None and (args.trace_max_events or args.trace_window):
+        raise RlaccelError("--trace-max-events and --trace-window shape a trace: add "
+                           "--trace FILE")
     if args.seeds is not None:
         return _run_batch(args, plugin, options, progress)
     datapath = run_datapath(args)                 # --rtl datapath: the MyHDL transactor
@@ -159,7 +162,17 @@ def cmd_run(args) -> int:
         options["checkpoint_every"] = args.checkpoint_every or 10_000
     r = run(args.manifest, args.set, arch=args.arch, seed=args.seed, trace_path=args.trace,
             json_path=args.json, progress=progress, datapath=datapath,
-            kernels="reference" if args.reference_kernels else "compiled", **options)
+            kernels="reference" if args.reference_kernels else "compiled",
+            trace_max_events=args.trace_max_events, trace_window_us=args.trace_window,
+            **options)
+    if args.trace is not None:
+        t = r["sim"]["trace"]
+        left = [f"{t['beyond_max_events']:,} beyond --trace-max-events"] * bool(
+            t["beyond_max_events"]) + [f"{t['outside_window']:,} outside --trace-window"] * \
+            bool(t["outside_window"])
+        print(f"rlaccel run: trace {args.trace}: {t['events']:,} events"
+              + (f"; left out: {', '.join(left)}" if left else ", every event of the run"),
+              file=sys.stderr)
     print(plugin.summary(r))
     after_run(datapath)
     return 0
@@ -168,6 +181,19 @@ def cmd_run(args) -> int:
 #: the largest count (trials, steps, checkpoint interval) and the most seeds of one batch
 COUNT_MAX = 1 << 40
 SEEDS_MAX = 10_000
+
+
+def _window(spec: str) -> tuple[float, float]:
+    """``FROM:TO`` microseconds of simulated time, ``0 <= FROM < TO``."""
+    try:
+        a, b = (float(x) for x in spec.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{spec!r} is not FROM:TO in microseconds "
+                                         f"(e.g. 0:500)") from None
+    if not (0 <= a < b < float("inf")):
+        raise argparse.ArgumentTypeError(f"{spec!r}: the span must start at 0 or later and "
+                                         f"end after it starts")
+    return a, b
 
 
 def _seeds(spec: str) -> list[int]:
@@ -308,7 +334,12 @@ def _add_run(sub) -> None:
         r.add_argument(f"--{name}", type=int_in(1, COUNT_MAX), metavar="N", help=text)
     r.add_argument("--json", metavar="FILE", type=file_name, help="write the full report as JSON")
     r.add_argument("--trace", metavar="FILE", type=file_name,
-                   help="write a Chrome/Perfetto trace")
+                   help="write a Chrome/Perfetto trace of every event of the run")
+    r.add_argument("--trace-max-events", type=int_in(1, COUNT_MAX), metavar="N",
+                   help="keep at most N events in the trace")
+    r.add_argument("--trace-window", type=_window, metavar="FROM:TO",
+                   help="keep only the trace's events that overlap this span of simulated "
+                        "time, in microseconds (e.g. 0:500)")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-trial progress")
     r.add_argument("--checkpoint", metavar="FILE", type=file_name,
                    help="save the whole run to FILE every --checkpoint-every host exchanges, "

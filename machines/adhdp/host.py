@@ -11,6 +11,7 @@ every field is found by its symbol name, never by a hard-coded address.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import gymnasium as gym
@@ -129,6 +130,17 @@ class Trials:
         n = len(self.scale)
         self.obs = saved.array("obs", shape=(n,)) if saved.get("obs", bool) else None
         set_env_state(self.env, saved.part("env"))
+
+    def serve(self, step: Callable[[dict], float]) -> dict:
+        """Run a float model against the plant: ``step`` gets each of :meth:`reply`'s replies
+        and returns the next action (0 before the first), until the host is done; returns
+        the learning record."""
+        u = 0.0
+        while True:
+            rep = self.reply(u)
+            if rep["DONE"]:
+                return self.learning()
+            u = step(rep)
 
     def learning(self) -> dict:
         return {"steps_per_trial": list(self.steps), "failed": list(self.failed),

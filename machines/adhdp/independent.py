@@ -218,11 +218,6 @@ class IndependentAdhdp:
 
     def run(self, trials: Trials) -> dict:
         """Learn against the plant until the host is done; returns the learning record."""
-        u = 0.0
-        while True:
-            rep = trials.reply(u)
-            if rep["DONE"]:
-                break
-            u = self.step(np.asarray(rep["X"], dtype=np.float64), float(rep["R"]),
-                          float(rep["LRC"]), float(rep["LRA"]), bool(rep["FIRST"]))
-        return trials.learning()
+        return trials.serve(lambda rep: self.step(
+            np.asarray(rep["X"], dtype=np.float64), float(rep["R"]), float(rep["LRC"]),
+            float(rep["LRA"]), bool(rep["FIRST"])))

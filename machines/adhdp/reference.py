@@ -214,11 +214,8 @@ class AdhdpReference:
 
     def run(self, trials: Trials) -> dict:
         """Train against the plant until the host says done; returns the learning record."""
-        u = 0.0
-        while True:
-            rep = trials.reply(u)
-            if rep["DONE"]:
-                break
-            self.step(rep)
-            u = float(self.u[0])
-        return trials.learning()
+        return trials.serve(self._act_on)
+
+    def _act_on(self, rep: dict) -> float:
+        self.step(rep)
+        return float(self.u[0])

@@ -7,6 +7,7 @@
 * :func:`lines` -- one line per series with confidence intervals as error bars over a
   numeric x axis (a sweep's Fig. 5);
 * :func:`grouped_bars` -- bars with error bars over a categorical x axis (Fig. 9);
+* :func:`points` -- a series of either without an interval;
 * :func:`save` -- PNG and SVG, the SVG free of dates and random ids, so equal figures give
   equal files.
 
@@ -22,7 +23,7 @@ from typing import Mapping, Sequence
 
 from rlaccel.util.errors import RlaccelError
 
-__all__ = ["PALETTE", "stacked_bars", "lines", "grouped_bars", "save"]
+__all__ = ["PALETTE", "stacked_bars", "lines", "grouped_bars", "points", "save"]
 
 #: colour-blind-safe (Okabe-Ito), one per series
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -102,6 +103,12 @@ def stacked_bars(title: str, ylabel: str, groups: Sequence[str], bars: Sequence[
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     return fig
+
+
+def points(x: Sequence, y: Sequence) -> dict[str, list]:
+    """A series of :func:`lines` or :func:`grouped_bars` without an interval (``lo`` and
+    ``hi`` None everywhere)."""
+    return {"x": x, "y": y, "lo": [None] * len(x), "hi": [None] * len(x)}
 
 
 def _check_series(series: Mapping) -> None:

@@ -144,19 +144,14 @@ def cmd_report(args) -> int:
               "is not an independent reproduction."]
     atomic_write(out / "report.md", "\n".join(lines) + "\n")
     xs = [str(B) for B in Bs]
-    series = {
-        "32-bit": {"x": Bs, "y": [p32[B]["ips"]["accelerator"] for B in Bs],
-                   "lo": [None] * len(Bs), "hi": [None] * len(Bs)},
-        "16-bit": {"x": Bs, "y": [p16[B]["ips"]["accelerator"] for B in Bs],
-                   "lo": [None] * len(Bs), "hi": [None] * len(Bs)}}
+    series = {"32-bit": plots.points(Bs, [p32[B]["ips"]["accelerator"] for B in Bs]),
+              "16-bit": plots.points(Bs, [p16[B]["ips"]["accelerator"] for B in Bs])}
     plots.save(plots.lines("Fig. 10(a): accelerator IPS", "batch size", "IPS", series,
                            reference=SEED["accelerator_ips"], reference_label="seed 53,826.8",
                            xticks=Bs), out / "fig10a_accelerator_ips")
-    sysser = {
-        "this host": {"x": Bs, "y": [p32[B]["ips"]["system"] for B in Bs],
-                      "lo": [None] * len(Bs), "hi": [None] * len(Bs)},
-        "seed's 2 ms host": {"x": Bs, "y": [p32[B]["ips"]["system_seed_host"] for B in Bs],
-                             "lo": [None] * len(Bs), "hi": [None] * len(Bs)}}
+    sysser = {"this host": plots.points(Bs, [p32[B]["ips"]["system"] for B in Bs]),
+              "seed's 2 ms host": plots.points(Bs, [p32[B]["ips"]["system_seed_host"]
+                                                    for B in Bs])}
     plots.save(plots.lines("Fig. 8: system IPS", "batch size", "IPS", sysser,
                            reference=SEED["system_ips"], reference_label="seed 25,293.3",
                            xticks=Bs), out / "fig8_system_ips")

@@ -497,6 +497,12 @@ def saturations(vu: bool, arch_set: dict, sets: list[str], trials: int, seed: in
              "first_call_max_abs": first[site][1]} for site, n in hits.most_common()]
 
 
+def _save(path: str, doc) -> None:
+    """``doc`` as JSON at ``path``, its directory made if need be."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(doc, indent=1))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=None,
@@ -549,28 +555,23 @@ def main(argv=None) -> int:
         for r in rows:
             print(f"{r['elements']:>9,}  (first call: {r['saturated_by_first_call']:,} so far, "
                   f"max |y| {r['first_call_max_abs']:.1f})  {r['site']}")
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps({"chip": a.saturations, "seed": a.seed,
-                                            "trials": trials, "sites": rows}, indent=1))
+        _save(a.json, {"chip": a.saturations, "seed": a.seed, "trials": trials, "sites": rows})
         return 0
     if a.runs:
         r = learning_runs([int(x) for x in a.runs.split(",") if x],
                           dict(_knob(x) for x in a.arch_set), a.sets,
                           a.trials)
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps(r, indent=1))
+        _save(a.json, r)
         return 0
     if a.trials is None:
         a.trials = 10
     if a.costs:
         c = costs(a.costs, a.histogram_json)
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps(c, indent=1))
+        _save(a.json, c)
         return 0
     if a.histogram:
         h = histogram([int(x) for x in a.histogram.split(",") if x], a.sets, a.seed)
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps(h, indent=1))
+        _save(a.json, h)
         return 0
     if a.table1:
         table1()
@@ -581,9 +582,7 @@ def main(argv=None) -> int:
         print(f"triple link, both chips, seed {a.seed}, settings: {a.sets or 'the manifest'}"
               f"{', architecture: ' + str(arch_set) if arch_set else ''}")
         stages([int(x) for x in a.stages.split(",") if x], arch_set, a.sets, a.seed, rows)
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps({"seed": a.seed, "sets": a.sets,
-                                            "arch_set": arch_set, "stages": rows}, indent=1))
+        _save(a.json, {"seed": a.seed, "sets": a.sets, "arch_set": arch_set, "stages": rows})
         return 0
     if a.directions:
         print(f"{'network':16s} {'phase':6s} {'arith ops/cycle':>16s} {'arith mW':>14s} "
@@ -632,9 +631,7 @@ def main(argv=None) -> int:
               f"{ac['power_mw']['arithmetic']:.2f}->{v['actor']['power_mw']['arithmetic']:.2f}, "
               f"{ac['power_mw']['synapse']:.2f}->{v['actor']['power_mw']['synapse']:.2f} | "
               f"{v['actor']['iterations'] / max(v['actor']['starts'], 1):.1f}", flush=True)
-    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.json).write_text(json.dumps({"trials": a.trials, "seed": a.seed, "rows": rows},
-                                       indent=1))
+    _save(a.json, {"trials": a.trials, "seed": a.seed, "rows": rows})
     return 0
 
 

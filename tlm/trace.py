@@ -24,7 +24,8 @@ outside it is never expanded, so a window early in a long run costs little memor
 left out is counted (:meth:`stats`, the file's ``otherData``) and the runner says so. Each
 agent also gets a counter track, ``utilisation``: the share of each of about
 :data:`COUNTER_POINTS` spans of the run in which its issue slot executed an instruction (not
-stalled, not waiting on the host or the other agents).
+stalled, not waiting on the host or the other agents), and a flow arrow from its issue slot
+to every host exchange and interconnect transaction.
 """
 
 from __future__ import annotations
@@ -223,7 +224,21 @@ class ChromeTrace:
             for tid, name in names.items():
                 out.append({"name": "thread_name", "ph": "M", "pid": a + 1, "tid": tid,
                             "args": {"name": name}})
-        return out + self._counters(R)
+        return out + self._counters(R) + self._flows(R)
+
+    def _flows(self, R: np.ndarray) -> list[dict]:
+        """A flow arrow from the issue slot to every host exchange and interconnect
+        transaction it started (both begin at the same time)."""
+        out = []
+        tx = R[(R[:, 3] == _TRANSACTION) & ((R[:, 1] == _HOST) | (R[:, 1] == _NET))]
+        for k, (pid, tid, start) in enumerate(tx[:, [0, 1, 4]].tolist()):
+            ts = self._us(start)
+            name = "host exchange" if tid == _HOST else "interconnect"
+            out.append({"name": name, "ph": "s", "id": k, "pid": pid, "tid": _ISSUE,
+                        "cat": "flow", "ts": ts})
+            out.append({"name": name, "ph": "f", "bp": "e", "id": k, "pid": pid, "tid": tid,
+                        "cat": "flow", "ts": ts})
+        return out
 
     def _counters(self, R: np.ndarray) -> list[dict]:
         """Each agent's ``utilisation`` counter: the share of each span of the traced time

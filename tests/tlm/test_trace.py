@@ -205,3 +205,21 @@ def test_utilisation_counter_is_the_issue_slots_busy_share(machine, tmp_path):
     assert abs(sum(v * w for v, w in zip(shares, spans)) - busy) < 1e-3 * busy + 0.01
     trace.write(tmp_path / "t.json")
     assert json.loads((tmp_path / "t.json").read_text())["traceEvents"] == trace.events()
+
+
+def test_host_exchanges_get_flow_arrows(machine):
+    """Every host-link transaction gets a flow from the issue slot, starting and finishing
+    where the transaction starts."""
+    trace = ChromeTrace(175.0)
+    body = DATA + "cc.lset 0\nl: cc.host out=A, nout=1, inp=B, nin=2\ncc.loop 0, 3, l\ncc.halt\n"
+    s, _ = machine(body, trace=trace)
+    s.agent.link.host.reply = [1.0, 2.0]
+    s.run()
+    ev = trace.events()
+    host = [e for e in ev if e["ph"] == "X" and e["tid"] == 2]
+    starts = [e for e in ev if e["ph"] == "s"]
+    ends = [e for e in ev if e["ph"] == "f"]
+    assert len(host) == len(starts) == len(ends) == 3
+    assert [e["ts"] for e in starts] == [e["ts"] for e in ends] == [e["ts"] for e in host]
+    assert {e["tid"] for e in starts} == {1} and {e["tid"] for e in ends} == {2}
+    assert len({e["id"] for e in starts}) == 3

@@ -146,6 +146,8 @@ def cmd_run(args) -> int:
             print(line, file=sys.stderr, flush=True)
 
     from rlaccel.programs.arch_variant import parse_arch_sets
+    from rlaccel.tlm.fast.jit import announce_compiles
+    announce_compiles(lambda line: print(f"rlaccel run: {line}", file=sys.stderr, flush=True))
     plugin = plugin_of(args.manifest, args.set)
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
     options["arch_overrides"] = parse_arch_sets(args.arch_set)

@@ -10,12 +10,14 @@ results, bit for bit (slower).
 
 from __future__ import annotations
 
-__all__ = ["HAVE_NUMBA", "njit"]
+__all__ = ["HAVE_NUMBA", "njit", "announce_compiles"]
 
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
+from typing import Callable
 
 try:
     import numba as _numba
@@ -74,3 +76,33 @@ def njit(fn=None, *, inline: bool = False, nrt: bool = True):
             opts["_nrt"] = False
         return _numba.njit(**opts)(f)
     return wrap(fn) if fn is not None else wrap
+
+
+def announce_compiles(notify: Callable[[str], None]) -> None:
+    """Call ``notify`` with a line when numba starts compiling a function of rlaccel (not
+    found in the on-disk cache: the first run after an install or a change of the compiled
+    sources) and with its CPU time when it ends; nested compiles are part of the outermost.
+    Installed once per process (the command line prints the lines)."""
+    if not HAVE_NUMBA:
+        return
+    from numba.core import event
+
+    class Announce(event.Listener):
+        depth, cpu, wall = 0, 0.0, 0.0
+
+        def on_start(self, ev):
+            if self.depth == 0:
+                f = ev.data["dispatcher"].py_func
+                self.name = f"{f.__module__.removeprefix('rlaccel.')}.{f.__qualname__}"
+                self.cpu, self.wall = time.process_time(), time.perf_counter()
+                notify(f"compiling {self.name} with numba (once: later runs load it from "
+                       f"{_numba.config.CACHE_DIR}) ...")
+            self.depth += 1
+
+        def on_end(self, ev):
+            self.depth -= 1
+            if self.depth == 0:
+                notify(f"compiled {self.name} in {time.process_time() - self.cpu:.1f} s of "
+                       f"CPU ({time.perf_counter() - self.wall:.1f} s)")
+
+    event.register("numba:compile", Announce())

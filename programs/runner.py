@@ -281,6 +281,8 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
         report["sim"]["checkpoint"] = s.checkpoint
     if trace is not None:
         report["sim"]["trace"] = trace.stats()
+        trace.energies({op: v["energy_pj"] / v["count"]
+                        for op, v in report.get("by_opcode", {}).items() if v.get("count")})
     save_or_rescue([(trace_path, trace.write if trace is not None else None),
                     (json_path, json_text(report) if json_path else None)])
     return report

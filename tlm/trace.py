@@ -24,8 +24,10 @@ outside it is never expanded, so a window early in a long run costs little memor
 left out is counted (:meth:`stats`, the file's ``otherData``) and the runner says so. Each
 agent also gets a counter track, ``utilisation``: the share of each of about
 :data:`COUNTER_POINTS` spans of the run in which its issue slot executed an instruction (not
-stalled, not waiting on the host or the other agents), and a flow arrow from its issue slot
-to every host exchange and interconnect transaction.
+stalled, not waiting on the host or the other agents), ``power`` when the run's energy per
+instruction is known (:meth:`ChromeTrace.energies`: the mean of each mnemonic, so a span's
+power is that of the instructions started in it, not of every action they took), and a flow
+arrow from its issue slot to every host exchange and interconnect transaction.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class ChromeTrace:
         self._names: dict[str, int] = {}
         self._programs: dict[int, tuple] = {}
         self._labels: dict[str, str] = {}
+        self._energy: dict[str, float] = {}
 
     # ---- recording ------------------------------------------------------------------------
     def _name(self, name: str) -> int:
@@ -82,6 +85,11 @@ class ChromeTrace:
         """Show the unit track ``track`` (every agent's) as ``text``, e.g. a compute unit
         with the pipeline stage it is; the events are unchanged."""
         self._labels[track] = text
+
+    def energies(self, per_instruction_pj: dict[str, float]) -> None:
+        """The mean energy of one instruction of each mnemonic (the run's energy by opcode
+        over its count): with it the trace gets a ``power`` counter track per agent."""
+        self._energy = dict(per_instruction_pj)
 
     def remaining(self) -> int:
         """Events that may still be recorded before the cut."""
@@ -270,7 +278,24 @@ class ChromeTrace:
             for t, v in zip(edges[:-1].tolist(), share.tolist()):
                 out.append({"name": "utilisation", "ph": "C", "pid": pid, "ts": self._us(t),
                             "args": {"issue": round(v, 4)}})
+            if self._energy:
+                out += self._power(pid, ev, edges)
         return out
+
+    def _power(self, pid: int, ev: np.ndarray, edges: np.ndarray) -> list[dict]:
+        """Milliwatts in each span: the mean energy of every instruction that started in it
+        (of its mnemonic, :meth:`energies`) over the span's time."""
+        names = {i: n for n, i in self._names.items()}
+        pj = np.array([self._energy.get(names.get(i, ""), 0.0)
+                       for i in range(max(self._names.values(), default=0) + 1)])
+        span = np.searchsorted(edges, ev[:, 4], side="right") - 1
+        inside = (span >= 0) & (span < len(edges) - 1)
+        energy = np.bincount(span[inside], weights=pj[ev[inside, 2]],
+                             minlength=len(edges) - 1)
+        ns = np.diff(edges) * 1000 / self.clock_mhz
+        return [{"name": "power", "ph": "C", "pid": pid, "ts": self._us(t),
+                 "args": {"mW": round(float(e / d), 3)}}
+                for t, e, d in zip(edges[:-1].tolist(), energy.tolist(), ns.tolist())]
 
     def _us(self, cycle: int) -> float:
         """A cycle boundary in microseconds, rounded to a whole nanosecond."""

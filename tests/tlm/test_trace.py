@@ -223,3 +223,22 @@ def test_host_exchanges_get_flow_arrows(machine):
     assert [e["ts"] for e in starts] == [e["ts"] for e in ends] == [e["ts"] for e in host]
     assert {e["tid"] for e in starts} == {1} and {e["tid"] for e in ends} == {2}
     assert len({e["id"] for e in starts}) == 3
+
+
+def test_power_counter_spends_the_instructions_energy(machine):
+    """With the energy of each mnemonic given, the power counter's values times their spans
+    add up to the energy of the instructions traced."""
+    trace = ChromeTrace(175.0)
+    body = DATA + "cc.lset 0\nl: ff X, W, H1, 4, 4\nff H1, W2, H2, 4, 4\ncc.loop 0, 30, l\n" \
+                  "cc.halt\n"
+    s, _ = machine(body, arch="adhdp", trace=trace)
+    s.run()
+    pj = {"ff": 100.0, "cc.loop": 3.0}
+    trace.energies(pj)
+    ev = trace.events()
+    power = [e for e in ev if e["name"] == "power"]
+    ins = [e for e in ev if e.get("cat") == "instruction"]
+    ts = [e["ts"] for e in power] + [max(e["ts"] + e["dur"] for e in ins)]
+    spent = sum(e["args"]["mW"] * (b - a) * 1000 for e, a, b in zip(power, ts, ts[1:]))
+    want = sum(pj.get(e["name"], 0.0) for e in ins)
+    assert abs(spent - want) < 1e-3 * want

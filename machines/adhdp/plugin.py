@@ -68,7 +68,7 @@ def learning_config(m: dict):
                           lr_floor=lr["lr_floor"], seed=m["seed"])
 
 
-#: why the model's power differs from the seed's 25 mW (README, "Energy and power")
+#: why the model's power differs from the paper's 25 mW (README, "Energy and power")
 POWER_RESIDUAL = ("every register bit clocked every cycle at Aladdin's 40 nm figure, scaled: "
                   "no clock gating assumed, and the chip's registers are counted as flip-flops")
 
@@ -148,9 +148,12 @@ class AdhdpPlugin(Plugin):
     def results(self, m: dict, run: Run, res, platform) -> dict:
         trials = run.state
         link = platform.agent.link
+        steps = sum(trials.steps)
         return {"virtual_update": m["virtual_update"], "learning": trials.learning(),
                 "hostlink": link.as_dict(),
-                "env_steps_per_s": (sum(trials.steps) / res.time_s) if res.time_s else 0.0}
+                "env_steps_per_s": (steps / res.time_s) if res.time_s else 0.0,
+                # the cost model's energy of the whole run per plant step (Fig. 5's other axis)
+                "energy_per_step_pj": res.energy_pj / steps if steps else 0.0}
 
     def batch_hosts(self, runs: list, arch):
         """The hosts of a batch of runs, answered together (None: each member's own)."""
@@ -171,7 +174,7 @@ class AdhdpPlugin(Plugin):
                     f"{max(learn['steps_per_trial'] or [0])})"),
                  f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.3f} ms at the "
                  f"clock, {r['instructions']:,} instructions, {r['energy_pj'] / 1e6:.3f} uJ, "
-                 f"{r['power_mw']:.2f} mW (seed: 25 mW, {r['power_mw'] / 25 - 1:+.0%}; "
+                 f"{r['power_mw']:.2f} mW (paper: 25 mW, {r['power_mw'] / 25 - 1:+.0%}; "
                  f"{POWER_RESIDUAL})",
                  f"            MAC-lane utilisation {r['utilization']['mac_lanes']:.1%}, "
                  f"stalls {r['stall_cycles']:,} cycles, host link {r['host_cycles']:,} cycles"]

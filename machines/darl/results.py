@@ -10,19 +10,19 @@ from rlaccel.tlm.cost import resources_of
 from rlaccel.tlm.cost.resources import beside
 from rlaccel.tlm.results import move_timing
 
-__all__ = ["results", "summary", "TIMING", "SEED_RESOURCES", "RESIDUALS"]
+__all__ = ["results", "summary", "TIMING", "PAPER_RESOURCES", "RESIDUALS"]
 
-#: the seed's Table 1: (task, agents) -> the design's resources on the U280
-SEED_RESOURCES = {
+#: the DARL paper's Table 1: (task, agents) -> the design's resources on the U280
+PAPER_RESOURCES = {
     ("CartPole", 1): {"lut": 73100, "ff": 38047, "dsp": 17, "bram": 276, "uram": 79},
     ("CartPole", 8): {"lut": 866700, "ff": 329100, "dsp": 17, "bram": 1425, "uram": 431},
     ("LunarLander", 1): {"lut": 117416, "ff": 42508, "dsp": 17, "bram": 546, "uram": 143},
     ("LunarLander", 8): {"lut": 988200, "ff": 367700, "dsp": 17, "bram": 2825, "uram": 431}}
-#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+#: why the model's figures differ from the paper's (README, "Energy, power and resources")
 RESIDUALS = {
     "power": "the FPGA's idle core power (4.78 W, an xbutil reading of a U200's VCCINT: no "
              "U280 reading found) and the kernel's work; XPE also charges every agent's HBM "
-             "channel and its controller (the seed: 'due to using HBM'), which the model "
+             "channel and its controller (the paper: 'due to using HBM'), which the model "
              "prices per bit moved only, and the regression arrays, which have no block",
     "resources": "the encoder and the butterfly are this project's blocks (the butterfly's "
                  "buffers as flip-flops, extrapolated to 256-word links); the regression "
@@ -97,7 +97,7 @@ def results(m: dict, run, res, platform) -> dict:
                              "delayed_update": opt.delayed_update},
            "allreduce": allreduce,
            "resources": beside(resources_of(platform.arch).as_dict(),
-                               SEED_RESOURCES.get((_TASK.get(cfg.env, cfg.env), n)),
+                               PAPER_RESOURCES.get((_TASK.get(cfg.env, cfg.env), n)),
                                "Table 1")}
 
     stages = len(c.agent_returns)
@@ -137,7 +137,7 @@ def results(m: dict, run, res, platform) -> dict:
         out["ips"] = ips
         out["power"] = {**compare(watts, n),
                         "model": "the cost model (tlm/cost): the run's simulated energy over "
-                                 "its simulated time; the seed's Table 2 beside it (XPE)",
+                                 "its simulated time; the paper's Table 2 beside it (XPE)",
                         "ips_per_watt": ips["system"] / watts,
                         "ips_per_watt_quiet_host": ips.get("quiet_host", 0.0) / watts,
                         "ips_per_watt_quiet_host_parallel_envs":
@@ -192,16 +192,16 @@ def summary(r: dict) -> str:
                         if "quiet_host" in r["ips"] else "")
                      + f"; {r['power']['watts']:.2f} W -> "
                        f"{t['power']['ips_per_watt']:,.0f} IPS/W")
-        if r["power"].get("seed_watts"):
+        if r["power"].get("paper_watts"):
             lines.append(f"  power {r['power']['watts']:.2f} W against Table 2's "
-                         f"{r['power']['seed_watts']:.2f} W (XPE, "
+                         f"{r['power']['paper_watts']:.2f} W (XPE, "
                          f"{100 * r['power']['error']:+.0f} %): {RESIDUALS['power']}")
     res = r.get("resources")
     if res:
-        seed, err = res.get("seed", {}), res.get("error", {})
-        parts = ", ".join(f"{k.upper()} {res[k]:,.0f}" + (f" (Table 1 {seed[k]:,}, "
+        paper, err = res.get("paper", {}), res.get("error", {})
+        parts = ", ".join(f"{k.upper()} {res[k]:,.0f}" + (f" (Table 1 {paper[k]:,}, "
                                                          f"{100 * err[k]:+.0f} %)"
-                                                         if k in seed else "")
+                                                         if k in paper else "")
                           for k in ("lut", "ff", "dsp", "bram", "uram"))
         lines.append(f"  resources on the {res['device']}: {parts}; {RESIDUALS['resources']}")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from rlaccel.tlm.results import move_timing
 
 from rlaccel.machines.fixar.tlm import pcie
 
-__all__ = ["results", "summary", "train_region", "SEED", "SEED_RESOURCES", "RESIDUALS",
+__all__ = ["results", "summary", "train_region", "SEED", "PAPER_RESOURCES", "RESIDUALS",
            "TIMING"]
 
 #: the figures measured on this computer, or derived from them: the report's ``timing``
@@ -34,18 +34,18 @@ TIMING = ("ips.system", "ips.system_seed_host", "breakdown_s.environment",
 #: the seed's headline figures (abstract, VI-C, Table II)
 SEED = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
         "power_w": 20.4, "ips_per_w": 2638.0, "peak_ips_table2": 38779.8}
-#: the seed's Table I, the whole design on the U50 (PCIe DMA, kernel and HBM interfaces in)
-SEED_RESOURCES = {"lut": 508100, "ff": 408800, "dsp": 2302, "bram": 774, "uram": 128}
-#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+#: the FIXAR paper's Table I, the whole design on the U50 (PCIe DMA, kernel and HBM interfaces in)
+PAPER_RESOURCES = {"lut": 508100, "ff": 408800, "dsp": 2302, "bram": 774, "uram": 128}
+#: why the model's figures differ from the paper's (README, "Energy, power and resources")
 RESIDUALS = {
     "power": "the card's idle power (17.38 W, an xbutil reading of an idle U50) is most of "
-             "it; the PEs' MACs and the flip-flops' clock add the rest; the seed's PCIe DMA, "
+             "it; the PEs' MACs and the flip-flops' clock add the rest; the paper's PCIe DMA, "
              "kernel and HBM interfaces' activity and its pipelined array's extra flip-flops "
              "are not modelled",
     "resources": "Yosys's 7-series counts of our combinational blocks (no pipelining "
                  "registers: fewer FFs), a 16-lane float32 Adam of rtl/fpu's units (more "
                  "LUTs), the shell (PCIe DMA, kernel and HBM interfaces) not counted; our "
-                 "buffer space holds a whole batch's activations in UltraRAM where the seed "
+                 "buffer space holds a whole batch's activations in UltraRAM where the paper "
                  "streams one vector"}
 
 
@@ -120,7 +120,7 @@ def results(m: dict, run, res, platform) -> dict:
                             "transfer": t_link, "accelerator": t_acc,
                             "pcie_call_overhead": link.call_overhead_s,
                             "pcie_sources": list(link.sources),
-                            "seed_implied_call_overhead": pcie.overhead_from_seed()},
+                            "paper_implied_call_overhead": pcie.overhead_from_seed()},
             "power": {"train_w": power, "ips_per_w": ips / power,
                       "energy_per_sample_uj": reg["energy_pj"] * 1e-6 / (n * B),
                       "seed_w": SEED["power_w"], "seed_ips_per_w": SEED["ips_per_w"],
@@ -130,7 +130,7 @@ def results(m: dict, run, res, platform) -> dict:
         })
     else:
         out["ips"] = {"accelerator": 0.0, "system": 0.0}
-    out["resources"] = beside(resources_of(arch).as_dict(), SEED_RESOURCES, "Table I")
+    out["resources"] = beside(resources_of(arch).as_dict(), PAPER_RESOURCES, "Table I")
     out["host_wall_s"] = dict(drv.wall)
     out["host_cpu_s"] = dict(drv.cpu)
     out["exchanges"] = {"train": drv.train_exchanges, "evaluation": drv.eval_exchanges}
@@ -148,7 +148,7 @@ def summary(r: dict) -> str:
         lines.append(f"  system: {ips['system']:,.1f} IPS on this host, "
                      f"{ips['system_seed_host']:,.1f} IPS with the seed's 2 ms host "
                      f"(seed {ips['seed_system']:,.1f})")
-        lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (seed 20.4 W, "
+        lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (paper 20.4 W, "
                      f"2638.0 IPS/W: {100 * p['error_w']:+.0f} %, "
                      f"{100 * p['error_ips_per_w']:+.0f} %); {RESIDUALS['power']}")
     if r.get("resources"):
@@ -163,11 +163,11 @@ def summary(r: dict) -> str:
 
 
 def _resource_line(res: dict, cause: str) -> str:
-    """Resources beside the seed's, with the errors and their cause."""
-    seed, err = res.get("seed", {}), res.get("error", {})
-    parts = [f"{k.upper()} {res[k]:,.0f}" + (f" (seed {seed[k]:,}, {100 * err[k]:+.0f} %)"
-                                            if k in seed else "")
-             for k in ("lut", "ff", "dsp", "bram", "uram") if res.get(k) or k in seed]
+    """Resources beside the paper's, with the errors and their cause."""
+    paper, err = res.get("paper", {}), res.get("error", {})
+    parts = [f"{k.upper()} {res[k]:,.0f}" + (f" (paper {paper[k]:,}, {100 * err[k]:+.0f} %)"
+                                            if k in paper else "")
+             for k in ("lut", "ff", "dsp", "bram", "uram") if res.get(k) or k in paper]
     over = f"; over UG949's budget: {', '.join(res['over_budget'])}" if res["over_budget"] \
         else ""
     return f"  resources on the {res['device']}: {', '.join(parts)}{over}; {cause}"

@@ -27,17 +27,17 @@ from rlaccel.tlm.results import move_timing
 
 __all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING", "SEED", "RESIDUALS"]
 
-#: the seed's figures the run's are set beside (IV-E, abstract)
+#: the LearningGroup paper's figures the run's are set beside (IV-E, abstract)
 SEED = {"power_w": 36.3, "gflops_dense": 257.4, "gflops_per_w_dense": 7.10}
-#: why the model's figures differ from the seed's (README, "Energy, power and resources")
+#: why the model's figures differ from the paper's (README, "Energy, power and resources")
 RESIDUALS = {
     "power": "the card's idle power (17.42 W, an xbutil reading of an idle U200, the same "
              "card class: no U280 reading found) and the VPUs' FP16 multiply-adds priced as "
-             "standard cells times the fabric gap; the seed's Fig. 8 puts 63.5 % of its power "
+             "standard cells times the fabric gap; the paper's Fig. 8 puts 63.5 % of its power "
              "in the VPUs, which fill 76.5 % of its flip-flops (ours are combinational: 66 "
              "each) and whose routing the gap does not price per LUT",
     "resources": "our VPU is a combinational IEEE FP16 multiply-add of 1,706 LUTs (the "
-                 "seed's pipelined, DSP-based units fit 792 in 67.5 % of the LUTs); the "
+                 "paper's pipelined, DSP-based units fit 792 in 67.5 % of the LUTs); the "
                  "aggregator, load allocation and scheduler have no block"}
 
 #: the figures measured on this computer: the report's ``timing``
@@ -94,7 +94,7 @@ def family_results(m: dict, host, res, platform) -> dict:
                        "gflops_effective_matrix": _div(2 * dense, sum(
                            r["cycles"] for r in mx.values()) / clock) / 1e9,
                        "gflops_per_w": _div(gflops_eff, watts), "power_w": watts,
-                       "seed_power_w": SEED["power_w"],
+                       "paper_power_w": SEED["power_w"],
                        "error_power": _div(watts, SEED["power_w"]) - 1,
                        "peak_gflops": 2 * vpus * clock / 1e9,
                        "macs": macs, "dense_macs": dense},
@@ -130,8 +130,8 @@ def summary(r: dict) -> str:
         f"            VPU utilisation: matrix {u['vpu_matrix']:.1%} (inference "
         f"{u['vpu_inference']:.1%}), overall {u['vpu']:.1%}; {th['gflops']:.1f} GFLOPS, "
         f"{th['gflops_effective']:.1f} dense-equivalent, {th['gflops_per_w']:.2f} GFLOPS/W",
-        f"            power {th['power_w']:.1f} W (seed {SEED['power_w']} W on average, "
-        f"{100 * th['error_power']:+.0f} %; seed dense {SEED['gflops_per_w_dense']} GFLOPS/W): "
+        f"            power {th['power_w']:.1f} W (paper {SEED['power_w']} W on average, "
+        f"{100 * th['error_power']:+.0f} %; paper dense {SEED['gflops_per_w_dense']} GFLOPS/W): "
         f"{RESIDUALS['power']}",
         _resources(r["resources"]),
         f"            latency {lat['iteration_ms']:.3f} ms per iteration, "
@@ -148,5 +148,5 @@ def _resources(res: dict) -> str:
                       for k in ("lut", "ff", "dsp", "bram") if k in res["percent"])
     over = f"; over UG949's budget: {', '.join(res['over_budget'])}" if res["over_budget"] \
         else ""
-    return (f"            resources on the {res['device']}: {parts}{over} (the seed gives "
+    return (f"            resources on the {res['device']}: {parts}{over} (the paper gives "
             f"shares only, Fig. 8); {RESIDUALS['resources']}")

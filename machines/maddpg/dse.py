@@ -4,9 +4,10 @@ manifest uses.
 
 Agents are placed on the SLRs in proportion to their DSPs, every compute unit's unroll factor
 follows from the base factor f by eq. 5, and f is the largest that keeps eq. 6 (DSPs and
-SRAM banks under every SLR's budget); prints the unroll factors, the per-SLR DSP and BRAM use
-against the budgets (and the seed's Table II where it has the task), and the predicted
-throughput; ``--json`` writes :meth:`~rlaccel.machines.maddpg.tlm.dse.DseResult.as_dict`
+SRAM banks under every SLR's budget) and the cost model's LUTs and flip-flops under UG949's
+guideline (machines/maddpg/tlm/dse.py, rule 4); prints the unroll factors, the per-SLR DSP,
+BRAM, LUT and FF use against the budgets (and the paper's Table II where it has the task),
+and the predicted throughput; ``--json`` writes :meth:`~rlaccel.machines.maddpg.tlm.dse.DseResult.as_dict`
 (``unroll_factors``, ``slr`` with ``dsp_used``, ``dsp_budget``, ``bram_used``,
 ``bram_budget`` per SLR, ...).
 """
@@ -61,14 +62,20 @@ def _print(d: dict) -> None:
             print(f"  {name} {p}: " + ", ".join(f"{s['stage']} F={s['F']} ({s['cycles']})"
                                                 for s in stages))
     for s in d["slr"]:
+        fab = (f", LUT {s['lut_used']:,.0f} of {s['lut_budget']:,.0f}, FF {s['ff_used']:,.0f} "
+               f"of {s['ff_budget']:,.0f} (UG949)" if "lut_used" in s else "")
         print(f"  {s['name']}: {', '.join(s['agents']) or '-'}: DSP {s['dsp_used']} of "
-              f"{s['dsp_budget']}, BRAM {s['bram_used']:g} of {s['bram_budget']:g}")
+              f"{s['dsp_budget']}, BRAM {s['bram_used']:g} of {s['bram_budget']:g}{fab}")
+    if d.get("over_guideline"):
+        print("  the slowest design is over UG949's guideline (within the SLRs' capacity): "
+              + "; ".join(d["over_guideline"]))
     line = (f"  total: DSP {d['dsp_used']} ({d['dsp_percent']:.1f} % of {d['dsp_total']}), "
             f"BRAM {d['bram_used']:g} ({d['bram_percent']:.1f} % of {d['bram_total']:g})")
     t = d.get("table_ii")
     if t:
         line += (f"; Table II ({t['task']}): DSP {t['dsp']} ({t['dsp_percent']} %), "
-                 f"BRAM {t['bram']} ({t['bram_percent']} %)")
+                 f"BRAM {t['bram']} ({t['bram_percent']} %), LUT {t['lut']:,} "
+                 f"({t['lut_percent']} %), FF {t['ff']:,} ({t['ff_percent']} %)")
     print(line)
 
 

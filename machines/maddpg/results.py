@@ -287,15 +287,17 @@ def summary(r: dict) -> str:
                  f"{d['dsp_used']} of {d['dsp_total']} ({d['dsp_percent']:.1f} %), BRAM "
                  f"{d['bram_used']:g} ({d['bram_percent']:.1f} %); "
                  + "; ".join(f"{s['name']}: {', '.join(s['agents']) or '-'}"
-                             for s in d["slr"]))
+                             for s in d["slr"])
+                 + (f"; over UG949's guideline: {'; '.join(d['over_guideline'])}"
+                    if d.get("over_guideline") else ""))
     res = r.get("resources")
     if res:
-        seed, err = res.get("seed", {}), res.get("error", {})
+        paper, err = res.get("paper", {}), res.get("error", {})
         lines.append(f"  resources on the {res['device']}: " + ", ".join(
-            f"{k.upper()} {res[k]:,.0f}" + (f" (Table II {seed[k]:,}, {100 * err[k]:+.0f} %)"
-                                           if k in seed else "")
+            f"{k.upper()} {res[k]:,.0f}" + (f" (Table II {paper[k]:,}, {100 * err[k]:+.0f} %)"
+                                           if k in paper else "")
             for k in ("lut", "ff", "dsp", "bram")) + f"; power {r['power_mw'] / 1e3:.1f} W "
-            f"(the seed reports none); {RESIDUAL}")
+            f"(the paper reports none); {RESIDUAL}")
     sim = r["timing"]["sim"]
     lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {r['instructions']:,} "
                  f"instructions, {r['cycles']:,} cycles")

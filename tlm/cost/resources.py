@@ -227,12 +227,12 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
                      capacity={key: dev[key] for key in KINDS}, skipped=skipped)
 
 
-def beside(resources: dict, seed: Mapping | None, where: str = "") -> dict:
+def beside(resources: dict, paper: Mapping | None, where: str = "") -> dict:
     """``resources`` (:meth:`Resources.as_dict`) with a paper's figures for the same design
-    beside them (``seed``: kind -> count, and ``where`` they are from) and each relative
+    beside them (``paper``: kind -> count, and ``where`` they are from) and each relative
     error; unchanged without figures."""
-    if not seed:
+    if not paper:
         return resources
-    err = {k: (resources[k] - v) / v for k, v in seed.items() if k in KINDS and v}
-    return {**resources, "seed": {**{k: v for k, v in seed.items() if k in KINDS},
+    err = {k: (resources[k] - v) / v for k, v in paper.items() if k in KINDS and v}
+    return {**resources, "paper": {**{k: v for k, v in paper.items() if k in KINDS},
                                   "where": where}, "error": err}

@@ -12,7 +12,7 @@ The constants judged:
   latency, say), which must exist.
 
 A source fails when it says it was fitted or calibrated (:data:`~.model.FITTED`) or names the
-machine's own paper (``own``: words such as "seed" or its authors, :func:`problems`), except
+machine's own paper (``own``: its authors or its result tables, :func:`problems`), except
 that an input describing the experiment rather than the machine (:data:`INPUTS`: the host's
 work per exchange) may cite the paper's description of its host.
 """

@@ -1,14 +1,14 @@
-"""Calibrate the ADHDP chips' one fitted energy constant, ``clock``, to the seed's 25 mW.
+"""The per-cycle energy the ADHDP paper's 25 mW would need, beside the cost model's.
 
-    python machines/adhdp/bench/calibrate.py [--trials 10] [--seed 1] [--json out/adhdp_calibration.json]
+    python machines/adhdp/bench/calibrate.py [--trials 10] [--seed 1] [--json out/adhdp_clock.json]
 
 Runs the baseline program on ``adhdp`` for the three network sizes of Fig. 11-13 (the
-report's settings: ``--trials`` trials from ``--seed``, stop_on_success off) and sets
-``clock`` (pJ per cycle) so that their mean power is 25 mW at 175 MHz (seed 001, Table II);
-every other constant is a cited figure (``machines/adhdp/archs/adhdp.toml``, ``[energy_sources]``).
-Prints the value to write into ``[energy] clock``, each run's power with it, and the dynamic
-(priced-action) power of each run. The VU gains' sensitivity to ``clock`` is in
-``rlaccel report adhdp`` (energy is linear in it).
+report's settings: ``--trials`` trials from ``--seed``, stop_on_success off) and prints the
+derived per-cycle energy (the registers' clock and the leakage, ``tlm/cost``), each run's
+power with it, its dynamic (priced-action) power, and the per-cycle energy that would make
+the mean power the paper's 25 mW at 175 MHz (Table II). That value is a comparison, never
+the default: an architecture stating it would have to be named "calibrated" and would list
+it in its runs' ``energy_model.fitted``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from rlaccel.machines.adhdp.calibration import SEED_POWER_MW, calibrate_clock, energy_at
+from rlaccel.machines.adhdp.calibration import PAPER_POWER_MW, clock_for_power, energy_at
 from rlaccel.machines.adhdp.report import SIZES, measure
 
 
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--json", default="out/adhdp_calibration.json")
+    p.add_argument("--json", default="out/adhdp_clock.json")
     a = p.parse_args(argv)
     runs = []
     for size in SIZES:
@@ -35,19 +35,20 @@ def main(argv=None) -> int:
         print(f"{size.label:16s} {r['cycles']:>12,} cycles {r['energy_pj'] / 1e6:9.3f} uJ at "
               f"clock {r['clock_pj']:.2f} pJ", file=sys.stderr, flush=True)
     c0, mhz = runs[0]["clock_pj"], runs[0]["clock_mhz"]
-    clock = calibrate_clock(runs, c0, mhz)
+    clock = clock_for_power(runs, c0, mhz)
     rows = []
     for r in runs:
         t = r["cycles"] / (mhz * 1e6)
         dyn = energy_at(r["energy_pj"], r["cycles"], c0, 0.0) * 1e-12 / t * 1e3
-        tot = energy_at(r["energy_pj"], r["cycles"], c0, clock) * 1e-12 / t * 1e3
+        tot = energy_at(r["energy_pj"], r["cycles"], c0, c0) * 1e-12 / t * 1e3
         rows.append({"size": r["size"], "label": r["label"], "cycles": r["cycles"],
                      "dynamic_mw": dyn, "power_mw": tot})
-    out = {"target_mw": SEED_POWER_MW, "clock_mhz": mhz, "trials": a.trials, "seed": a.seed,
-           "clock_pj": clock, "runs": rows}
-    print(f"[energy] clock = {clock:.2f}   # pJ per cycle: mean power {SEED_POWER_MW} mW")
+    out = {"paper_mw": PAPER_POWER_MW, "clock_mhz": mhz, "trials": a.trials, "seed": a.seed,
+           "clock_pj": c0, "clock_for_paper_pj": clock, "runs": rows}
+    print(f"per-cycle energy: derived {c0:.2f} pJ; the paper's {PAPER_POWER_MW} mW would need "
+          f"{clock:.2f} pJ")
     for row in rows:
-        print(f"  {row['label']:16s} dynamic {row['dynamic_mw']:6.2f} mW, with clock "
+        print(f"  {row['label']:16s} dynamic {row['dynamic_mw']:6.2f} mW, with the derived clock "
               f"{row['power_mw']:6.2f} mW")
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps(out, indent=1))

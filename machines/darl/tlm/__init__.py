@@ -32,7 +32,7 @@ per unit).
 from rlaccel.machines.darl.tlm.allreduce import allreduce_cycles, butterfly_allreduce, stages
 from rlaccel.machines.darl.tlm.codebook import Codebook
 from rlaccel.machines.darl.tlm.encoder import Encoder, encode_float, position_matrix
-from rlaccel.machines.darl.tlm.power import TABLE2, compare, seed_watts
+from rlaccel.machines.darl.tlm.power import TABLE2, compare, paper_watts
 from rlaccel.machines.darl.tlm.regression import chunks, regress
 from rlaccel.machines.darl.tlm.throughput import ips, ips_terms, iteration_seconds
 from rlaccel.machines.darl.tlm.timing import (TABLE1, LatencyConstants, Optimisations, Workload, iteration_cycles,
@@ -63,5 +63,5 @@ __all__ = [
     "TABLE1", "LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
     "latency_cycles", "instruction_cycles", "FAMILY",
     "iteration_seconds", "ips", "ips_terms",
-    "TABLE2", "compare", "seed_watts",
+    "TABLE2", "compare", "paper_watts",
 ]

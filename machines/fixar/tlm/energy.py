@@ -1,7 +1,7 @@
 """Prices of the ddpg family's energy actions, composed by the cost model
 (:mod:`rlaccel.tlm.cost`) at the architecture's technology (the U50 of ``fixar.toml``).
 
-* ``pe_mac32`` -- a 32 x 32 fixed-point MAC on the configurable PE (seed 002, Fig. 5): two
+* ``pe_mac32`` -- a 32 x 32 fixed-point MAC on the configurable PE (the FIXAR paper, Fig. 5): two
   32 x 16 multipliers (each on DSP slices), the shifted sum of their products and the
   accumulate, and the weight read from the weight memory (one word per MAC: an upper
   estimate, a weight row broadcast over a PE column is read once for the column);

@@ -2,7 +2,7 @@
 (:mod:`rlaccel.tlm.cost`) at the architecture's technology (the U280 of
 ``learninggroup.toml``).
 
-``vpu_op`` -- one VPU operation (seed 000, III-D: an FP16 multiplier and an FP16 adder per
+``vpu_op`` -- one VPU operation (the LearningGroup paper, III-D: an FP16 multiplier and an FP16 adder per
 VPU): a multiply and an accumulate of the data format and the weight word read from the
 global parameter memory (a MAC's; an element operation of RMSprop or the grouping
 gradient is priced the same, an upper estimate).

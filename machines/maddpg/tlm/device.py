@@ -28,7 +28,7 @@ from numbers import Real
 from rlaccel.isa.arch import check_keys
 from rlaccel.util.errors import ArchError
 
-__all__ = ["Slr", "Device", "device_of", "check_device", "DEVICE_KEYS"]
+__all__ = ["Slr", "Device", "Fabric", "device_of", "fabric_of", "check_device", "DEVICE_KEYS"]
 
 DEVICE_KEYS = ("name", "total_dsp", "total_bram", "bram_per_bank", "search", "slr")
 
@@ -48,6 +48,20 @@ class Slr:
 
 
 @dataclass(frozen=True)
+class Fabric:
+    """LUTs and flip-flops for the design search (the cost model's, :mod:`rlaccel.tlm.cost`):
+    one compute-unit element's, one learner's share of the units the search does not size
+    (the ring), and every SLR's budget at UG949's utilisation guideline (LUT 70 %, FF 50 %)
+    and its whole capacity."""
+
+    element: dict           # {"lut", "ff"} of one element
+    learner: dict           # {"lut", "ff"} of one learner's fixed units
+    budget: tuple           # per SLR {"lut", "ff"} at the guideline
+    capacity: tuple         # per SLR {"lut", "ff"}
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Device:
     """A device: its SLRs, its clock and, for utilisation percentages, the whole device's
     DSPs and BRAMs (which may exceed the SLRs' budgets when a shell takes some);
@@ -60,6 +74,7 @@ class Device:
     total_bram: float | None = None
     bram_per_bank: float = 0.5
     search: str = "base"
+    fabric: Fabric | None = None
 
     def __post_init__(self):
         if not self.slrs:
@@ -127,4 +142,28 @@ def device_of(arch) -> Device:
     bpb = (_number(table, "bram_per_bank", where, positive=True)
            if "bram_per_bank" in table else 0.5)
     return Device(str(table.get("name", arch.name)), arch.knobs.clock_mhz, tuple(out),
-                  totals.get("total_dsp"), totals.get("total_bram"), float(bpb), search)
+                  totals.get("total_dsp"), totals.get("total_bram"), float(bpb), search,
+                  fabric_of(arch, len(out)))
+
+
+def fabric_of(arch, n_slrs: int) -> Fabric | None:
+    """The LUT and flip-flop side of the design (:class:`Fabric`) from the architecture's
+    ``[technology]`` and ``[resources]`` (a ``cu_element`` row: one element; the rows whose
+    count does not need the search's ``elements``: fixed, shared by the learners); None for
+    an architecture without them."""
+    from rlaccel.tlm.cost import resources_of
+    from rlaccel.tlm.cost.technology import Fpga, technology_of
+    tech = technology_of(arch)
+    row = arch.extra.get("resources", {}).get("cu_element")
+    if not isinstance(tech, Fpga) or not isinstance(row, dict):
+        return None
+    fixed = resources_of(arch, tech, partial=True)
+    n = max(1, arch.knobs.agents)
+    dev = tech.dev
+    slrs = fixed.slr[:n_slrs]
+    return Fabric(element={k: float(row.get(k, 0)) for k in ("lut", "ff")},
+                  learner={k: fixed.total[k] / n for k in ("lut", "ff")},
+                  budget=tuple({k: s["budget"][k] for k in ("lut", "ff")} for s in slrs),
+                  capacity=tuple({k: dev[k] / len(fixed.slr) for k in ("lut", "ff")}
+                                 for _ in slrs),
+                  source=row.get("source", ""))

@@ -26,6 +26,13 @@ searches every integer latency ``T`` instead (every CU ``F = ceil(ID OD / T)``, 
 
 ``bram_per_bank`` is what one SRAM bank (eq. 6's ``C_SRAM = F``) costs in 36-Kb BRAMs: 0.5
 by default (one 18-Kb half, the smallest block a partitioned array bank maps to).
+
+4. **LUTs and flip-flops** (not in the paper's eq. 6): when the device has a
+   :class:`~.device.Fabric` (the cost model's LUTs and FFs of one element and of each
+   learner's fixed units), every SLR must also stay within UG949's utilisation guideline
+   (LUT 70 %, FF 50 % of the SLR). When even the slowest design breaks the guideline but fits
+   the SLR's whole capacity, that design is taken and the result names what is over the
+   guideline (``over_guideline``); beyond the capacity the search refuses.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from rlaccel.machines.maddpg.tlm.pipeline import Stage, learner_stages
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 
 __all__ = ["Learner", "DseResult", "place_agents", "unroll_factors", "latency_factors",
-           "slr_use", "explore", "TABLE_II"]
+           "slr_use", "fabric_use", "explore", "TABLE_II"]
 
 
 #: seed 003, Table II: post-synthesis use of the whole design
@@ -117,6 +124,16 @@ def latency_factors(stages, T: int) -> list[int]:
     return [ceil(st.work / T) for st in stages]
 
 
+def fabric_use(learners, slr_of, factors, n_slrs: int, fabric) -> list[dict]:
+    """``{"lut", "ff"}`` the learners use in every SLR (their elements and fixed units)."""
+    use = [{"lut": 0.0, "ff": 0.0} for _ in range(n_slrs)]
+    for lr, s in zip(learners, slr_of):
+        n = sum(factors(lr.stages))
+        for k in ("lut", "ff"):
+            use[s][k] += n * fabric.element[k] + fabric.learner[k]
+    return use
+
+
 def slr_use(learners, slr_of, factors, n_slrs: int,
             bram_per_bank: float) -> list[tuple[int, float]]:
     """``(DSPs, BRAMs)`` the learners use in every SLR; ``factors(stages)`` gives a stage
@@ -142,6 +159,21 @@ class DseResult:
     search: str = "base"
     factors: dict = field(default_factory=dict)       # learner -> {"value": [...], ...}
     slr: list = field(default_factory=list)
+    over_guideline: list = field(default_factory=list)  # "SLR0 lut", ... (module rule 4)
+
+    def fabric(self) -> list[dict]:
+        """Every SLR's LUTs and FFs used, with the guideline's budget and the capacity
+        (empty without a :class:`~.device.Fabric`)."""
+        fab = self.device.fabric
+        if fab is None:
+            return []
+        chosen = {lr.stages: self.factors[lr.name]["value"] + self.factors[lr.name]["policy"]
+                  for lr in self.learners}
+        use = fabric_use(self.learners, self.placement, chosen.__getitem__,
+                         len(self.device.slrs), fab)
+        return [{"lut_used": u["lut"], "lut_budget": b["lut"], "lut_capacity": c["lut"],
+                 "ff_used": u["ff"], "ff_budget": b["ff"], "ff_capacity": c["ff"]}
+                for u, b, c in zip(use, fab.budget, fab.capacity)]
 
     @property
     def stage_cycles(self) -> int:
@@ -183,7 +215,8 @@ class DseResult:
             "dsp_percent": 100.0 * self.dsp_used / d.dsp,
             "bram_used": self.bram_used, "bram_total": d.bram,
             "bram_percent": 100.0 * self.bram_used / d.bram,
-            "slr": self.slr,
+            "slr": [{**s, **f} for s, f in zip(self.slr, self.fabric())] or self.slr,
+            "over_guideline": list(self.over_guideline),
             "unroll_factors": {
                 lr.name: {p: [{"stage": st.name, "id": st.id, "od": st.od, "F": F,
                                "cycles": cu_cycles(st.id, st.od, F)}
@@ -223,8 +256,11 @@ def explore(learners, device, *, placement=None, bram_per_bank: float = 0.5,
             return lambda stages: latency_factors(stages, top + 1 - k)
         k_max = top
 
-    def problems(k: int) -> list[str]:
-        """What breaks eq. 6 for design k (nothing: it fits)."""
+    fab = device.fabric
+
+    def problems(k: int, fabric_limit: str | None = "budget") -> list[str]:
+        """What breaks eq. 6 for design k, and the LUT and FF ``fabric_limit`` (the
+        guideline's "budget", the "capacity", or None) of module rule 4 (nothing: it fits)."""
         bad = []
         for s, (dsp, bram) in enumerate(slr_use(learners, slr_of, factors_of(k), n_slrs,
                                                 bram_per_bank)):
@@ -233,15 +269,28 @@ def explore(learners, device, *, placement=None, bram_per_bank: float = 0.5,
                 names = [lr.name for lr, x in zip(learners, slr_of) if x == s]
                 bad.append(f"{slr.name} ({', '.join(names)}) needs {dsp} DSPs and {bram:g} "
                            f"BRAMs but has {slr.dsp} and {slr.bram:g}")
+        if fab is not None and fabric_limit is not None:
+            limits = fab.budget if fabric_limit == "budget" else fab.capacity
+            for s, (use, lim) in enumerate(zip(fabric_use(learners, slr_of, factors_of(k),
+                                                          n_slrs, fab), limits)):
+                for key in ("lut", "ff"):
+                    if s in slr_of and use[key] > lim[key]:
+                        bad.append(f"{device.slrs[s].name} needs {use[key]:,.0f} "
+                                   f"{key.upper()}s but has {lim[key]:,.0f} "
+                                   f"({'UG949' if fabric_limit == 'budget' else 'the SLR'})")
         return bad
 
+    slowest = "base factor 1" if search == "base" else "one element per compute unit"
+    over: list[str] = []
     too_small = problems(1)
     if too_small:
-        slowest = "base factor 1" if search == "base" else "one element per compute unit"
-        raise ArchError(f"device {device.name} is too small for {len(learners)} learners even "
-                        f"with the slowest balanced design ({slowest}): "
-                        + "; ".join(too_small))
-    lo, hi = 1, k_max                     # problems(lo) is empty
+        beyond = problems(1, "capacity")
+        if beyond:
+            raise ArchError(f"device {device.name} is too small for {len(learners)} learners "
+                            f"even with the slowest balanced design ({slowest}): "
+                            + "; ".join(beyond))
+        over = too_small                  # over UG949's guideline, within the capacity
+    lo, hi = 1, k_max                     # problems(lo) is empty (or lo is the slowest)
     if not problems(hi):
         lo = hi
     while hi - lo > 1:                    # problems(hi) is not empty
@@ -252,7 +301,8 @@ def explore(learners, device, *, placement=None, bram_per_bank: float = 0.5,
             lo = mid
     factors = factors_of(lo)
     f = lo if search == "base" else ceil(base / (top + 1 - lo))
-    res = DseResult(device, f, base, bram_per_bank, slr_of, learners, search=search)
+    res = DseResult(device, f, base, bram_per_bank, slr_of, learners, search=search,
+                    over_guideline=over)
     for lr in learners:
         res.factors[lr.name] = {p: factors(list(getattr(lr, p))) for p in ("value", "policy")}
     use = slr_use(learners, slr_of, factors, n_slrs, bram_per_bank)

@@ -119,9 +119,10 @@ def test_the_run_uses_the_design_space_exploration():
 def test_pipelines_fill_then_stream_at_the_bottleneck():
     """The reference's networks at batch 64: every stage within the DSE's 118 cycles per
     sample (Cooperative Communication, f = 12); once full, each pipeline lets a sample out
-    every 118 cycles; a sample's all-gather (7 cycles) hides under that."""
+    every 118 cycles; a sample's all-gather (7 cycles) hides under that. (The paper's eq. 6
+    design, f = 12, forced: the default search is bound by our elements' LUTs at f = 1.)"""
     s = _setup(CC, ["learning.batch=64", "learning.learning_starts=64",
-                    "learning.update_every=100", "window=1"], 101)
+                    "learning.update_every=100", "window=1", "dse.f=12"], 101)
     res = s.platform.run()
     r = s.report(res)
     for name in ("value", "policy"):
@@ -144,7 +145,8 @@ def test_a_slow_ring_is_reported_as_the_limit():
     stage (118): the value pipeline's critics wait for the other learner's action, so its
     samples leave every 205 cycles, and the run says so."""
     s = runner._Setup(CC, ["learning.batch=64", "learning.learning_starts=64",
-                           "learning.update_every=100", "window=1"], arch=None, seed=None,
+                           "learning.update_every=100", "window=1", "dse.f=12"], arch=None,
+                      seed=None,
                       trace=None, progress=None, datapath=None, kernels="compiled",
                       options={"steps": 101}, arch_overrides={"interconnect.latency": 200})
     r = s.report(s.platform.run())
@@ -219,7 +221,7 @@ def test_a_forced_base_factor_that_does_not_fit_is_refused():
     assert str(e.value) == (
         f"{CC}: 'dse.f' = 1000000: the design does not fit u200 (SLR0 needs 10,228,485 DSPs "
         f"and 1,022,848.5 BRAMs but has 2,280 and 720; SLR1 needs 10,239,365 DSPs and "
-        f"1,023,936.5 BRAMs but has 2,280 and 720); the DSE's own base factor 12 fits, and "
+        f"1,023,936.5 BRAMs but has 2,280 and 720); the DSE's own base factor 1 fits, and "
         f"so does any smaller one")
 
 

@@ -1,4 +1,4 @@
-"""Issue 27's rule: every energy, power, latency and resource constant of a default
+"""The cost constants' rule: every energy, power, latency and resource constant of a default
 architecture names its source, and no source is a fit or the machine's own paper's result
 (tlm/cost/sources.py); a calibrated variant may exist only under a name that says so."""
 
@@ -9,11 +9,12 @@ from rlaccel.isa.machine import machines
 from rlaccel.tlm.cost.sources import problems
 
 #: what names each machine's own paper in a source sentence (case-insensitive)
-OWN = {"adhdp": [r"\bseed\b", r"Zheng", r"Mazumder", r"25 mW"],
-       "fixar": [r"\bseed\b", r"Yang, Hong", r"DAC 2021", r"20\.4 W"],
-       "maddpg": [r"\bseed\b", r"Table II\b", r"FPL 2023"],
-       "learninggroup": [r"\bseed\b", r"FPT 2022", r"36\.3 W", r"Fig\. 8"],
-       "darl": [r"\bseed\b", r"Table [12]\b", r"Imani", r"ICCAD"]}
+PAPER = r"\b(the|its) (paper|seed)\b"
+OWN = {"adhdp": [PAPER, r"\bseed\b", r"Zheng", r"Mazumder", r"25 mW"],
+       "fixar": [PAPER, r"\bseed\b", r"Yang, Hong", r"DAC 2021", r"20\.4 W"],
+       "maddpg": [PAPER, r"\bseed\b", r"Table II\b", r"FPL 2023"],
+       "learninggroup": [PAPER, r"\bseed\b", r"FPT 2022", r"36\.3 W", r"Fig\. 8"],
+       "darl": [PAPER, r"\bseed\b", r"Table [12]\b", r"Imani", r"ICCAD"]}
 
 
 def _machine(name: str) -> str:

@@ -18,9 +18,9 @@ network that aligns any ``lanes`` consecutive words to the lanes (a ``lanes``:1 
 per word), a neuron register or buffer word a word of those memories (what implements each
 is the architecture's ``[technology] memories``), ``decode`` an instruction word read from
 the instruction memory; the virtual-update chip adds two 2:1 multiplexers of the word to
-every arithmetic operation (seed 001, section V: "multiplexers are added in the arithmetic
+every arithmetic operation (the ADHDP paper, section V: "multiplexers are added in the arithmetic
 unit"). Per cycle, an ASIC clocks the flip-flops of the neuron registers, the buffers, the
-instruction registers (seed 001 section V calls all three registers), the pipeline (each of
+instruction registers (the ADHDP paper's section V calls all three registers), the pipeline (each of
 ``pipeline_depth`` stages holds an operand pair of every lane) and the loop counters, and
 leaks (the flip-flops, a multiplier and an adder per lane and the scalar unit's).
 

@@ -1,7 +1,9 @@
 """Design-space exploration (seed 003, section IV): proportional placement, balanced unroll
 factors (eq. 5), the largest base factor within every SLR's budget (eq. 6) -- checked by
-brute force over every unroll-factor vector on a small made-up device."""
+brute force over every unroll-factor vector on a small made-up device -- and the cost model's
+LUTs and flip-flops within UG949's guideline (rule 4)."""
 
+from dataclasses import replace
 from math import ceil
 
 import numpy as np
@@ -14,9 +16,12 @@ from rlaccel.machines.maddpg.tlm.device import Device, Slr, device_of
 from rlaccel.machines.maddpg.tlm.dse import (Learner, explore, latency_factors, place_agents,
                                               slr_use, unroll_factors)
 
-#: the U200 of the architecture files: whole, and with a Vitis shell in SLR1
-U200 = device_of(load_arch("maddpg"))
-U200_SHELL = device_of(load_arch("maddpg-shell"))
+#: the U200 of the architecture files, with eq. 6's budgets alone (the paper's search): whole,
+#: and with a Vitis shell in SLR1
+U200 = replace(device_of(load_arch("maddpg")), fabric=None)
+U200_SHELL = replace(device_of(load_arch("maddpg-shell")), fabric=None)
+#: the same with the cost model's LUTs and flip-flops (what a run's design search uses)
+U200_FABRIC = device_of(load_arch("maddpg"))
 
 #: L = 1 networks; stage works 6, 10, 10, 1, 10 (value) and 6, 10, 3, 6 (policy); the base
 #: CU (FP q L1) has work 10, so base factors reach latencies 10, 5, 4, 3, 2 and 1 only
@@ -142,6 +147,37 @@ def test_recorded_designs(task, search, want):
     """The designs machines/maddpg/README.md records against Table II (f, cycles per sample, DSPs)."""
     res = explore(task(), U200, search=search)
     assert (res.f, res.stage_cycles, res.dsp_used) == want
+
+
+@pytest.mark.parametrize("task, want", [
+    (cooperative_communication, (1, 1408, 490, ["SLR0", "SLR1"])),
+    (predator_prey, (1, 5248, 580, ["SLR0"])),
+])
+def test_luts_bind_the_design_before_dsps(task, want):
+    """With the cost model's element (this project's fp32 multiply-add, 5,712 LUTs) UG949's
+    70 % of an SLR's LUTs is reached at base factor 1 already: the slowest design is taken,
+    over the guideline and within the SLRs' capacity, and the result says where."""
+    res = explore(task(), U200_FABRIC)
+    assert (res.f, res.stage_cycles, res.dsp_used) == want[:3]
+    assert [m.split()[0] for m in res.over_guideline] == want[3]
+    assert all("LUTs" in m for m in res.over_guideline)
+    for s in res.as_dict()["slr"]:
+        assert s["lut_used"] <= s["lut_capacity"] and s["ff_used"] <= s["ff_budget"]
+
+
+def test_a_fabric_within_the_guideline_sizes_the_design():
+    """Elements of a fifth of the LUTs: the search stops where the first SLR's LUTs reach
+    UG949's 70 %, below eq. 6's bound, and nothing is over the guideline."""
+    fab = U200_FABRIC.fabric
+    small = replace(U200_FABRIC, fabric=replace(fab, element={"lut": fab.element["lut"] / 5,
+                                                              "ff": fab.element["ff"]}))
+    res, eq6 = explore(cooperative_communication(), small), explore(cooperative_communication(),
+                                                                   U200)
+    assert 1 < res.f < eq6.f and res.over_guideline == []
+    for s in res.as_dict()["slr"]:
+        assert s["lut_used"] <= s["lut_budget"]
+    bigger = explore(cooperative_communication(), replace(small, fabric=None))
+    assert bigger.f == eq6.f
 
 
 def test_device_too_small():

@@ -10,7 +10,7 @@ Two choices are ours and switchable (``machines/maddpg/README.md``, "The referen
 
 * ``schedule``: ``"parallel"`` (default) computes every agent's critic and actor gradients
   from the parameters at the start of the round and soft-updates all targets after every
-  agent (Algorithm 1 of seed 003, line 14; the accelerator's learners and their two pipelines
+  agent (the MADDPG paper's Algorithm 1, line 14; the accelerator's learners and their two pipelines
   run concurrently on one batch). ``"sequential"`` is openai/maddpg's order: agent by agent,
   critic step, actor step with the new critic, then that agent's targets.
 * ``shared_batch``: True (default) draws one mini-batch for all agents (the batch the host

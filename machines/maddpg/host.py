@@ -1,4 +1,4 @@
-"""The host of the MADDPG machine (seed 003, Fig. 3): sample generation on the CPU, the shared
+"""The host of the MADDPG machine (the MADDPG paper's Fig. 3): sample generation on the CPU, the shared
 replay buffer, and the learners' batches, weights and policies over the host link.
 
 The machine has one learner per agent, each an agent of the platform with its own host link;

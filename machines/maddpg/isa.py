@@ -1,11 +1,11 @@
-"""ISA rows of the marl family (MADDPG on CPU-FPGA, seed 003): one learner per agent, each with
+"""ISA rows of the marl family (the MADDPG paper's CPU-FPGA machine): one learner per agent, each with
 the compute units (CUs) of its two training pipelines, on a ring.
 
 Owned by the family: its major opcodes (numbered from ``FIRST_OPCODE``), its formats and one
 :func:`~rlaccel.isa.rows.op` row per mnemonic. :mod:`rlaccel.isa.table` assembles the
 families into the one table everything derives from.
 
-The machine is a set of dataflow pipelines (seed 003, section III-B, Fig. 4), so its main
+The machine is a set of dataflow pipelines (the MADDPG paper, section III-B, Fig. 4), so its main
 instruction is "stream this batch through this compute unit": a learner's controller issues
 one instruction per CU per batch and goes on; the CU works through the batch's samples as
 their inputs become ready, one sample at a time (eq. 3, 4), so a chain of CUs is a pipeline
@@ -53,7 +53,7 @@ FORMATS = {
 
 
 ENTRIES = [
-    # ---- marl: the ring (seed 003, section III-A) ----
+    # ---- marl: the ring (the MADDPG paper, section III-A) ----
     op("send", "COMM", "RC", "src n", "Send src[0:n] to the next agent on the ring.",
         fixed={"funct": 0}, reads={"src": "n"}),
     op("recv", "COMM", "RC", "dst n", "Receive n words from the previous agent into dst.",
@@ -71,7 +71,7 @@ ENTRIES = [
         "learner's vector of sample k in agent order (their lengths add up to m).",
         fixed={"funct": 5}, reads={"a": batch_rows("sa", "n")},
         writes={"dst": batch_rows("sd", "m")}),
-    # ---- marl: compute-unit streams (seed 003, III-B, IV-A: T = ceil(ID OD / F) per sample) --
+    # ---- marl: compute-unit streams (MADDPG paper, III-B, IV-A: T = ceil(ID OD / F) per sample) --
     op("pfp", "COMM", "PB", "u a sa syn dst sd rows cols batch act=none",
         "Forward on CU u, per sample k: dst[k] = act(W a[k] + b), W at syn (rows x cols), "
         "b after it.",

@@ -1,7 +1,7 @@
 """The float32 multi-layer perceptrons of MADDPG and the Gumbel-softmax policy head.
 
 A network is a list of layers ``(W, b)`` with ``W`` of shape ``(out, in)`` -- the
-accelerator's row-major weight matrix, ``ID = in``, ``OD = out`` in seed 003's eq. 4 -- and
+accelerator's row-major weight matrix, ``ID = in``, ``OD = out`` in the MADDPG paper's eq. 4 -- and
 ``b`` of shape ``(out,)``; hidden layers use ReLU and the last layer is linear, as
 openai/maddpg's ``mlp_model``. A batch is a ``(B, in)`` array, one sample per row, so a layer
 is ``X @ W.T + b`` (one BLAS call: this module is also the CPU-only baseline).
@@ -10,7 +10,7 @@ Initialisation is TensorFlow's ``fully_connected`` default, which the reference 
 Glorot-uniform weights (limit ``sqrt(6 / (in + out))``), zero biases.
 
 The host's sample generation uses :func:`forward` and :func:`gumbel_softmax` too (the
-policies act on the CPU with the weights the learners send back, seed 003 section III-A), so
+policies act on the CPU with the weights the learners send back, the MADDPG paper section III-A), so
 the reference and the accelerator's host act identically.
 """
 

@@ -6,7 +6,7 @@
 * :class:`Adam`: TensorFlow 1's ``AdamOptimizer`` (the reference's optimiser):
   ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``,
   ``theta -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps)``.
-* :class:`Sgd`: ``theta -= lr * g`` (seed 003, section II-A, names SGD).
+* :class:`Sgd`: ``theta -= lr * g`` (the MADDPG paper, section II-A, names SGD).
 * :func:`soft_update`: ``theta' = (1 - tau) theta' + tau theta`` (Algorithm 1, line 14).
 
 Parameters are lists of ``(W, b)`` layers (:mod:`.mlp`) and are updated in place.

@@ -142,8 +142,8 @@ def agent_defines(m: dict, task, res) -> list[dict]:
 
 class MaddpgPlugin(PackagePlugin):
     machine = "maddpg"
-    description = ("MADDPG (seed 003): one learner per agent, two training pipelines of compute "
-                   "units, a ring; MPE tasks")
+    description = ("MADDPG (the MADDPG paper): one learner per agent, two training pipelines of "
+                   "compute units, a ring; MPE tasks")
     run_options = {"steps": "steps"}
 
     @property

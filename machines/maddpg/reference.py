@@ -1,6 +1,6 @@
-"""The float reference: MADDPG (seed 003, Algorithm 1; openai/maddpg) in float32 numpy, with
+"""The float reference: MADDPG (the MADDPG paper, Algorithm 1; openai/maddpg) in float32 numpy, with
 no simulator. It is what the accelerator's learners must compute, and the CPU-only baseline
-of seed 003's Fig. 7 (one training thread, agent after agent).
+of the MADDPG paper's Fig. 7 (one training thread, agent after agent).
 
 Per agent ``i`` (a :class:`AgentLearner`): a policy ``mu_i`` (obs_i -> logits over act_dim_i
 actions, Gumbel-softmax head), a critic ``Q_i``, and target copies ``mu'_i``, ``Q'_i``. A

@@ -1,4 +1,4 @@
-"""The shared replay buffer of MADDPG (seed 003, Fig. 3: one buffer in host memory for every
+"""The shared replay buffer of MADDPG (the MADDPG paper, Fig. 3: one buffer in host memory for every
 agent) and the mini-batch the host streams to the learners.
 
 One row per environment step holds every agent's observation, action, reward, next

@@ -1,11 +1,11 @@
-"""The two MPE tasks of seed 003 (section V-B) through PettingZoo's parallel API, as the
+"""The two MPE tasks of the MADDPG paper (section V-B) through PettingZoo's parallel API, as the
 reference MADDPG (openai/maddpg) sees them.
 
 * ``simple_speaker_listener_v4`` -- Cooperative Communication: a speaker (observes the goal
   colour, 3; says one of 3 words) and a listener (velocity, landmarks, the word: 11; moves, 5).
 * ``simple_tag_v3`` -- Predator-Prey: three slower predators (``adversary_0..2``: obs 16,
   move 5) trained by MADDPG and one faster prey (``agent_0``: obs 14, move 5) trained by DDPG
-  (seed 003: "three slower Predator MADDPG agents ... a single faster Prey DDPG agent").
+  (the MADDPG paper: "three slower Predator MADDPG agents ... a single faster Prey DDPG agent").
 
 What we choose, and why (``machines/maddpg/README.md``, "Environments"):
 

@@ -1,4 +1,4 @@
-"""Training-in-simulation (seed 003, Fig. 1): sample generation on the host and model updates
+"""Training-in-simulation (the MADDPG paper's Fig. 1): sample generation on the host and model updates
 by a *learner*, with the episode bookkeeping and the timing of both phases.
 
 :class:`Training` owns the task, the shared replay buffer, the random streams and the

@@ -1,4 +1,4 @@
-"""MADDPG learning THROUGH THE SIMULATOR on the real MPE tasks (seed 003's machine), next to
+"""MADDPG learning THROUGH THE SIMULATOR on the real MPE tasks (the MADDPG paper's machine), next to
 the float reference and a random policy.
 
     python machines/maddpg/bench/learning.py [--envs E ...] [--seeds 1 2 3] [--episodes N]

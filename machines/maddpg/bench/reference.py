@@ -1,5 +1,5 @@
 """The float reference MADDPG on the real MPE tasks: learning curves, and the CPU-only
-baseline's times (seed 003, Fig. 7 and eq. 7).
+baseline's times (the MADDPG paper, Fig. 7 and eq. 7).
 
     python machines/maddpg/bench/reference.py learn [--envs E ...] [--seeds 1 2 3] [--episodes N]
                                            [--random-episodes M] [--window W] [--json F]
@@ -214,7 +214,7 @@ def main(argv=None) -> int:
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--json", default="out/maddpg_speed.json")
     for q in (lp, sp):
-        q.add_argument("--threads", default="1", help="BLAS threads (the seed's baseline: 1)")
+        q.add_argument("--threads", default="1", help="BLAS threads (the paper's baseline: 1)")
     args = p.parse_args(argv)
     learn(args) if args.cmd == "learn" else speed(args)
     return 0

@@ -1,4 +1,4 @@
-"""Functional models of the MADDPG accelerator's units (seed 003), without the simulator.
+"""Functional models of the MADDPG accelerator's units (the MADDPG paper), without the simulator.
 
 Pure numpy, in the machine's fp32 (:mod:`rlaccel.isa.dtypes`); they are the semantics the
 ``marl`` family's instruction models (``tlm/families/marl``, registered with the simulator)

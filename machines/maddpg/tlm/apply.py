@@ -1,7 +1,7 @@
 """Once per batch, on a compute unit's weight banks: instruction models of ``cucfg``,
 ``gclip``, ``wadam``, ``wsgd``, ``wsoft``, ``wld`` and ``wst``.
 
-The seed applies a batch's gradients and moves the targets (Algorithm 1, lines 11-14) but
+The paper applies a batch's gradients and moves the targets (Algorithm 1, lines 11-14) but
 gives their cost only per sample (eq. 4). We let the CU that owns a layer's weight banks walk
 them: ``ceil(n / F)`` cycles per pass of its ``F`` elements over ``n`` words, times the
 passes of the architecture's ``[learner]`` table (Adam 4, SGD 1, clipping 2, soft update 2,

@@ -1,4 +1,4 @@
-"""The compute unit (CU) of seed 003 (section III-B, IV-A): one stage of a learner's training
+"""The compute unit (CU) of the MADDPG paper (section III-B, IV-A): one stage of a learner's training
 pipeline, ``F`` parallel fp32 multiply-add elements working on one layer for one sample.
 
 Timing and cost (eq. 4 and the text after it): a layer with input dimension ``ID`` and output
@@ -33,7 +33,7 @@ from rlaccel.util.errors import ArchError
 
 __all__ = ["ComputeUnit", "cu_cycles", "DSP_PER_MAC", "fp", "bp", "wu"]
 
-#: DSPs of one fp32 multiply-add element in Vitis HLS (seed 003, section IV-A)
+#: DSPs of one fp32 multiply-add element in Vitis HLS (the MADDPG paper, section IV-A)
 DSP_PER_MAC = 5
 
 _F32 = get_dtype("fp32")

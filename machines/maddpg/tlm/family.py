@@ -1,4 +1,4 @@
-"""The marl family (seed 003's learners on a ring): MADDPG on CPU-FPGA.
+"""The marl family (the MADDPG paper's learners on a ring): MADDPG on CPU-FPGA.
 
 Every agent is a learner with the compute units of its two training pipelines
 (:mod:`.streams`: batches streamed through the units sample by sample, the streamed ring
@@ -26,5 +26,5 @@ CATEGORIES = ("FP", "BP", "WU", "HEAD", "LOSS", "APPLY", "RING", "COMM")
 FAMILY = Family(name="marl", models={**_MESSAGES, **_STREAMS, **_APPLY}, actions={},
                 categories=CATEGORIES, tables=("learner", "device"),
                 checks=(_constants, check_device),
-                doc="MADDPG learners (seed 003): compute-unit streams, per-batch updates, the "
+                doc="MADDPG learners (the MADDPG paper): compute-unit streams, per-batch updates, the "
                     "streamed ring exchange and vector messages between agents")

@@ -1,4 +1,4 @@
-"""What a learner (seed 003, section III-B) keeps while it runs: its compute units' unroll
+"""What a learner (the MADDPG paper, section III-B) keeps while it runs: its compute units' unroll
 factors, when every sample of every buffer it has streamed will be ready, its constants.
 
 Every agent of a ``marl`` machine is one learner. Its controller issues one stream per compute
@@ -9,7 +9,7 @@ it writes, the cycle at which each sample's result is ready (:meth:`Learner.prod
 later stream whose operand overlaps them waits sample by sample (:meth:`Learner.ready`). A
 buffer the host wrote is ready when the instruction that reads it issues.
 
-The architecture's ``[learner]`` table holds the constants the seed leaves open::
+The architecture's ``[learner]`` table holds the constants the paper leaves open::
 
     [learner]
     stage_depth = 0     # cycles a sample's result needs after its T cycles on the CU
@@ -122,7 +122,7 @@ def learner(agent) -> Learner:
     if st is None:
         if agent.dt.name != "fp32":
             origin = agent.arch.origin
-            raise ArchError(f"{origin}: the learners' instructions compute in fp32 (seed 003, "
+            raise ArchError(f"{origin}: the learners' instructions compute in fp32 (the MADDPG paper, "
                             f"section IV-A); this architecture's dtype is {agent.dt.name}")
         st = agent.state["marl.learner"] = Learner(agent.index, _constants(agent.arch))
     return st

@@ -1,4 +1,4 @@
-"""The LOSS stage of the value training pipeline (seed 003, Fig. 4; eq. 2), one sample, fp32.
+"""The LOSS stage of the value training pipeline (the MADDPG paper, Fig. 4; eq. 2), one sample, fp32.
 
 ``y = r + (gamma (1 - d)) q'`` -- the target from the reward, the done flag and the target
 value network's output -- and the error the value network's back-propagation starts from,

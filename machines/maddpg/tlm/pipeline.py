@@ -1,4 +1,4 @@
-"""The stages of a learner's two training pipelines (seed 003, section III-B and Fig. 4) for
+"""The stages of a learner's two training pipelines (the MADDPG paper, section III-B and Fig. 4) for
 given networks.
 
 A learner trains one agent. With ``L``-layer networks -- the policy ``pi`` with widths
@@ -12,10 +12,10 @@ and their targets ``pi'``, ``q'`` -- the two pipelines are:
   gradient of layer 1 is not needed); WU of ``q``'s L layers.
 * **policy** (``5 L - 1`` stages): FP through ``pi`` (with the Gumbel-softmax head) and ``q``
   (the agent's fresh action in place of its stored one); BP through ``q``'s layers
-  ``L .. 1`` (layer 1 only for the ``act`` columns of the agent's own action: the seed's
-  "elements associated with x(t) skipped through an offset" of seed 001, ``ID x OD =
+  ``L .. 1`` (layer 1 only for the ``act`` columns of the agent's own action: the paper's
+  "elements associated with x(t) skipped through an offset" of the FIXAR paper, ``ID x OD =
   h_1 x act``); BP through ``pi``'s layers ``L .. 2`` (``L - 1`` stages; the softmax's
-  Jacobian and the regulariser are folded into the first); WU of ``pi``'s L layers. The seed's
+  Jacobian and the regulariser are folded into the first); WU of ``pi``'s L layers. The paper's
   text says "WU for L number of value layers" here; the count ``5 L - 1`` and the pipeline's
   purpose say policy layers.
 

@@ -1,4 +1,4 @@
-"""The ring that connects the learners (seed 003, section III-A): what every learner
+"""The ring that connects the learners (the MADDPG paper, section III-A): what every learner
 receives, and when.
 
 ``n`` learners on a unidirectional ring, learner ``i`` linked to ``(i + 1) % n``. An
@@ -15,7 +15,7 @@ for equal sizes and a common start is ``(n - 1) * hop(w)`` (``Ring.allgather_cyc
 
 In the value pipeline every learner's target action on every sample crosses the ring: per
 sample a link carries ``n - 1`` messages of ``act`` words. The exchange hides under the
-layer computations (the seed's claim) when that link time per sample,
+layer computations (the paper's claim) when that link time per sample,
 ``(n - 1) * hop(act)`` for a blocking all-gather per sample, is no longer than the
 pipeline's slowest stage; :func:`hidden` says whether it is.
 

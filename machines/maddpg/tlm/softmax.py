@@ -1,4 +1,4 @@
-"""The policy head of seed 003's learners: the Gumbel-softmax sample of a discrete action
+"""The policy head of the MADDPG paper's learners: the Gumbel-softmax sample of a discrete action
 (openai/maddpg's ``SoftCategoricalPd.sample``), and its backward pass, for one sample in fp32.
 
 Forward, with the Gumbel noise ``g`` supplied by the host (see ``machines/maddpg/replay.py``):

@@ -1,11 +1,11 @@
-"""A compute unit working through a batch, sample by sample, in simulated time (seed 003,
+"""A compute unit working through a batch, sample by sample, in simulated time (the MADDPG paper,
 section IV-A): the schedule of one stream given when each sample's inputs are ready.
 
 A CU takes one sample at a time for ``T`` cycles (eq. 4) and may start sample ``k`` once its
 inputs are ready (``ready[k]``: the producing CUs' finish times, the ring's arrival, the
 batch's arrival) and it has finished sample ``k - 1`` (or, for the first sample, once it is
 free of earlier work: ``free``). A sample's result is ready ``depth`` cycles after the CU
-finishes it (an arithmetic pipeline that does not hold the CU; the seed gives none):
+finishes it (an arithmetic pipeline that does not hold the CU; the paper gives none):
 
     start[k]  = max(ready[k], start[k-1] + T)       (start[-1] + T = free)
     done[k]   = start[k] + T + depth

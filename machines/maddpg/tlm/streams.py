@@ -1,4 +1,4 @@
-"""The compute units' streams (seed 003, section III-B, IV-A) and the learners' streamed ring
+"""The compute units' streams (the MADDPG paper, section III-B, IV-A) and the learners' streamed ring
 exchange: instruction models of ``pfp``, ``pfpo``, ``pbp``, ``pwu``, ``pgs``, ``pgb``,
 ``ploss``, ``rgather`` and ``uwait``.
 

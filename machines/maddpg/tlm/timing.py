@@ -1,9 +1,9 @@
-"""Timing of a training pipeline (seed 003, section IV-A) as pure functions of its stages'
+"""Timing of a training pipeline (the MADDPG paper, section IV-A) as pure functions of its stages'
 cycles per sample.
 
 Samples stream through the stages; a stage works on one sample at a time for its
 ``T_j = ceil(ID_j OD_j / F_j)`` cycles (eq. 4) and hands it on. Stage ``j`` may add ``d_j``
-cycles of latency that do not occupy it (the depth of its arithmetic pipeline; the seed gives
+cycles of latency that do not occupy it (the depth of its arithmetic pipeline; the paper gives
 none, so 0 by default). Then:
 
 * throughput (eq. 3): ``TP = 1 / max_j T_j`` samples per cycle, set by the bottleneck stage;
@@ -91,7 +91,7 @@ def schedule(cycles, batch: int, depth=None) -> tuple[np.ndarray, np.ndarray]:
 def apply_cycles(works, factors, passes: int = 1) -> int:
     """Cycles to apply a batch's accumulated gradients: every WU CU walks its ``ID x OD``
     weights once per pass on its own ``F`` elements, all CUs in parallel (``passes`` counts
-    the optimiser's sweeps: 1 for SGD). Not in the seed's eq. 4, which counts per sample."""
+    the optimiser's sweeps: 1 for SGD). Not in the paper's eq. 4, which counts per sample."""
     if len(works) != len(factors):
         raise ArchError(f"{len(works)} weight matrices for {len(factors)} unroll factors")
     return max((ceil(w / f) * passes for w, f in zip(works, factors)), default=0)

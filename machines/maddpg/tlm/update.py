@@ -5,7 +5,7 @@ Each operation is rounded once, in the order written:
 
 * :func:`clip_by_norm` -- ``g * (c / max(||g||, c))`` per tensor, ``||g||`` the square root of
   an fp32 MAC chain of ``g^2`` in index order (openai/maddpg clips every tensor to 0.5);
-* :func:`sgd` -- ``W - lr g`` (the seed names SGD);
+* :func:`sgd` -- ``W - lr g`` (the paper names SGD);
 * :func:`adam` -- TensorFlow 1 Adam (openai/maddpg): ``m = b1 m + (1 - b1) g``,
   ``v = b2 v + (1 - b2) (g g)``, ``W - (lr_t m) / (sqrt(v) + eps)`` with
   ``lr_t = lr sqrt(1 - b2^t) / (1 - b1^t)`` computed in float64 and rounded once (a

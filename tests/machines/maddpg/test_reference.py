@@ -1,4 +1,4 @@
-"""The float reference (MADDPG, seed 003 Algorithm 1; openai/maddpg): gradients of the value
+"""The float reference (MADDPG, the MADDPG paper's Algorithm 1; openai/maddpg): gradients of the value
 and policy losses against finite differences, the target by hand, the round's schedule,
 determinism."""
 

@@ -177,9 +177,9 @@ def test_units_need_their_unroll_factor(learners):
 def test_the_learners_compute_in_fp32(learners):
     p = learners(".data\nX: .zero 4\n.synapse\nW: .zero 6\n.text\ncucfg u=4, f=3\ncc.halt\n",
                  extra='dtype = "float64"\n')
-    with pytest.raises(ArchError, match=r"the learners' instructions compute in fp32 \(seed "
-                                        r"003, section IV-A\); this architecture's dtype is "
-                                        r"float64"):
+    with pytest.raises(ArchError, match=r"the learners' instructions compute in fp32 \(the "
+                                        r"MADDPG paper, section IV-A\); this architecture's "
+                                        r"dtype is float64"):
         p.run()
 
 

@@ -16,7 +16,8 @@ equally, the design search placing and sizing the N learners on the three SLRs).
   the architecture's ring, and again with a free ring (``interconnect.latency = 0`` and
   ``interconnect.words_per_cycle`` the largest message): **the ring's cost** is the
   difference of the two rounds, beside the ring's per-sample all-gather cycles against the
-  slowest stage and the cycles the critics waited for the other learners' actions;
+  slowest stage, the time the ring is busy in a round (``B`` all-gathers) and the cycles the
+  critics waited for the other learners' actions;
 * the CPU-only baseline (:mod:`..baseline`: the float reference on one thread, the minimum
   CPU time over ``--baseline-rounds`` rounds, its spread), T_SG and replay sampling;
 * the speed-up (CPU training / simulated round), throughput in trained agent-samples per
@@ -75,25 +76,45 @@ def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool) -> dic
                     "placement": [s["agents"] for s in d["slr"]]}}
 
 
+def load_manifest_arch() -> str:
+    """The architecture the manifest names (its clock is the learners')."""
+    import tomllib
+    return tomllib.loads(MANIFEST.read_text())["arch"]
+
+
 def one(n: int, batch: int, rounds: int, baseline_rounds: int, seed: int) -> dict:
-    from rlaccel.machines.maddpg.baseline import measure
     t0 = time.perf_counter()
     sim = simulate(n, batch, rounds, seed, free_ring=False)
     free = simulate(n, batch, rounds, seed, free_ring=True)
-    base = measure(ENV, [batch], baseline_rounds, steps=batch + 100, seed=seed,
+    row = {"agents": n, "batch": batch, "simulated": sim, "free_ring": free,
+           "ring_cost_s": sim["learner_s"] - free["learner_s"],
+           "ring_busy_s": batch * sim["ring"]["per_sample_allgather_cycles"] / clock}
+    cpu(row, baseline_rounds, seed)
+    row["wall_s"] = time.perf_counter() - t0
+    return row
+
+
+def cpu(row: dict, repeats: int, seed: int) -> None:
+    """Measure the CPU baseline of ``row``'s N and batch (again: the samples of every pass
+    pooled, so a stretch of heavy load during one pass does not set the minimum) and derive
+    the speed-up and throughputs."""
+    from rlaccel.machines.maddpg.baseline import measure, merge
+    n, batch = row["agents"], row["batch"]
+    base = measure(ENV, [batch], repeats, steps=batch + 100, seed=seed,
                    policies={"agent_0": "ddpg"}, env_kwargs={"num_adversaries": n - 1},
                    openai_lists=False)
+    if "samples" in row.get("cpu", {}):
+        base = merge({**base, "samples": row["cpu"]["samples"],
+                      "load_average": row["cpu"]["load_average"]}, base)
     c = base["batches"][str(batch)]
     t_sg, samp = base["t_sg_cpu_s"], c["sampling_cpu_s"]
-    cpu, acc = c["training_cpu_s"], sim["learner_s"]
-    return {"agents": n, "batch": batch, "simulated": sim, "free_ring": free,
-            "ring_cost_s": sim["learner_s"] - free["learner_s"],
-            "cpu": {"training_s": cpu, "training": c["training_cpu"], "sampling_s": samp,
-                    "t_sg_s": t_sg, "load_average": base["load_average"]},
-            "speedup": cpu / acc,
-            "samples_per_s": {"cpu": n * batch / cpu, "acc": n * batch / acc},
-            "ips": {"cpu": 1.0 / (t_sg + samp + cpu), "acc": 1.0 / (t_sg + samp + acc)},
-            "wall_s": time.perf_counter() - t0}
+    cpu_s, acc = c["training_cpu_s"], row["simulated"]["learner_s"]
+    row["cpu"] = {"training_s": cpu_s, "training": c["training_cpu"], "sampling_s": samp,
+                  "t_sg_s": t_sg, "load_average": base["load_average"],
+                  "samples": base["samples"]}
+    row["speedup"] = cpu_s / acc
+    row["samples_per_s"] = {"cpu": n * batch / cpu_s, "acc": n * batch / acc}
+    row["ips"] = {"cpu": 1.0 / (t_sg + samp + cpu_s), "acc": 1.0 / (t_sg + samp + acc)}
 
 
 def plot(res: dict, base: str) -> list[str]:
@@ -110,17 +131,26 @@ def plot(res: dict, base: str) -> list[str]:
            label="CPU-FPGA round (simulated)")
     a.plot(n, [1e3 * r["free_ring"]["learner_s"] for r in rows], "^--",
            label="CPU-FPGA round, free ring")
-    a.plot(n, [1e3 * max(r["ring_cost_s"], 1e-6) for r in rows], "x:",
-           label="the ring's cost (difference)")
+    a.plot(n, [1e3 * r["ring_busy_s"] for r in rows], "x:",
+           label="the ring busy (all-gathers, hidden)")
+    cost = max(abs(r["ring_cost_s"]) for r in rows)
+    a.text(0.02, 0.02, f"round with the ring - round with a free ring: at most "
+           f"{cost * 1e6:.1f} us", transform=a.transAxes, fontsize=8)
     a.set_yscale("log")
     a.set_xlabel("agents N")
     a.set_ylabel(f"ms per update round (batch {rows[0]['batch']})")
     a.set_title("learner training time per round")
     a.legend(fontsize=8)
     b.plot(n, [r["speedup"] for r in rows], "o-", color="C3")
+    for r in rows:                     # the design: base factor and learners per SLR
+        d = r["simulated"]["dse"]
+        b.annotate(f"f={d['f']}\n" + "/".join(str(len(a)) for a in d["placement"]),
+                   (r["agents"], r["speedup"]), textcoords="offset points", xytext=(0, 6),
+                   ha="center", fontsize=7)
+    b.margins(y=0.2)
     b.set_xlabel("agents N")
     b.set_ylabel("CPU training / simulated round")
-    b.set_title("training speed-up")
+    b.set_title("training speed-up (f; learners per SLR)")
     c.plot(n, [r["samples_per_s"]["cpu"] / 1e6 for r in rows], "o-", label="CPU only")
     c.plot(n, [r["samples_per_s"]["acc"] / 1e6 for r in rows], "s-", label="CPU-FPGA")
     c.set_yscale("log")
@@ -154,8 +184,18 @@ def main(argv=None) -> int:
     p.add_argument("--json", default="machines/maddpg/bench/results/agents.json")
     p.add_argument("--plot", metavar="BASE", default="machines/maddpg/figures/agents")
     p.add_argument("--plot-only", action="store_true", help="redraw from the JSON")
+    p.add_argument("--cpu-again", action="store_true",
+                   help="measure the JSON's CPU baselines once more (pooled with the "
+                        "samples it holds), then redraw")
     args = p.parse_args(argv)
-    if args.plot_only:
+    if args.cpu_again:
+        res = json.loads(Path(args.json).read_text())
+        for row in res["rows"]:
+            cpu(row, args.baseline_rounds, res["seed"])
+            print(f"N = {row['agents']}: CPU {row['cpu']['training_s'] * 1e3:.2f} ms, "
+                  f"speed-up {row['speedup']:.1f}x", flush=True)
+            _write(args.json, res)
+    if args.plot_only or args.cpu_again:
         print("plots: " + ", ".join(plot(json.loads(Path(args.json).read_text()), args.plot)))
         return 0
     res = {"what": "MADDPG training time and throughput against the number of agents "

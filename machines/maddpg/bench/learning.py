@@ -1,10 +1,12 @@
-"""MADDPG learning THROUGH THE SIMULATOR on the real MPE tasks (the MADDPG paper's machine), next to
-the float reference and a random policy.
+"""MADDPG learning THROUGH THE SIMULATOR on the real MPE tasks (the MADDPG paper's machine),
+next to the float reference and a random policy.
 
     python machines/maddpg/bench/learning.py [--envs E ...] [--seeds 1 2 3] [--episodes N]
                                     [--window W] [--reference out/maddpg_learning.json]
                                     [--json out/maddpg_sim_learning.json] [--reuse]
                                     [--plot out/maddpg_sim_learning]
+    python machines/maddpg/bench/learning.py --collect RUN.json ... [--random-episodes 1000]
+                                    [--json J] [--plot BASE]
 
 For every task and seed: ``rlaccel run machines/maddpg/<task>.toml --seed S --set
 episodes=N`` (the learners on the simulated U200: machines/maddpg/programs/learner.s on every agent,
@@ -17,7 +19,8 @@ written after every run. ``--reuse`` keeps the runs the JSON already holds for t
 task, seed, episodes and window (and only attaches the reference's figures to them), so a
 reference measured later, or an interrupted bench, needs no new simulation. ``--plot BASE``
 draws every task's curves (the seeds' mean, bars from the lowest to the highest seed; the
-reference's likewise; the random policy's mean) as ``BASE_<task>.png`` and ``.svg``.
+reference's likewise; the random policy's mean) as ``BASE_cc.png`` and ``BASE_pp.png`` (and
+``.svg``).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ def one(env: str, seed: int, episodes: int, window: int) -> dict:
 
 NAMES = {"simple_speaker_listener_v4": "Cooperative Communication",
          "simple_tag_v3": "Predator-Prey"}
+TAGS = {"simple_speaker_listener_v4": "cc", "simple_tag_v3": "pp"}
 
 
 def _band(curves, window):
@@ -97,7 +101,7 @@ def plot(res: dict, ref: dict, base: str) -> list[str]:
                   "episodes", "episode reward (sum over agents)", series,
                   reference=(float(np.mean(rnd)) if None not in rnd else None),
                   reference_label="random policy")
-        files += [str(x) for x in save(f, f"{base}_{env}")]
+        files += [str(x) for x in save(f, f"{base}_{TAGS[env]}")]
     return files
 
 
@@ -160,7 +164,8 @@ def main(argv=None) -> int:
     p.add_argument("--json", default="out/maddpg_sim_learning.json")
     p.add_argument("--reuse", action="store_true",
                    help="keep the runs the JSON holds for the same seed, episodes and window")
-    p.add_argument("--plot", metavar="BASE", help="draw the curves as BASE_<task>.png/.svg")
+    p.add_argument("--plot", metavar="BASE",
+                   help="draw the curves as BASE_cc.png and BASE_pp.png (and .svg)")
     p.add_argument("--collect", nargs="+", metavar="JSON",
                    help="merge per-seed JSONs of separate runs into --json (and --plot), "
                         "with a random policy per seed, and stop")

@@ -47,8 +47,8 @@ restores (each value is checked for its kind and shape, so it cannot break the s
 never run code.
 
 What cannot be checkpointed is refused before the run with what to do instead: machines of
-several agents, a trace, the RTL datapath, ``--reference-kernels``, a number format without
-compiled tables, a host without :class:`Checkpointable`.
+several agents, a trace, the RTL datapath, ``--reference-kernels``, a host without
+:class:`Checkpointable`.
 """
 
 from __future__ import annotations
@@ -624,11 +624,8 @@ def run_checkpointed(setup, path: str | os.PathLike, every: int, ident: dict):
         raise CheckpointError(f"--checkpoint: the {machine} machine's host cannot be saved "
                               f"(it has no checkpoint_state and restore); run without "
                               f"--checkpoint")
-    prog = prepare(pl.agent.controller)
-    if prog is None:
-        raise CheckpointError(f"--checkpoint runs the compiled loop, which has no tables for "
-                              f"the number format {pl.agent.dt.name}; run without "
-                              f"--checkpoint")
+    prog = prepare(pl.agent.controller, always=True)   # instructions without a kernel are
+                                                       # handed back to Python one by one
     saved = load(path, ident) if path.exists() else None
     hook = _Checkpoints(setup, prog, path, every, ident)
     if saved is not None:

@@ -127,6 +127,51 @@ class LgHost:
         self._phase = "step"
         return self._reply(STEP, first=1)
 
+    # ---- checkpoints (rlaccel.programs.checkpoint.Checkpointable) ----
+    #: the per-agent state of the sparse family a checkpoint holds
+    checkpoint_agent_state: tuple[str, ...] = ("sparse",)
+
+    def checkpoint_state(self, agent) -> tuple[dict, dict] | None:
+        """The run between episodes (:mod:`.checkpoint`); None inside an episode."""
+        from rlaccel.machines.learninggroup.checkpoint import episodes_state, sparse_state
+        from rlaccel.machines.learninggroup.tlm.state import state_of
+        from rlaccel.programs.checkpoint import nest, rng_state
+        if self._phase not in ("after_episode", "after_update"):
+            return None
+        ep = self.episodes
+        arrays, fields = {}, {
+            "phase": self._phase, "steps": self.steps, "all_episodes": self.all_episodes,
+            "successes": self.successes, "finished": self.finished, "curve": self.curve,
+            "count": ep.count, "env_rng": rng_state(ep._env_rng), "rng": rng_state(ep.rng)}
+        for name, eps in (("batch", self.batch), ("last_batch", self.last_batch),
+                          ("episode", [self._episode] if self._episode else [])):
+            nest(name, episodes_state(eps), arrays, fields)
+        nest("sparse", sparse_state(state_of(agent)), arrays, fields)
+        return arrays, fields
+
+    def restore(self, agent, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this freshly made host and
+        agent."""
+        from rlaccel.machines.learninggroup.checkpoint import restore_episodes, restore_sparse
+        from rlaccel.machines.learninggroup.tlm.state import state_of
+        self._phase = saved.get("phase", str)
+        if self._phase not in ("after_episode", "after_update"):
+            raise saved.unfit(f"phase = {self._phase!r}")
+        self.steps = saved.get("steps", int, lo=0)
+        self.all_episodes = saved.get("all_episodes", int, lo=0)
+        self.successes = saved.get("successes", int, lo=0)
+        self.finished = saved.get("finished", bool)
+        self.curve = saved.get("curve", list)
+        ep = self.episodes
+        ep.count = saved.get("count", int, lo=0)
+        saved.rng("env_rng", ep._env_rng)
+        saved.rng("rng", ep.rng)
+        self.batch = restore_episodes(saved.part("batch"))
+        self.last_batch = restore_episodes(saved.part("last_batch"))
+        episode = restore_episodes(saved.part("episode"))
+        self._episode = episode[0] if episode else None
+        restore_sparse(saved.part("sparse"), state_of(agent))
+
     def _reply(self, cmd: int, first: int = 0, scale: float = 0.0) -> np.ndarray:
         w = np.zeros(self.nin)
         w[self.off["CMD"][0]] = cmd

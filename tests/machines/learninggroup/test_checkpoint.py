@@ -1,0 +1,56 @@
+"""A simulated LearningGroup run stopped after a checkpoint and resumed from it ends as the
+uninterrupted run does, bit for bit (every report field but the wall-clock ones, the
+memories, the sparse family's tuples, layers and counters); the host is saved between
+episodes only (an exchange inside one is passed over, the next tried)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlaccel.isa.machine import machine
+from rlaccel.programs import checkpoint as ckm
+from rlaccel.programs.runner import _Setup
+from tests.test_golden_results import stable
+
+MANIFEST = str(machine("learninggroup").programs / "predator_prey.toml")
+OVER = ["learning.batch_episodes=2", "network.hid=16", "environment_kwargs.max_steps=6"]
+STEPS = 40
+IDENTITY = {"run": "learninggroup test"}
+
+
+class _Stop(Exception):
+    pass
+
+
+def _setup():
+    return _Setup(MANIFEST, OVER, arch=None, seed=None, trace=None, progress=None,
+                  datapath=None, kernels="compiled", options={"steps": STEPS})
+
+
+@pytest.mark.parametrize("every", [3, 25])
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, monkeypatch, every):
+    ck = tmp_path / "run.ckpt"
+    save = ckm._Checkpoints.save
+
+    def save_then_stop(self):
+        if save(self):
+            raise _Stop
+        return False
+
+    monkeypatch.setattr(ckm._Checkpoints, "save", save_then_stop)
+    with pytest.raises(_Stop):
+        ckm.run_checkpointed(_setup(), ck, every, IDENTITY)
+    monkeypatch.undo()
+    saved_at = ckm.read(ck).get("exchanges", int)
+    assert saved_at >= every
+
+    resumed = _setup()
+    res_a = ckm.run_checkpointed(resumed, ck, every, IDENTITY)
+    whole = _setup()
+    res_b = whole.platform.run()                       # the uninterrupted run, as run() does
+    assert resumed.checkpoint["resumed_at"] == saved_at and not ck.exists()
+    a, b = (s.platform.agents[0] for s in (resumed, whole))
+    assert all(np.array_equal(a.memories[k].data, m.data) for k, m in b.memories.items())
+    assert a.state["sparse"].counters == b.state["sparse"].counters
+    assert stable(resumed.report(res_a)) == stable(whole.report(res_b))

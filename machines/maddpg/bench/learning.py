@@ -126,10 +126,10 @@ def summary(done: list) -> dict:
     return out
 
 
-def collect(paths, random_episodes: int) -> dict:
+def collect(paths, random_episodes: int, previous: dict | None = None) -> dict:
     """One JSON from per-seed ones (``--json`` of separate runs): every task's seeds, with a
-    random policy's mean over ``random_episodes`` episodes for each (measured here when
-    missing), and the summary."""
+    random policy's mean over ``random_episodes`` episodes for each (taken from ``previous``,
+    an earlier collection, or measured here), and the summary."""
     from rlaccel.machines.maddpg.bench.reference import random_one
     res = {"what": "MADDPG learning through the simulator (machines/maddpg/bench/learning.py)",
            "envs": {}}
@@ -144,6 +144,10 @@ def collect(paths, random_episodes: int) -> dict:
             t["seeds"].update(e["seeds"])
     for env, e in res["envs"].items():
         for seed, r in e["seeds"].items():
+            old = (previous or {}).get("envs", {}).get(env, {}).get("seeds", {}).get(seed, {})
+            if "random" not in r and old.get("random_episodes") == random_episodes:
+                r.update({k: old[k] for k in ("random", "random_episodes", "random_touches")
+                          if k in old})
             if "random" not in r and random_episodes:
                 rnd = random_one(env, int(seed), random_episodes)
                 r["random"], r["random_episodes"] = rnd["mean"], random_episodes
@@ -173,7 +177,9 @@ def main(argv=None) -> int:
                    help="the random policy's episodes per seed for --collect")
     args = p.parse_args(argv)
     if args.collect:
-        res = collect(args.collect, args.random_episodes)
+        res = collect(args.collect, args.random_episodes,
+                      json.loads(Path(args.json).read_text()) if Path(args.json).exists()
+                      else None)
         _write(args.json, res)
         for env, e in res["envs"].items():
             print(f"{env}: {e['summary']}")

@@ -19,7 +19,7 @@ import numpy as np
 from rlaccel.isa.arch import Arch, load_arch
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.encoding import Encoding, Instruction, encoding_for, kind_words
-from rlaccel.util.errors import ArchError, AsmError, DTypeError, EncodeError
+from rlaccel.util.errors import ArchError, AsmError, DTypeError, EncodeError, did_you_mean
 from rlaccel.isa.immediate import imm_from_value
 from rlaccel.isa.table import ENUMS, TABLE
 from rlaccel.util.files import read_text
@@ -215,8 +215,7 @@ class _Assembler:
                 for sym in open_labels:
                     sym.length += n
             else:
-                hint = get_close_matches(name, DIRECTIVES, n=1)
-                extra = f" (did you mean '.{hint[0]}'?)" if hint else ""
+                extra = did_you_mean(name, DIRECTIVES, ".")
                 raise err(d.loc, f"unknown directive '.{name}'{extra}; directives are "
                                  f"{', '.join('.' + x for x in DIRECTIVES)}")
         self.counters = high
@@ -352,8 +351,7 @@ class _Assembler:
             if a.name is None:
                 continue
             if a.name not in d.operands:
-                hint = get_close_matches(a.name, d.operands, n=1)
-                extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+                extra = did_you_mean(a.name, d.operands)
                 raise err(a.loc, f"{d.mnemonic} has no operand '{a.name}'{extra}; operands: "
                                  f"{', '.join(d.operands) or 'none'}")
             if a.name in given:

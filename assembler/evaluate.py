@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from difflib import get_close_matches
 
+from rlaccel.util.errors import did_you_mean
 from rlaccel.isa.encoding import kind_words
 from rlaccel.isa.table import SPACES
 
@@ -124,8 +124,7 @@ class Evaluator:
     def _symbol(self, node: Name, forward: bool, space: str | None, what: str):
         sym = self.syms.get(node.id)
         if sym is None:
-            hint = get_close_matches(node.id, list(self.syms), n=1)
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(node.id, self.syms)
             kind = "symbol" if forward else "constant (it must be defined before this line)"
             raise err(node.loc, f"undefined {kind} '{node.id}'{extra}")
         if self.reads is not None:

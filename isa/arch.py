@@ -11,14 +11,13 @@ change).
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from difflib import get_close_matches
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from rlaccel.util.files import read_toml
 
-from rlaccel.util.errors import ArchError
+from rlaccel.util.errors import ArchError, did_you_mean
 from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
 from rlaccel.isa.machine import machines
 from rlaccel.isa.table import FAMILIES
@@ -56,8 +55,7 @@ class Knobs:
         known = {f.name: f for f in fields(cls)}
         for key in table:
             if key not in known:
-                hint = get_close_matches(key, known, n=1)
-                extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+                extra = did_you_mean(key, known)
                 raise ArchError(f"{origin}: [machine] has unknown key '{key}'{extra}; "
                                 f"known keys: {', '.join(known)}")
         missing = [n for n, f in known.items() if n not in table and f.default is MISSING]
@@ -296,8 +294,7 @@ def _find(key: str) -> Path:
         path = files.get(key)
         if path is None:
             names = sorted(files)
-            hint = get_close_matches(key, names, n=1)
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(key, names)
             raise ArchError(f"unknown architecture '{key}'{extra}; "
                             f"known: {', '.join(names)}, or give a path to a .toml file")
     return path

@@ -23,12 +23,11 @@ import json
 import os
 import tempfile
 from dataclasses import fields
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Mapping
 
 from rlaccel.isa.arch import Knobs, load_arch
-from rlaccel.util.errors import ArchError
+from rlaccel.util.errors import ArchError, did_you_mean
 from rlaccel.util.files import atomic_write
 from rlaccel.util.toml_literal import toml_literal
 
@@ -82,14 +81,12 @@ def _check_key(key: str, base) -> tuple[str, str]:
         known = _KNOBS
     else:
         if table not in base.extra:
-            hint = get_close_matches(table, list(base.extra) + ["machine"], n=1)
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(table, list(base.extra) + ["machine"])
             raise ArchError(f"architecture override '{key}': '{base.name}' has no [{table}] "
                             f"table{extra}; its tables: machine, {', '.join(base.extra)}")
         known = tuple(base.extra[table])
     if name not in known:
-        hint = get_close_matches(name, known, n=1)
-        extra = f" (did you mean '{table}.{hint[0]}'?)" if hint else ""
+        extra = did_you_mean(name, known, f"{table}.")
         raise ArchError(f"architecture override '{key}': '{base.name}' has no [{table}] key "
                         f"'{name}'{extra}; known: {', '.join(known)}")
     return table, name

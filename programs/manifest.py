@@ -14,12 +14,11 @@ import copy
 import math
 import tomllib
 from dataclasses import dataclass
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Mapping
 
 from rlaccel.util.files import read_toml
-from rlaccel.util.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError, did_you_mean
 
 __all__ = ["ManifestError", "FromProgram", "Knob", "load_manifest", "parse_value",
            "apply_overrides", "COUNT_MAX"]
@@ -132,8 +131,7 @@ def _check(table: Mapping, schema: Mapping, origin: str, prefix: str = "") -> di
     for key, value in table.items():
         name = f"{prefix}{key}"
         if key not in schema:
-            hint = get_close_matches(key, list(schema), n=1)
-            extra = f" (did you mean '{prefix}{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(key, schema, prefix)
             raise ManifestError(f"{origin}: unknown key '{name}'{extra}; known keys here: "
                                 f"{', '.join(prefix + k for k in schema)}")
         want = schema[key]

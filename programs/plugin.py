@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rlaccel.util.args import SEED_MAX
-from rlaccel.util.errors import RlaccelError
+from rlaccel.util.errors import RlaccelError, did_you_mean
 from rlaccel.isa.machine import machines
 
 from rlaccel.programs.manifest import Knob
@@ -151,9 +151,7 @@ def load_plugin(machine: str, origin: str = "") -> Plugin:
         raise RlaccelError(f"{where}'machine' must be a string naming a machine "
                            f"({', '.join(known)}), not {machine!r}")
     if machine not in known:
-        from difflib import get_close_matches
-        hint = get_close_matches(str(machine), known, n=1)
-        extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+        extra = did_you_mean(str(machine), known)
         raise RlaccelError(f"{where}machine '{machine}' is not known{extra}; machines: "
                            f"{', '.join(known)}")
     m = machines()[machine]

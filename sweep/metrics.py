@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from difflib import get_close_matches
 from typing import Any
+
+from rlaccel.util.errors import did_you_mean
 
 from rlaccel.sweep.errors import SweepError
 
@@ -60,8 +61,7 @@ class Metric:
         fn = m.group("fn") if m else None
         path = (m.group("inner") if fn else m.group("path")) if m else ""
         if fn is not None and fn not in REDUCTIONS:
-            hint = get_close_matches(fn, list(REDUCTIONS), n=1)
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(fn, REDUCTIONS)
             raise SweepError(f"{origin}: metric '{name}': unknown reduction '{fn}'{extra}; "
                              f"known: {', '.join(REDUCTIONS)}")
         parts = tuple(path.split(".")) if path else ()
@@ -78,8 +78,7 @@ class Metric:
             here = ".".join(self.path[:i]) or "the report"
             if isinstance(node, dict):
                 if part not in node:
-                    hint = get_close_matches(part, [str(k) for k in node], n=1)
-                    extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+                    extra = did_you_mean(part, [str(k) for k in node])
                     raise MetricError(f"metric '{self.name}' = {self.text!r}: {here} has no key "
                                       f"'{part}'{extra}; its keys: "
                                       f"{', '.join(map(str, node)) or 'none'}")

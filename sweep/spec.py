@@ -46,10 +46,10 @@ import math
 import string
 import tomllib
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
+from rlaccel.util.errors import did_you_mean
 from rlaccel.util.files import read_toml
 from rlaccel.util.toml_literal import toml_literal as _literal
 
@@ -294,9 +294,7 @@ def _check_key(key: str, schema: dict, where: str, whose: str) -> None:
         if not isinstance(node, dict) or part not in node:
             known = [k for k in node if k != "__free__"] if isinstance(node, dict) else []
             prefix = ".".join(parts[:i])
-            hint = get_close_matches(part, known, n=1)
-            extra = f" (did you mean '{prefix + '.' if prefix else ''}{hint[0]}'?)" if hint \
-                else ""
+            extra = did_you_mean(part, known, prefix + "." if prefix else "")
             raise SweepError(f"{where}: {whose} has no key '{key}'{extra}; a key is "
                              f"'manifest', 'seed', 'arch.TABLE.KEY' (an architecture knob) or "
                              f"one of the manifest's: "
@@ -441,8 +439,7 @@ def parse_spec(text: str, path: str | Path) -> Spec:
         raise SweepError(f"{origin}: not a valid sweep spec: {exc}") from None
     for key in table:
         if key not in TOP_KEYS:
-            hint = get_close_matches(key, TOP_KEYS, n=1)
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            extra = did_you_mean(key, TOP_KEYS)
             raise SweepError(f"{origin}: unknown key '{key}'{extra}; a spec has "
                              f"{', '.join(TOP_KEYS)}")
     for key in ("set", "axes", "metrics", "run", "plot"):

@@ -7,7 +7,11 @@ these into a one-paragraph message and exit status 1; anything else is a bug.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
+
 __all__ = [
+    "did_you_mean",
     "RlaccelError",
     "ArchError",
     "IsaError",
@@ -92,3 +96,10 @@ class SourceError(RlaccelError):
 
 class AsmError(SourceError):
     """An error in an assembly source file."""
+
+
+def did_you_mean(word: str, known: Iterable[str], prefix: str = "") -> str:
+    """The hint an unknown-name message ends with: `` (did you mean 'PREFIXname'?)`` for the
+    closest of ``known`` to ``word``, or ``""`` when none is close."""
+    hint = get_close_matches(word, list(known), n=1)
+    return f" (did you mean '{prefix}{hint[0]}'?)" if hint else ""

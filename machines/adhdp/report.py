@@ -1,12 +1,12 @@
-"""The seed's Fig. 11-13 on the simulator: cycles, energy and power per update iteration.
+"""The ADHDP paper's Fig. 11-13 on the simulator: cycles, energy and power per update iteration.
 
     rlaccel report adhdp [-o DIR] [--trials N] [--seed S] [--sizes NAME ...]
                          [--arch-set TABLE.KEY=VALUE ...] [--set KEY=VALUE ...]
 
-For the three network sizes of seed 001, section V (the cart-pole manifests
+For the three network sizes of the paper's section V (the cart-pole manifests
 ``cartpole.toml``, ``cartpole_large.toml`` and the triple link ``triple_link.toml``), runs
 the baseline program (Fig. 2) on the baseline chip ``adhdp`` and the virtual-update program
-(Fig. 7) on the VU chip ``adhdp-vu`` (the seed built two chips) with the same settings --
+(Fig. 7) on the VU chip ``adhdp-vu`` (the paper built two chips) with the same settings --
 ``N`` trials from seed ``S``, ``stop_on_success`` off, each trial ending at ``max_steps`` or
 when the plant fails -- and writes to ``DIR``:
 
@@ -49,23 +49,23 @@ HERE = Path(__file__).parent / "programs"
 
 @dataclass(frozen=True)
 class Size:
-    """A network size of Fig. 11-13: its name, the seed's label and the manifest."""
+    """A network size of Fig. 11-13: its name, the paper's label and the manifest."""
 
     name: str
     label: str
     manifest: Path
 
 
-#: the seed's three groups (labels as Fig. 11-13 print them)
+#: the paper's three groups (labels as Fig. 11-13 print them)
 SIZES = (Size("cartpole", "4-6-1, 5-6-1", HERE / "cartpole.toml"),
          Size("cartpole_large", "4-10-1, 5-12-1", HERE / "cartpole_large.toml"),
          Size("triple_link", "8-20-1, 9-20-1", HERE / "triple_link.toml"))
-#: seed 001, section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
+#: the paper's section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
 SEED_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
 from rlaccel.tlm.families.base.energy import UNITS  # noqa: E402 - the Fig. 12 units
 from rlaccel.tlm.families.base.models import CATEGORIES  # noqa: E402 - Fig. 11's categories
 PHASES = ("critic", "actor")
-#: the seed's two chips (section V): baseline and virtual update
+#: the paper's two chips (section V): baseline and virtual update
 ARCHS = {False: "adhdp", True: "adhdp-vu"}
 #: multiples of the derived per-cycle clock energy the sensitivity table shows
 CLOCK_SCALES = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -294,8 +294,8 @@ def _category_rows(runs: list, key: str, unit: float, digits: int,
 def markdown(rep: dict) -> str:
     """The report as Markdown tables."""
     runs = rep["runs"]
-    lines = ["# ADHDP accelerator: per-iteration cycles, energy and power (seed 001, "
-             "Fig. 11-13)", "",
+    lines = ["# ADHDP accelerator: per-iteration cycles, energy and power (the ADHDP "
+             "paper's Fig. 11-13)", "",
              f"Chips `{rep['archs']['baseline']}` (baseline, Fig. 2) and `{rep['archs']['vu']}` "
              f"(virtual update, Fig. 7)"
              + (" with " + ", ".join(f"`{k}={v}`" for k, v in rep["arch_overrides"].items())
@@ -367,7 +367,7 @@ def markdown(rep: dict) -> str:
                   f"gating: README, \"Energy and power\")."]
     s = rep["seed_speedup_triple_link"]
     lines += ["", "## Virtual-update speed-up (baseline / VU per iteration)", "",
-              f"The seed reports {s['cycles']}x fewer cycles (Fig. 11) and {s['energy']}x less "
+              f"The paper reports {s['cycles']}x fewer cycles (Fig. 11) and {s['energy']}x less "
               f"energy (Fig. 13) per iteration on the triple link (8-20-1, 9-20-1). "
               f"*Combined* weighs critic and actor by their iterations in the run.", "",
               "| network (actor, critic) | view | cycles critic | cycles actor | cycles combined "
@@ -380,7 +380,7 @@ def markdown(rep: dict) -> str:
                          f"{_x(c['combined'])} | {_x(e['critic'])} | {_x(e['actor'])} | "
                          f"{_x(e['combined'])} |")
         if name == "triple_link":
-            lines.append(f"| {sp['label']} | seed | | | {s['cycles']:.2f}x | | | "
+            lines.append(f"| {sp['label']} | paper | | | {s['cycles']:.2f}x | | | "
                          f"{s['energy']:.2f}x |")
     lines += ["", "## Sensitivity of the VU energy gain to the per-cycle clock energy", "",
               "Energy is linear in the per-cycle `clock` (the registers' clock and the leakage, "

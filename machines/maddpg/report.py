@@ -2,7 +2,7 @@
 
 For both tasks and every batch size (64 .. 1024 by default) it simulates a few update rounds
 of the machine (``machines/maddpg/<task>.toml`` with that batch, learning from the first
-full batch) and measures the CPU-only baseline here (:mod:`.baseline`: the float reference,
+full batch; by default on the paper's design, :func:`paper_design_f`) and measures the CPU-only baseline here (:mod:`.baseline`: the float reference,
 or with ``--baseline torch`` the same round in PyTorch, training every agent on one thread
 of this CPU, the minimum over ``--baseline-rounds`` repeats with their spread), then writes
 
@@ -31,7 +31,7 @@ import numpy as np
 
 from rlaccel.machines.maddpg.results import describe_pipeline
 
-__all__ = ["add_arguments", "cmd_report", "PAPER"]
+__all__ = ["add_arguments", "cmd_report", "paper_design_f", "PAPER"]
 
 ROOT = Path(__file__).parent / "programs"
 MANIFESTS = {"simple_speaker_listener_v4": ROOT / "speaker_listener.toml",
@@ -78,9 +78,35 @@ def add_arguments(parser) -> None:
                              "the torch extra)")
     parser.add_argument("--steps", type=int_in(1, 100_000_000), default=2000, metavar="N",
                         help="environment steps that measure T_SG (default 2000)")
+    parser.add_argument("--design", choices=["paper", "manifest"], default="paper",
+                        help="the simulated design: the paper's search (eq. 6: DSPs and "
+                             "banks, what Fig. 7 measured; default) or the manifest's own "
+                             "(with the cost model's LUT and FF budgets)")
     parser.add_argument("--seed", type=seed, default=1)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a manifest key of every run (e.g. learning.hidden=[8,8])")
+
+
+def paper_design_f(manifest, extra=()) -> int:
+    """The base factor f of the paper's design search (section IV: eqs. 5-6, each SLR's DSPs
+    and banks, no LUT or flip-flop budget) for a manifest's task and device: the design the
+    paper's Fig. 7 measured (Table II's DSPs), which the simulations of this report force
+    with ``dse.f`` unless ``--design manifest`` asks for the manifest's own search."""
+    from dataclasses import replace
+
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.machines.maddpg.plugin import config, learners
+    from rlaccel.machines.maddpg.task import make_task
+    from rlaccel.machines.maddpg.tlm.device import device_of
+    from rlaccel.machines.maddpg.tlm.dse import explore
+    from rlaccel.programs.runner import configure
+    _, m = configure(manifest, list(extra))
+    cfg = config(m)
+    task = make_task(cfg.env, max_cycles=cfg.max_episode_len, policies=cfg.policies,
+                     env_kwargs=cfg.env_kwargs)
+    dev = replace(device_of(load_arch(m["arch"])), fabric=None)
+    return explore(learners(task, cfg.hidden), dev, bram_per_bank=dev.bram_per_bank,
+                   search=m["dse"]["search"] or dev.search).f
 
 
 def _simulate(env: str, B: int, rounds: int, seed: int, extra) -> dict:
@@ -195,11 +221,13 @@ def _markdown(doc: dict) -> str:
                "torch": "the same round in PyTorch"}[doc["baseline"]]
     lo, hi = doc["speedup_range"]
     cmp_ = doc["against_paper"]
+    design = {"paper": "the paper's design search (eq. 6: DSPs and banks)",
+              "manifest": "the manifest's design search"}[doc["design"]]
     L = ["# The MADDPG paper on the simulator: Fig. 7 and Table II (`rlaccel report maddpg`)",
          "",
          f"Simulated: {doc['rounds']} update rounds per batch size on the `maddpg` machines "
-         f"(fp32, 300 MHz, the DSE's unroll factors, PCIe and ring of the architecture "
-         f"files). CPU-only baseline: {learner} on one thread of this machine, the minimum "
+         f"(fp32, 300 MHz, the unroll factors of {design}, PCIe and ring of the "
+         f"architecture files). CPU-only baseline: {learner} on one thread of this machine, the minimum "
          f"CPU time over {doc['baseline_rounds']} rounds per batch size (the median and the "
          f"spread beside it). An iteration is one environment step and one update round "
          f"(eq. 7).", "",
@@ -279,6 +307,7 @@ def cmd_report(args) -> int:
     t0 = time.perf_counter()
     doc = {"rounds": args.rounds, "baseline_rounds": args.baseline_rounds,
            "batches": args.batches, "seed": args.seed, "baseline": args.baseline,
+           "design": args.design,
            "paper_figures": PAPER, "envs": {}, "plots": []}
     for env in args.envs:
         _, m = configure(MANIFESTS[env], args.set)
@@ -291,9 +320,12 @@ def cmd_report(args) -> int:
         # half the repeats before the simulations and half after: a stretch of heavy load
         # from other processes during one half does not set the minimum
         first = baseline(max(1, args.baseline_rounds // 2))
+        extra = list(args.set)
+        if args.design == "paper":
+            extra.append(f"dse.f={paper_design_f(MANIFESTS[env], args.set)}")
         sim = {}
         for B in args.batches:
-            sim[str(B)] = _simulate(env, B, args.rounds, args.seed, args.set)
+            sim[str(B)] = _simulate(env, B, args.rounds, args.seed, extra)
             print(f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
                   f"round", flush=True)
         base = (merge(first, baseline(args.baseline_rounds - args.baseline_rounds // 2))

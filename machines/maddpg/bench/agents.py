@@ -10,7 +10,8 @@ computations").
 The task is Predator-Prey (``simple_tag_v3``) with ``N - 1`` MADDPG predators and the DDPG
 prey (``[task] num_adversaries = N - 1``; the paper's has N = 4) on the U200 with N learners
 (``maddpg-pp`` with ``machine.agents = N``, the PCIe link's 10 words per cycle shared
-equally, the design search placing and sizing the N learners on the three SLRs). For every N:
+equally, the paper's design search placing and sizing the N learners on the three SLRs,
+:func:`~..report.paper_design_f`). For every N:
 
 * the simulated update round (``rlaccel run``, ``--rounds`` rounds at batch ``--batch``) with
   the architecture's ring, and again with a free ring (``interconnect.latency = 0`` and
@@ -62,9 +63,11 @@ def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool) -> dic
     arch = {"machine.agents": n, "hostlink.words_per_cycle": LINK_WORDS / n}
     if free_ring:
         arch.update({"interconnect.latency": 0, "interconnect.words_per_cycle": 5 * n})
-    r = run(MANIFEST, [f"task.num_adversaries={n - 1}", f"learning.batch={batch}",
-                       f"learning.learning_starts={batch}", f"learning.update_every={every}",
-                       "window=10"],
+    from rlaccel.machines.maddpg.report import paper_design_f
+    task = [f"task.num_adversaries={n - 1}"]
+    r = run(MANIFEST, [*task, f"dse.f={paper_design_f(MANIFEST, task)}",
+                       f"learning.batch={batch}", f"learning.learning_starts={batch}",
+                       f"learning.update_every={every}", "window=10"],
             seed=seed, steps=first + (rounds - 1) * every, arch_overrides=arch)
     ips, ring, d = r["ips"], r["ring"], r["dse"]
     return {"rounds": ips["rounds"], "learner_s": ips["learner_s"],
@@ -83,7 +86,9 @@ def load_manifest_arch() -> str:
 
 
 def one(n: int, batch: int, rounds: int, baseline_rounds: int, seed: int) -> dict:
+    from rlaccel.isa.arch import load_arch
     t0 = time.perf_counter()
+    clock = load_arch(load_manifest_arch()).knobs.clock_mhz * 1e6
     sim = simulate(n, batch, rounds, seed, free_ring=False)
     free = simulate(n, batch, rounds, seed, free_ring=True)
     row = {"agents": n, "batch": batch, "simulated": sim, "free_ring": free,

@@ -5,15 +5,15 @@ monitors as on MyHDL, Icarus and Verilator, run by cocotb under a Verilog simula
 This module is the cocotb test module the simulator loads. Its one test,
 :func:`scoreboard`, reads the run it is to make (block, transactions, seed, architecture,
 where to write the result) from the JSON file named by ``$RLACCEL_COCOTB``, draws the
-bench's transactions (:meth:`rtl.bench.Bench.transactions`), and runs the bench's
-generator processes (:func:`rtl.bench.processes`: driver, monitor, the memories beside the
-block) as one cocotb coroutine, :class:`Scheduler`, with MyHDL's rules: at each event every
-process waiting for it runs in a fixed order, reading the values of before the event, and
-what it sets takes effect after (cocotb's writes are applied in the ReadWrite phase, as
-MyHDL's ``.next``). A clocked block's clock is driven by a coroutine at the architecture's
-period (:mod:`rtl.clock`) and the scheduler waits on its edges; a combinational block's
-edges are times. The test fails when the scoreboard counts a mismatch, and writes the
-counts either way.
+bench's transactions (:meth:`rtl.bench.Bench.transactions`; or reads a directed list), and
+runs the bench's generator processes (:func:`rtl.bench.processes`: driver, monitor, the
+memories beside the block) as one cocotb coroutine, :class:`Scheduler`, with MyHDL's rules:
+at each event every process waiting for it runs in a fixed order, reading the values of
+before the event, and what it sets takes effect after (cocotb's writes are applied in the
+ReadWrite phase, as MyHDL's ``.next``). A clocked block's clock is driven by a coroutine at
+the architecture's period (:mod:`rtl.clock`) and the scheduler waits on its edges; a
+combinational block's edges are times. The test fails when the scoreboard counts a
+mismatch, and writes the counts either way.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from __future__ import annotations
 import heapq
 import json
 import os
+import pickle
 import time
 
 import cocotb
 import numpy as np
-from cocotb.handle import Immediate
-from cocotb.triggers import FallingEdge, RisingEdge, Timer
+from cocotb.triggers import FallingEdge, ReadOnly, ReadWrite, RisingEdge, Timer
 from myhdl import ResetSignal, delay
 from myhdl._Signal import _Signal
 
@@ -37,7 +37,8 @@ from rlaccel.rtl.cosim import RESET_CYCLES
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Scoreboard
 from rlaccel.rtl.signals import flat_ports
-from rlaccel.rtl.verilator.signals import Bundle, Clock
+from rlaccel.rtl.verilator.kernel import Waits
+from rlaccel.rtl.verilator.signals import Bundle
 
 __all__ = ["scoreboard", "Port", "Scheduler", "CONFIG"]
 
@@ -122,36 +123,16 @@ def _ports(dut, ports: dict) -> dict:
     return out
 
 
-class Scheduler:
-    """The bench's generator processes as one cocotb coroutine (see the module): ``clk``
-    gives the processes their edges, ``tick`` runs at every rising edge first."""
+class Scheduler(Waits):
+    """The bench's generator processes as one cocotb coroutine (see the module): ``dut``'s
+    clock gives the processes their edges, ``tick`` runs at every rising edge first."""
+
+    where = "cocotb"
 
     def __init__(self, dut, half: int, clocked: bool, tick):
+        super().__init__()
         self.dut, self.half, self.clocked, self.tick = dut, half, clocked, tick
-        self.clk = Clock()
-        self.time = 0
-        self._neg, self._pos, self._timed = [], [], []
-        self._seq = 0
         self._next_edge = half
-
-    def start(self, gen) -> None:
-        self._resume(gen)
-
-    def _resume(self, gen) -> None:
-        try:
-            trig = next(gen)
-        except StopIteration:
-            return
-        if trig is self.clk.negedge:
-            self._neg.append(gen)
-        elif trig is self.clk.posedge:
-            self._pos.append(gen)
-        elif isinstance(trig, delay):
-            self._seq += 1
-            heapq.heappush(self._timed, (self.time + trig._time, self._seq, gen))
-        else:
-            raise RtlError(f"a process yielded {trig!r}: under cocotb a driver waits on "
-                           f"io.clk.negedge, io.clk.posedge or delay(n)")
 
     async def _until(self, t: int, edge: bool) -> None:
         if edge and self.clocked:
@@ -174,10 +155,11 @@ class Scheduler:
             await self._until(edge, True)
             self._next_edge = edge + self.half
             if (edge // self.half) & 1:
+                self.cycles += 1
                 self.tick()
                 waiting, self._pos = self._pos, []
             else:
-                waiting, self._neg = self._neg, []
+                waiting = self._falling()
             for gen in waiting:
                 self._resume(gen)
 
@@ -201,19 +183,29 @@ async def scoreboard(dut):
     prm = bench.params(cfg.get("arch"))
     signals = bench.ports(prm)
     board, stats = Scoreboard(cfg["block"]), Stats()
-    txns = iter(bench.transactions(np.random.default_rng(cfg["seed"]), cfg["n"], prm))
+    if cfg.get("transactions"):                  # directed: the list run() was given
+        with open(cfg["transactions"], "rb") as f:
+            txns = iter(pickle.load(f))
+    else:
+        txns = iter(bench.transactions(np.random.default_rng(cfg["seed"]), cfg["n"], prm))
     half = half_period_ps(prm)
     ports = _ports(dut, signals)
     flat = flat_ports(signals)
-    for name in cfg["inputs"]:           # the inputs start as MyHDL's signals do, at once
-        dut[name].value = Immediate(int(flat[name].val) & ((1 << len(flat[name])) - 1))
+    # the inputs start as MyHDL's signals do: written at time 0, and in place before any
+    # process reads them (cocotb applies writes in the ReadWrite phase; a value put into
+    # Icarus at once, before its own time-0 events, is lost to them)
+    for name in cfg["inputs"]:
+        dut[name].value = int(flat[name].val) & ((1 << len(flat[name])) - 1)
     if bench.clocked:
         rst = Port("rst", dut.rst, ResetSignal(1, active=1, isasync=False))
-        dut.rst.value = Immediate(1)
-        dut.clk.value = Immediate(0)
-        cocotb.start_soon(_clock(dut, half))
+        dut.rst.value = 1
+        dut.clk.value = 0
     else:
         rst = _Wire(1)
+    await ReadWrite()
+    await ReadOnly()
+    if bench.clocked:
+        cocotb.start_soon(_clock(dut, half))
 
     def tick():
         stats.cycles += 1

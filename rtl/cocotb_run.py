@@ -12,6 +12,7 @@ raises :class:`ToolMissing` naming the setup script.
 from __future__ import annotations
 
 import json
+import pickle
 import tempfile
 import time
 from pathlib import Path
@@ -49,9 +50,11 @@ def _runner(dump: bool):
 
 
 def run(block_name: str, n: int = 100, seed: int = 1, *, arch: str | None = None,
-        vcd: str | Path | None = None, workdir: str | Path | None = None):
+        vcd: str | Path | None = None, workdir: str | Path | None = None,
+        transactions=None):
     """The bench of ``block_name`` as a cocotb test under Icarus: ``n`` transactions drawn
-    with ``seed``; a :class:`rtl.cosim.CosimResult`."""
+    with ``seed`` (or the given list of predicted :class:`rtl.scoreboard.Txn`, for directed
+    tests, as :func:`rtl.cosim.run` takes them); a :class:`rtl.cosim.CosimResult`."""
     from rlaccel.rtl.cosim import CosimResult
     runner = _runner(vcd is not None)
     bench = bench_of(block_name)
@@ -76,10 +79,15 @@ def run(block_name: str, n: int = 100, seed: int = 1, *, arch: str | None = None
                      build_args=extra, timescale=(unit, precision),
                      log_file=where / "build.log")
         cfg, result = where / "run.json", where / "result.json"
+        directed = None
+        if transactions is not None:                 # handed over as a pickle
+            directed = where / "transactions.pickle"
+            directed.write_bytes(pickle.dumps(list(transactions)))
         inputs = [p.name for p in verilog_ports(sources[0], top)
                   if not p.output and p.name not in ("clk", "rst")]
         cfg.write_text(json.dumps({"block": block_name, "n": n, "seed": seed, "arch": arch,
-                                   "inputs": inputs, "result": str(result)}))
+                                   "inputs": inputs, "result": str(result),
+                                   "transactions": directed and str(directed)}))
         wall = time.perf_counter()
         runner.test(test_module=TEST_MODULE, hdl_toplevel=top, build_dir=build,
                     test_dir=where, extra_env={"RLACCEL_COCOTB": str(cfg)},

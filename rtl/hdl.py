@@ -76,19 +76,29 @@ def icarus_compile(name: str, outdir: Path, *, vcd: Path | None = None) -> Path:
     sources = [str(outdir / f"{name}.v"), str(outdir / f"tb_{name}.v")]
     tops = []
     if vcd is not None:
-        sources.append(str(dump_module(name, f"tb_{name}.dut", vcd, outdir)))
+        from rlaccel.rtl.verilator.ports import CLOCK, verilog_ports
+        ports = verilog_ports(outdir / f"{name}.v", name)
+        inputs = [p.name for p in ports if not p.output]
+        # MyHDL's VPI module ends vvp without $finish, and Icarus's VCD writer buffers:
+        # flushed at every clock edge (every input change of a combinational block)
+        flush = [CLOCK] if CLOCK in inputs else inputs
+        sources.append(str(dump_module(name, f"tb_{name}.dut", vcd, outdir,
+                                       flush=[f"tb_{name}.dut.{p}" for p in flush])))
         tops = ["-s", f"tb_{name}", "-s", f"dump_{name}"]
     _run([tool("iverilog"), *tops, "-o", str(out), *sources], "iverilog")
     return out
 
 
-def dump_module(name: str, scope: str, vcd: Path, outdir: Path) -> Path:
+def dump_module(name: str, scope: str, vcd: Path, outdir: Path, *,
+                flush: list[str] = ()) -> Path:
     """``outdir/dump_name.v``: a module (``dump_name``, a second top) that has the
-    simulator dump every signal under ``scope`` into the VCD file ``vcd``."""
+    simulator dump every signal under ``scope`` into the VCD file ``vcd``, and flush it at
+    every change of the signals ``flush`` (hierarchical names)."""
     path = str(Path(vcd).resolve()).replace("\\", "\\\\").replace('"', '\\"')
     dump = outdir / f"dump_{name}.v"
+    flushing = f"always @({' or '.join(flush)}) $dumpflush;\n" if flush else ""
     dump.write_text(f"module dump_{name};\ninitial begin\n    $dumpfile(\"{path}\");\n"
-                    f"    $dumpvars(0, {scope});\nend\nendmodule\n")
+                    f"    $dumpvars(0, {scope});\nend\n{flushing}endmodule\n")
     return dump
 
 

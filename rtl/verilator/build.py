@@ -7,7 +7,10 @@ its compiled loop: the key is a hash of the Verilog (its :func:`canonical` form:
 conversion orders some lists differently from run to run), the shim, the waveform format,
 the build flags and the versions of Verilator and the C++ compiler, so a parameter set is
 compiled once and a new one (another architecture, a changed block, another tool) gets its
-own library. The first build of a key is announced through ``announce`` (the command line
+own library. Verilator's run-time objects (``verilated*.o``, the larger part of a small
+block's compile time) are the same for every block of one set of flags and tools: the first
+build keeps them (``.hdl/verilator/runtime-<key>/``) and later builds link those. The first
+build of a key is announced through ``announce`` (the command line
 prints it on stderr) with the time it took; a build is made in a scratch folder and renamed
 into place, so an interrupted or concurrent build never leaves a half library under a key.
 """
@@ -90,6 +93,37 @@ def canonical(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _step(cmd: list[str], cwd: Path, top: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if proc.returncode:
+        tail = (proc.stdout + proc.stderr)[-4000:]
+        raise RtlError(f"verilator could not build {top} ({' '.join(cmd)}):\n{tail}")
+
+
+def _runtime_key(flags: tuple[str, ...]) -> str:
+    """The key of Verilator's run-time library objects (``verilated*.o``): the same for
+    every block built with ``flags`` by one Verilator and one compiler."""
+    parts = (" ".join(flags), verilator_version(), _compiler_version())
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _keep_runtime(obj: Path, runtime: Path) -> None:
+    """Keep a build's run-time objects for the next builds of the same key (renamed into
+    place whole, as a library is)."""
+    objs = sorted(obj.glob("verilated*.o"))
+    if not objs or runtime.exists():
+        return
+    with tempfile.TemporaryDirectory(prefix=".runtime-", dir=runtime.parent) as scratch:
+        keep = Path(scratch) / "keep"
+        keep.mkdir()
+        for o in objs:
+            shutil.copy2(o, keep / o.name)
+        try:
+            os.rename(keep, runtime)
+        except OSError:
+            pass                                  # another build kept them first
+
+
 def library(vfile: Path, top: str, trace: str | None = None,
             announce: Callable[[str], None] | None = None) -> tuple[Path, Layout]:
     """The compiled library of module ``top`` in ``vfile`` (built now if its key is new)
@@ -118,14 +152,22 @@ def library(vfile: Path, top: str, trace: str | None = None,
         work = Path(scratch)
         (work / f"{top}.v").write_text(verilog)
         (work / "rl_shim.cpp").write_text(shim)
-        cmd = [hdl.tool("verilator"), "--cc", "--exe", "--build", "-j", str(JOBS),
-               "--top-module", top, "-Mdir", "obj", "-o", f"lib{top}.so", *flags,
-               f"{top}.v", "rl_shim.cpp"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+        cmd = [hdl.tool("verilator"), "--cc", "--exe", "--top-module", top, "-Mdir", "obj",
+               "-o", f"lib{top}.so", *flags, f"{top}.v", "rl_shim.cpp"]
+        _step(cmd, work, top)
+        runtime = root / f"runtime-{_runtime_key(flags)}"
+        have = sorted(runtime.glob("*.o"))
+        for o in have:             # after verilating: newer than the makefile they depend on
+            shutil.copyfile(o, work / "obj" / o.name)
+        make = [hdl.tool("make"), "-C", "obj", "-f", f"V{top}.mk",
+                "-j", str(JOBS)]
+        _step(make, work, top)
         built = work / "obj" / f"lib{top}.so"
-        if proc.returncode or not built.exists():
-            tail = (proc.stdout + proc.stderr)[-4000:]
-            raise RtlError(f"verilator could not build {top} ({' '.join(cmd)}):\n{tail}")
+        if not built.exists():
+            raise RtlError(f"verilator could not build {top}: no {built.name} after "
+                           f"{' '.join(make)}")
+        if not have:
+            _keep_runtime(work / "obj", runtime)
         keep = work / "keep"
         keep.mkdir()
         shutil.copy2(built, keep / lib.name)

@@ -24,46 +24,41 @@ from myhdl import delay
 
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.verilator.model import FALL, FALL_RISE, RISE, SETTLE, Model
-from rlaccel.rtl.verilator.signals import Clock
+from rlaccel.rtl.verilator.signals import Clock, OutPort, Until
 
-__all__ = ["Kernel"]
+__all__ = ["Kernel", "Waits"]
+
+#: most cycles the model runs in one call for a wait without a limit (the job's own budget
+#: is checked between calls)
+_CHUNK = 1 << 16
 
 
-class Kernel:
-    """Processes on a model, clocked with half period ``half`` picoseconds. ``tick``: called
-    at every rising edge before the processes waiting for it (a bench counts its cycles)."""
+class Waits:
+    """The processes and what each waits for -- a falling or a rising edge of :attr:`clk`,
+    a delay, or a port over falling edges (:class:`Until`) --, and the time (picoseconds):
+    what the Verilator kernel and the cocotb scheduler (:mod:`rtl.cocotb_bench`) share.
+    ``where`` names the back end in errors."""
 
-    def __init__(self, model: Model, half: int, tick: Callable[[], None] | None = None):
-        self.model = model
-        self.half = half
+    where = "this back end"
+
+    def __init__(self):
         self.clk = Clock()
         self.cycles = 0
         self.time = 0
-        self._tick = tick
-        self._edge = model.edge
-        self._dirty: list = []
         self._neg: list = []
         self._pos: list = []
+        self._until: list = []
         self._timed: list = []
         self._seq = 0
-        self._next_edge = half
         self._done: dict = {}
         self._watch: set = set()
 
-    # ------------------------------------------------------------------------ processes
     def start(self, gen: Generator, watch: bool = False) -> Generator:
-        """Run ``gen`` from now until it first waits. ``watch``: :meth:`run` returns when
-        it returns."""
+        """Run ``gen`` from now until it first waits. ``watch``: keep what it returns
+        (:meth:`finished`, :meth:`result`)."""
         if watch:
             self._watch.add(gen)
         self._resume(gen)
-        return gen
-
-    def start_at_fall(self, gen: Generator, watch: bool = False) -> Generator:
-        """Run ``gen`` from the next falling edge (how a transactor's job begins)."""
-        if watch:
-            self._watch.add(gen)
-        self._neg.append(gen)
         return gen
 
     def _resume(self, gen: Generator) -> None:
@@ -77,12 +72,61 @@ class Kernel:
             self._neg.append(gen)
         elif trig is self.clk.posedge:
             self._pos.append(gen)
+        elif isinstance(trig, Until):
+            self._until.append((gen, trig))
         elif isinstance(trig, delay):
             self._seq += 1
             heapq.heappush(self._timed, (self.time + trig._time, self._seq, gen))
         else:
-            raise RtlError(f"a process yielded {trig!r}: on the Verilator back end a driver "
-                           f"waits on io.clk.negedge, io.clk.posedge or delay(n)")
+            raise RtlError(f"a process yielded {trig!r}: on {self.where} a driver waits on "
+                           f"io.clk.negedge, io.clk.posedge, io.clk.until(port) or "
+                           f"delay(n)")
+
+    def _falling(self) -> list:
+        """The processes a falling edge wakes (after ``cycles`` rising edges)."""
+        waiting, self._neg = self._neg, []
+        if self._until:
+            still = []
+            for gen, u in self._until:
+                if u.met(self.cycles):
+                    waiting.append(gen)
+                else:
+                    still.append((gen, u))
+            self._until = still
+        return waiting
+
+    def finished(self, gen: Generator) -> bool:
+        """True once the watched ``gen`` has returned."""
+        return gen in self._done
+
+    def result(self, gen: Generator):
+        """The value the watched ``gen`` returned (it is then no longer watched)."""
+        self._watch.discard(gen)
+        return self._done.pop(gen)
+
+
+class Kernel(Waits):
+    """Processes on a model, clocked with half period ``half`` picoseconds. ``tick``: called
+    at every rising edge before the processes waiting for it (a bench counts its cycles)."""
+
+    where = "the Verilator back end"
+
+    def __init__(self, model: Model, half: int, tick: Callable[[], None] | None = None):
+        super().__init__()
+        self.model = model
+        self.half = half
+        self._tick = tick
+        self._edge = model.edge
+        self._dirty: list = []
+        self._next_edge = half
+
+    # ------------------------------------------------------------------------ processes
+    def start_at_fall(self, gen: Generator, watch: bool = False) -> Generator:
+        """Run ``gen`` from the next falling edge (how a transactor's job begins)."""
+        if watch:
+            self._watch.add(gen)
+        self._neg.append(gen)
+        return gen
 
     def settle(self) -> None:
         """Let what the processes set now take effect (after starting them)."""
@@ -117,18 +161,29 @@ class Kernel:
             self._flush(RISE)
         else:
             self.clk.val = False
-            waiting, self._neg = self._neg, []
-            for gen in waiting:
+            for gen in self._falling():
                 self._resume(gen)
             rise = edge + self.half
             if self._pos or self._tick is not None or (self._timed and
                                                        self._timed[0][0] <= rise):
                 self._flush(FALL)
                 return
-            # no Python process before the next rising edge: both edges in one call
             for p in self._dirty:
                 p._commit()
             self._dirty.clear()
+            if self._until and not self._neg and not self._timed and len(self._until) == 1:
+                # one process waits on a port of the model, nothing else before it: the
+                # model runs the cycles up to it in one call
+                u = self._until[0][1]
+                if isinstance(u.port, OutPort) and u.port.words == 1:
+                    most = _CHUNK if u.limit is None else u.limit - self.cycles
+                    n = self.model.until(edge, u.port.slot, max(most, 1))
+                    self.cycles += n
+                    self.time = edge + (2 * n - 1) * self.half
+                    self._next_edge = self.time + self.half
+                    self.clk.val = True
+                    return
+            # no Python process before the next rising edge: both edges in one call
             self._edge(FALL_RISE, edge)
             self.time = rise
             self._next_edge = rise + self.half
@@ -145,7 +200,7 @@ class Kernel:
             return self.result(gen)
         if until is not None:
             while not until():
-                if not (self._neg or self._pos or self._timed):
+                if not (self._neg or self._pos or self._until or self._timed):
                     raise RtlError("every process of the simulation has ended")
                 step()
             return None
@@ -153,15 +208,6 @@ class Kernel:
                                                 self._timed[0][0] <= until_time):
             step()
         return None
-
-    def finished(self, gen: Generator) -> bool:
-        """True once the watched ``gen`` has returned."""
-        return gen in self._done
-
-    def result(self, gen: Generator):
-        """The value the watched ``gen`` returned (it is then no longer watched)."""
-        self._watch.discard(gen)
-        return self._done.pop(gen)
 
     def close(self) -> None:
         """Finish the model (and its waveform)."""

@@ -34,6 +34,7 @@ def _load(path: Path) -> ctypes.CDLL:
         for name, res, args in (
                 ("rl_new", _P, [_P, _P, ctypes.c_char_p]),
                 ("rl_edge", _I, [_P, _I, _U64, _U64]),
+                ("rl_until", ctypes.c_int64, [_P, _U64, _U64, _I, ctypes.c_int64]),
                 ("rl_free", None, [_P]),
                 ("rl_trace_kind", _I, []),
                 ("rl_mem_add", _I, [_P, _P, ctypes.c_int64, _I]),
@@ -48,7 +49,7 @@ def _load(path: Path) -> ctypes.CDLL:
 
 class Model:
     """One simulation of a compiled block: ``inp`` and ``out`` (ctypes arrays of 64-bit
-    slots), :meth:`edge`, :meth:`add_memory` and :meth:`close`. ``wave``: a waveform file
+    slots), :meth:`edge`, :meth:`until`, :meth:`add_memory` and :meth:`close`. ``wave``: a waveform file
     the library's writer (VCD or FST, as it was built) fills with every signal of the
     block. ``half``: half the clock period, picoseconds."""
 
@@ -67,6 +68,7 @@ class Model:
             raise RtlError(f"{lib_path}: the model could not be created")
         self._h = ctypes.c_void_p(h)
         self._edge = lib.rl_edge
+        self._until = lib.rl_until
 
     def edge(self, kind: int, time_ps: int) -> None:
         """Move the model by one event (:data:`SETTLE`, :data:`RISE`, :data:`FALL`, or
@@ -74,11 +76,22 @@ class Model:
         period later): the inputs in their slots go in, the outputs come out. A memory
         written outside its words raises the :class:`SimError` its description says."""
         if self._edge(self._h, kind, time_ps, self.half):
-            info = (ctypes.c_int64 * 2)()
-            self._lib.rl_mem_error(self._h, info)
-            m = self.memories[info[0]]
-            raise SimError(f"{m.owner} wrote {m.name} word {info[1]}, outside the "
-                           f"{len(m.array)}-word memory")
+            self._memory_error()
+
+    def until(self, time_ps: int, slot: int, most: int) -> int:
+        """From the falling edge at ``time_ps``: cycles (:data:`FALL_RISE`) until the output
+        in ``slot`` is nonzero after a rising edge, at most ``most``; how many ran."""
+        n = self._until(self._h, time_ps, self.half, slot, most)
+        if n < 0:
+            self._memory_error()
+        return n
+
+    def _memory_error(self):
+        info = (ctypes.c_int64 * 2)()
+        self._lib.rl_mem_error(self._h, info)
+        m = self.memories[info[0]]
+        raise SimError(f"{m.owner} wrote {m.name} word {info[1]}, outside the "
+                       f"{len(m.array)}-word memory")
 
     def add_memory(self, m: Memory) -> list[str]:
         """Serve ``m`` in the shim from now on, on its array (which must stay in place: the

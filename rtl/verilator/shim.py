@@ -14,7 +14,8 @@ call moves the simulation by an event (``rl_edge``):
   processes woken by the edge set, the memories' read data) and evaluate again;
 * ``FALL``: lower the clock, copy the inputs, evaluate;
 * ``FALL_RISE``: a falling edge and the rising edge half a period later, in one call, when
-  no Python process waits between them;
+  no Python process waits between them; ``rl_until`` repeats it until an output is nonzero
+  (a process waiting for ``done``, :class:`.signals.Until`);
 
 and then copies every output into its buffer slots and, with a waveform, dumps the model's
 signals at the event's time (picoseconds, :mod:`rtl.clock`). The port code is generated
@@ -202,6 +203,20 @@ int rl_edge(void* p, int kind, uint64_t time, uint64_t half) {{
     collect(h);
 {dump_edge}
     return err;
+}}
+
+// Cycles from a falling edge at time, each a falling edge and the rising edge half a period
+// later, until the output in slot is nonzero after a rising edge or most cycles ran: the
+// cycles run, or -1 when a memory write fell outside its memory.
+int64_t rl_until(void* p, uint64_t time, uint64_t half, int slot, int64_t most) {{
+    Model* h = static_cast<Model*>(p);
+    int64_t n = 0;
+    do {{
+        if (rl_edge(p, {FALL_RISE}, time, half)) return -1;
+        ++n;
+        time += 2 * half;
+    }} while (n < most && !h->out[slot]);
+    return n;
 }}
 
 void rl_free(void* p) {{

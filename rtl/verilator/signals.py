@@ -11,7 +11,8 @@ reads what the model gave at its last event. Values are checked against the MyHD
 range as MyHDL checks them, and read back as MyHDL gives them (``bool`` for a bool signal,
 signed for a signed one). :class:`Wire` is a signal only the Python side has (the reset of
 a combinational block's bench); :class:`Bundle` mirrors a MyHDL interface object of
-signals. :class:`Clock` carries the two edges the kernel knows.
+signals. :class:`Clock` carries the two edges the kernel knows, and :class:`Until`, a wait for a port
+over falling edges.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from myhdl._Signal import _Signal
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.verilator.ports import Layout
 
-__all__ = ["Clock", "InPort", "OutPort", "Wire", "Bundle", "proxies"]
+__all__ = ["Clock", "Until", "InPort", "OutPort", "Wire", "Bundle", "proxies"]
 
 
 class Edge:
@@ -38,13 +39,38 @@ class Edge:
         return f"<{self.name}>"
 
 
+class Until:
+    """A wait, a falling edge at a time, until ``port`` is true or ``limit`` rising edges
+    (None: no limit) have been counted (``yield io.clk.until(port, limit)``)."""
+
+    __slots__ = ("port", "limit")
+
+    def __init__(self, port, limit: int | None):
+        self.port, self.limit = port, limit
+
+    def met(self, cycles: int) -> bool:
+        """True at a falling edge after ``cycles`` rising edges: the wait is over."""
+        return bool(self.port.val) or (self.limit is not None and cycles >= self.limit)
+
+    def __repr__(self) -> str:
+        return f"<until {getattr(self.port, 'name', self.port)} or cycle {self.limit}>"
+
+
 class Clock:
-    """The clock of a kernel: its two edges, and its level (``.val``)."""
+    """The clock of a kernel: its two edges, its level (``.val``), and :meth:`until`."""
 
     def __init__(self):
         self.posedge = Edge("posedge")
         self.negedge = Edge("negedge")
         self.val = False
+
+    @staticmethod
+    def until(port, limit: int | None = None) -> Until:
+        """What a process yields to wait for falling edges until ``port`` is true (or
+        ``limit`` cycles): one wait for the kernel, which may clock the model through the
+        cycles in compiled code (:mod:`rtl.drive` uses it where a back end's clock has
+        it)."""
+        return Until(port, limit)
 
     def __bool__(self) -> bool:
         return self.val
@@ -198,6 +224,16 @@ class OutPort:
 
     def __len__(self) -> int:
         return self._top
+
+    @property
+    def slot(self) -> int:
+        """The output buffer slot the port starts at."""
+        return self._slot
+
+    @property
+    def words(self) -> int:
+        """The 64-bit slots it takes."""
+        return self._words
 
     def __repr__(self) -> str:
         return f"<OutPort {self.name}={self.val}>"

@@ -24,11 +24,20 @@ MAX_N = 1_000_000
 MAX_SPEED_INSTRUCTIONS = 1_000_000
 
 
+def _unlist(sub, *names: str) -> None:
+    """Take out the subparsers ``names`` the command line listed with their help only (it
+    builds in full only the verb it runs; this module adds two, whichever is run)."""
+    for name in names:
+        if sub.choices.pop(name, None) is not None:
+            sub._choices_actions[:] = [a for a in sub._choices_actions if a.dest != name]
+
+
 def add_parsers(sub, run_manifest) -> None:
     """Add ``cosim`` and ``rtl`` to the top-level subparsers; ``run_manifest()`` returns the
     manifest runner ``rtl speed`` records its stream with (``rtl`` does not import
     ``programs``)."""
     blocks = block_names()
+    _unlist(sub, "cosim", "rtl")
     c = sub.add_parser("cosim", help="check an RTL block against its functional model",
                        description="Drive an RTL block and its functional model (the "
                                    "machine's unit models, the number formats and the "

@@ -18,10 +18,13 @@ state arrays and runs them round by round in one SimPy process:
    instructions with the host link's cycles, as the single run does;
 3. the SimPy process advances to the earliest member's time.
 
-A member's figures are its single run's, bit for bit (``tests/tlm/fast/test_batch.py``,
-``tests/programs/test_runner.py``). A batch runs programs whose only host-side work is
-``cc.host`` and ``cc.halt`` (no synchronisation between agents, no instruction without a
-compiled kernel); anything else is refused before the run with what to do instead.
+An instruction a member's loop hands back (no compiled kernel for it or its number format,
+a data-dependent cost, a kernel that refused its operands, a synchronisation that waits for
+no other agent) is carried out by its semantics as the single run's loop does
+(:func:`.engine.carry_out`), for that member alone. A member's figures are its single
+run's, bit for bit (``tests/tlm/fast/test_batch.py``, ``tests/programs/test_runner_seeds.py``
+for every machine). Platforms of several agents, traced or not on the compiled loop are
+refused before the run.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from rlaccel.util.errors import SimError
 from rlaccel.tlm.controller import outside
 from rlaccel.tlm.loader import BRANCH, EXEC, FAULT, HALT, HOST, SYNC
 from rlaccel.tlm.fast import interp as I
-from rlaccel.tlm.fast.engine import _dynamic, _write_back, prepare
+from rlaccel.tlm.fast.engine import _write_back, carry_out, prepare
 from rlaccel.tlm.fast.program import STATE, TABLES, loop_memory
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.tlm.fast.automaton import Automaton, Tables, run_round
@@ -340,19 +343,10 @@ class Batch:
         if kind == HALT:
             self._halt(b)
             return True
-        busy, latency, depth, nxt = op.issue, op.latency, op.depth, pc + 1
-        if kind == EXEC:
-            if op.dynamic:
-                busy, latency, depth, start = _dynamic(ctrl, prog, op, start)
-            else:
-                op.run()
-                for unit, cycles in op.occupy:
-                    prog.UF[prog.unit(agent, unit.name)] = start + cycles
-        elif kind == BRANCH:
-            if op.run():
-                nxt = op.operands["target"]
-                busy += ctrl.branch_penalty
+        if kind in (EXEC, BRANCH):
+            busy, latency, depth, start, nxt = carry_out(ctrl, prog, op, start)
         elif kind == SYNC:
+            busy, latency, depth, nxt = op.issue, op.latency, op.depth, pc + 1
             busy = max(busy, self._sync(b, op))
         else:
             raise SimError(f"batch member {b}: PC {pc} ({op.text}) needs Python; run the "

@@ -22,7 +22,7 @@ from rlaccel.tlm.model import Cost
 from rlaccel.tlm.fast import interp as I
 from rlaccel.tlm.fast.program import Program, build, loop_memory
 
-__all__ = ["process", "prepare"]
+__all__ = ["process", "prepare", "carry_out"]
 
 
 def prepare(ctrl, like: Program | None = None, always: bool = False) -> Program | None:
@@ -35,6 +35,25 @@ def prepare(ctrl, like: Program | None = None, always: bool = False) -> Program 
     prog = build(ctrl.agent, lambda op: op.kernel if op.run is op.bound_run else None, K,
                  like)
     return prog if prog.kernels or always else None
+
+
+def carry_out(ctrl, prog: Program, op, start: int) -> tuple[int, int, int, int, int]:
+    """An instruction the compiled loop handed back (no kernel, a data-dependent cost or a
+    kernel that refused its operands) carried out by its semantics at cycle ``start``:
+    ``(busy, latency, depth, start, next PC)`` for :func:`.interp.retire` (an EXEC's units
+    are booked in ``prog.UF``; a data-dependent cost may move its start)."""
+    busy, latency, depth, nxt = op.issue, op.latency, op.depth, op.pc + 1
+    if op.kind == BRANCH:
+        if op.run():
+            nxt = op.operands["target"]
+            busy += ctrl.branch_penalty
+    elif op.dynamic:
+        busy, latency, depth, start = _dynamic(ctrl, prog, op, start)
+    else:
+        op.run()
+        for unit, cycles in op.occupy:
+            prog.UF[prog.unit(ctrl.agent, unit.name)] = start + cycles
+    return busy, latency, depth, start, nxt
 
 
 def process(ctrl, prog: Program):
@@ -100,17 +119,8 @@ def process(ctrl, prog: Program):
                 op = ops[pc]
                 kind = op.kind
                 nxt, busy, latency, depth = pc + 1, op.issue, op.latency, op.depth
-                if kind == EXEC:
-                    if op.dynamic:
-                        busy, latency, depth, start = _dynamic(ctrl, prog, op, start)
-                    else:
-                        op.run()
-                        for unit, cycles in op.occupy:
-                            prog.UF[prog.unit(agent, unit.name)] = start + cycles
-                elif kind == BRANCH:
-                    if op.run():
-                        nxt = op.operands["target"]
-                        busy += ctrl.branch_penalty
+                if kind in (EXEC, BRANCH):
+                    busy, latency, depth, start, nxt = carry_out(ctrl, prog, op, start)
                 elif kind == HOST:
                     if trace is None:
                         busy += yield from ctrl._host(op, start)

@@ -71,8 +71,8 @@ def test_compiled_trace_equals_reference_trace(tmp_path, max_events, monkeypatch
     import rlaccel.programs.runner as runner
     made = []
 
-    def trace(clock_mhz):
-        made.append(ChromeTrace(clock_mhz, max_events=max_events))
+    def trace(clock_mhz, **options):
+        made.append(ChromeTrace(clock_mhz, **{**options, "max_events": max_events}))
         return made[-1]
     monkeypatch.setattr(runner, "ChromeTrace", trace)
     over = ["max_steps=40", "stop_on_success=false"]

@@ -442,12 +442,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             verbs[verb] = (lambda s, m=m, module=module: m.resolve(module).add_parser(s),
                            m.qualified(module))
     wanted = _verb(argv) if argv is not None else None
+    built = verbs[wanted][1] if wanted in verbs else None     # the module that adds it
     helps: dict[str, dict] = {}
     for verb, (add, module) in verbs.items():
         if verb in sub.choices:
             continue                      # added with another verb of its module
-        if argv is None or verb == wanted:
-            add(sub)
+        if argv is None or verb == wanted or (module == built and module != __name__):
+            add(sub)                      # (a module adds all its verbs at once)
         else:
             if module not in helps:
                 helps[module] = _helps(module)

@@ -98,6 +98,8 @@ def test_a_verb_not_named_is_listed_with_its_own_help():
     full = _verbs(build_parser())
     assert _verbs(build_parser([])) == full
     assert _verbs(build_parser(["isa", "--arch", "adhdp"])) == full
+    for verb in ("rtl", "cosim"):                 # one module adds both
+        assert _verbs(build_parser([verb, "--help"])) == full
 
 
 def test_help_imports_no_simulator():

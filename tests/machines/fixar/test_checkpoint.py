@@ -25,10 +25,6 @@ STEPS = 300
 IDENTITY = {"run": "fixar test"}
 
 
-class _Stop(Exception):
-    pass
-
-
 def _setup():
     return _Setup(PENDULUM, OVER, arch=None, seed=None, trace=None, progress=None,
                   datapath=None, kernels="compiled", options={"steps": STEPS})
@@ -44,20 +40,10 @@ def _memories(s) -> dict:
 @pytest.mark.parametrize("every, saved_at, step", [(400, 402, 100), (652, 652, 150),
                                                    (680, 680, 178)],
                          ids=["before-freeze", "at-freeze", "after-freeze"])
-def test_a_stopped_run_resumes_bit_for_bit(tmp_path, monkeypatch, every, saved_at, step):
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, every, saved_at,
+                                           step):
     ck = tmp_path / "run.ckpt"
-    save = ckm._Checkpoints.save
-
-    def save_then_stop(self):
-        if save(self):
-            raise _Stop
-        return False
-
-    monkeypatch.setattr(ckm._Checkpoints, "save", save_then_stop)
-    with pytest.raises(_Stop):
-        ckm.run_checkpointed(_setup(), ck, every, IDENTITY)
-    monkeypatch.undo()
-    saved = ckm.read(ck)
+    saved = stopped_at_first_save(_setup(), ck, every, IDENTITY)
     driver = saved.part("host")
     assert saved.get("exchanges", int) == saved_at
     assert driver.part("host").get("t", int) == step
@@ -121,22 +107,11 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
         run(PENDULUM, OVER, steps=STEPS, checkpoint=tmp_path / "n.ckpt", checkpoint_every=0)
 
 
-def test_family_state_that_does_not_fit_is_refused(tmp_path, monkeypatch):
+def test_family_state_that_does_not_fit_is_refused(tmp_path, stopped_at_first_save):
     """A checkpoint rewritten with a fresh digest whose QAT quantisers or PRNG registers are
     not what the ddpg family keeps is refused by name, not run."""
     ck = tmp_path / "run.ckpt"
-    save = ckm._Checkpoints.save
-
-    def save_then_stop(self):
-        if save(self):
-            raise _Stop
-        return False
-
-    monkeypatch.setattr(ckm._Checkpoints, "save", save_then_stop)
-    with pytest.raises(_Stop):
-        ckm.run_checkpointed(_setup(), ck, 652, IDENTITY)
-    monkeypatch.undo()
-    saved = ckm.read(ck)
+    saved = stopped_at_first_save(_setup(), ck, 652, IDENTITY)
     family = saved.fields["host"]["fixar"]
     assert family["qparams"]
     again = "; delete it to start afresh, or give another --checkpoint file"

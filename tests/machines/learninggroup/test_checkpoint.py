@@ -19,30 +19,15 @@ STEPS = 40
 IDENTITY = {"run": "learninggroup test"}
 
 
-class _Stop(Exception):
-    pass
-
-
 def _setup():
     return _Setup(MANIFEST, OVER, arch=None, seed=None, trace=None, progress=None,
                   datapath=None, kernels="compiled", options={"steps": STEPS})
 
 
 @pytest.mark.parametrize("every", [3, 25])
-def test_a_stopped_run_resumes_bit_for_bit(tmp_path, monkeypatch, every):
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, every):
     ck = tmp_path / "run.ckpt"
-    save = ckm._Checkpoints.save
-
-    def save_then_stop(self):
-        if save(self):
-            raise _Stop
-        return False
-
-    monkeypatch.setattr(ckm._Checkpoints, "save", save_then_stop)
-    with pytest.raises(_Stop):
-        ckm.run_checkpointed(_setup(), ck, every, IDENTITY)
-    monkeypatch.undo()
-    saved_at = ckm.read(ck).get("exchanges", int)
+    saved_at = stopped_at_first_save(_setup(), ck, every, IDENTITY).get("exchanges", int)
     assert saved_at >= every
 
     resumed = _setup()

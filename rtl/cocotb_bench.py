@@ -28,7 +28,6 @@ import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, ReadOnly, ReadWrite, RisingEdge, Timer
 from myhdl import ResetSignal, delay
-from myhdl._Signal import _Signal
 
 from rlaccel.rtl.bench import BenchRun, Stats, processes
 from rlaccel.rtl.blocks import bench as bench_of
@@ -38,7 +37,7 @@ from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.scoreboard import Scoreboard
 from rlaccel.rtl.signals import flat_ports
 from rlaccel.rtl.verilator.kernel import Waits
-from rlaccel.rtl.verilator.signals import Bundle
+from rlaccel.rtl.verilator.signals import Readable, map_ports, value_of
 
 __all__ = ["scoreboard", "Port", "Scheduler", "CONFIG"]
 
@@ -46,7 +45,7 @@ __all__ = ["scoreboard", "Port", "Scheduler", "CONFIG"]
 CONFIG = "RLACCEL_COCOTB"
 
 
-class Port:
+class Port(Readable):
     """A cocotb handle with MyHDL's ``.next`` (a write cocotb applies after the processes of
     the time step ran) and ``.val`` (the value now, ``bool`` for a bool signal, signed for a
     signed one; X and Z read as 0)."""
@@ -68,11 +67,7 @@ class Port:
             v = int(v)
         except ValueError:                   # X or Z (before reset): 0, as MyHDL's VPI
             v = int(str(v).translate(str.maketrans("xXzZuUwW-", "000000000")), 2)
-        if self._bool:
-            return bool(v)
-        if self._signed and v >> (self._width - 1):
-            v -= 1 << self._width
-        return v
+        return value_of(v, self._bool, self._signed, self._width)
 
     @property
     def next(self):
@@ -82,14 +77,6 @@ class Port:
     def next(self, value) -> None:
         self._pend = int(value)
         self._h.value = self._pend & self._mask
-
-    def __int__(self) -> int:
-        return int(self.val)
-
-    __index__ = __int__
-
-    def __bool__(self) -> bool:
-        return bool(self.val)
 
 
 class _Wire:
@@ -110,19 +97,6 @@ class _Wire:
         return bool(self.val)
 
 
-def _ports(dut, ports: dict) -> dict:
-    """The bench's ports (``{name: Signal or interface}``) as :class:`Port` s of ``dut``;
-    an interface's signals by ``<name>_<attribute>``, as MyHDL's converter names them."""
-    out = {}
-    for name, sig in ports.items():
-        if isinstance(sig, _Signal):
-            out[name] = Port(name, dut[name], sig)
-        else:
-            out[name] = Bundle(**{a: Port(f"{name}_{a}", dut[f"{name}_{a}"], s)
-                                  for a, s in vars(sig).items() if isinstance(s, _Signal)})
-    return out
-
-
 class Scheduler(Waits):
     """The bench's generator processes as one cocotb coroutine (see the module): ``dut``'s
     clock gives the processes their edges, ``tick`` runs at every rising edge first."""
@@ -134,7 +108,7 @@ class Scheduler(Waits):
         self.dut, self.half, self.clocked, self.tick = dut, half, clocked, tick
         self._next_edge = half
 
-    async def _until(self, t: int, edge: bool) -> None:
+    async def _reach(self, t: int, edge: bool) -> None:
         if edge and self.clocked:
             rising = (t // self.half) & 1
             await (RisingEdge(self.dut.clk) if rising else FallingEdge(self.dut.clk))
@@ -148,11 +122,11 @@ class Scheduler(Waits):
             edge = self._next_edge
             if self._timed and self._timed[0][0] < edge:
                 t = self._timed[0][0]
-                await self._until(t, False)
+                await self._reach(t, False)
                 while self._timed and self._timed[0][0] == t:
                     self._resume(heapq.heappop(self._timed)[2])
                 continue
-            await self._until(edge, True)
+            await self._reach(edge, True)
             self._next_edge = edge + self.half
             if (edge // self.half) & 1:
                 self.cycles += 1
@@ -189,7 +163,7 @@ async def scoreboard(dut):
     else:
         txns = iter(bench.transactions(np.random.default_rng(cfg["seed"]), cfg["n"], prm))
     half = half_period_ps(prm)
-    ports = _ports(dut, signals)
+    ports = map_ports(signals, lambda name, sig: Port(name, dut[name], sig))
     flat = flat_ports(signals)
     # the inputs start as MyHDL's signals do: written at time 0, and in place before any
     # process reads them (cocotb applies writes in the ReadWrite phase; a value put into

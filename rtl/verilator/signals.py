@@ -24,7 +24,7 @@ from myhdl._Signal import _Signal
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.verilator.ports import Layout
 
-__all__ = ["Clock", "Until", "InPort", "OutPort", "Wire", "Bundle", "proxies"]
+__all__ = ["Clock", "Until", "Readable", "value_of", "map_ports", "InPort", "OutPort", "Wire", "Bundle", "proxies"]
 
 
 class Edge:
@@ -76,7 +76,47 @@ class Clock:
         return self.val
 
 
-class _Port:
+class Readable:
+    """A port read as MyHDL's signals are: ``int(port)``, ``bool(port)``, an index, from
+    its ``val``."""
+
+    __slots__ = ()
+
+    def __int__(self) -> int:
+        return int(self.val)
+
+    __index__ = __int__
+
+    def __bool__(self) -> bool:
+        return bool(self.val)
+
+
+def value_of(v: int, boolean: bool, signed: bool, width: int):
+    """A port's ``width`` bits ``v`` as MyHDL gives a signal's value: ``bool`` for a bool
+    signal, two's complement for a signed one."""
+    if boolean:
+        return bool(v)
+    if signed and v >> (width - 1):
+        v -= 1 << width
+    return v
+
+
+def map_ports(ports: dict, make) -> dict:
+    """``make(name, signal)`` for every port of a bench (``{name: Signal or interface}``):
+    a signal by its name, an interface's signals by ``<name>_<attribute>`` as MyHDL's
+    converter names them, in a :class:`Bundle`."""
+    out = {}
+    for name, sig in ports.items():
+        if isinstance(sig, _Signal):
+            out[name] = make(name, sig)
+        else:
+            out[name] = Bundle(**{attr: make(f"{name}_{attr}", s)
+                                  for attr, s in vars(sig).items()
+                                  if isinstance(s, _Signal)})
+    return out
+
+
+class _Port(Readable):
     """What every proxy shares: its name, its MyHDL signal's kind, range and value."""
 
     __slots__ = ("name", "_kernel", "_bool", "_lo", "_hi", "_val", "_pend", "_dirty")
@@ -110,14 +150,6 @@ class _Port:
     @property
     def val(self):
         return bool(self._val) if self._bool else self._val
-
-    def __int__(self) -> int:
-        return int(self.val)
-
-    __index__ = __int__
-
-    def __bool__(self) -> bool:
-        return bool(self.val)
 
     def __len__(self) -> int:
         return self._hi.bit_length() if self._lo >= 0 else (-self._lo).bit_length()
@@ -179,7 +211,7 @@ class InPort(Wire):
             self._kernel._dirty.append(self)
 
 
-class OutPort:
+class OutPort(Readable):
     """An output of the compiled block: its value at the model's last event."""
 
     __slots__ = ("name", "_buf", "_slot", "_words", "_bool", "_signed", "_top")
@@ -200,11 +232,7 @@ class OutPort:
             v = 0
             for w in range(self._words):
                 v |= self._buf[self._slot + w] << (64 * w)
-        if self._bool:
-            return bool(v)
-        if self._signed and v >> (self._top - 1):
-            v -= 1 << self._top
-        return v
+        return value_of(v, self._bool, self._signed, self._top)
 
     @property
     def next(self):
@@ -213,14 +241,6 @@ class OutPort:
     @next.setter
     def next(self, value) -> None:
         raise RtlError(f"port {self.name} is an output of the block: a driver cannot set it")
-
-    def __int__(self) -> int:
-        return int(self.val)
-
-    __index__ = __int__
-
-    def __bool__(self) -> bool:
-        return bool(self.val)
 
     def __len__(self) -> int:
         return self._top
@@ -256,15 +276,6 @@ def _proxy(name: str, sig, layout: Layout, kernel, model):
 
 
 def proxies(ports: dict, layout: Layout, kernel, model) -> dict:
-    """The proxies of a bench's MyHDL ports (``{name: Signal or interface}``) on ``model``:
-    a signal by its name, an interface's signals by ``<name>_<attribute>`` as MyHDL's
-    converter names them."""
-    out = {}
-    for name, sig in ports.items():
-        if isinstance(sig, _Signal):
-            out[name] = _proxy(name, sig, layout, kernel, model)
-        else:
-            out[name] = Bundle(**{attr: _proxy(f"{name}_{attr}", s, layout, kernel, model)
-                                  for attr, s in vars(sig).items()
-                                  if isinstance(s, _Signal)})
-    return out
+    """The proxies of a bench's MyHDL ports (``{name: Signal or interface}``) on ``model``
+    (:func:`map_ports`)."""
+    return map_ports(ports, lambda name, sig: _proxy(name, sig, layout, kernel, model))

@@ -2,6 +2,7 @@
 ``tests/conftest.py``, so that the machines' RTL tests see it too)."""
 
 import functools
+from pathlib import Path
 
 import numpy
 
@@ -49,10 +50,11 @@ N = {"datapath": 12, "darl_butterfly": 4, "fixar_array": 4, "maddpg_ring": 6,
      "maddpg_cu": 8, "lg_vpu": 20, "darl_encoder": 20}
 #: the seed of those runs
 SEED = 5
-#: the architecture a block runs on in those tests, where not its machine's: DARL's 256-word
-#: links make the butterfly's Verilog the largest to compile (minutes); 16-word links keep
-#: every path of it
-ARCH = {"darl_butterfly": "darl-links16"}
+#: the architecture a block runs on in those tests, where not its machine's: darl.toml's
+#: 256-word links and q16.16 codebook (two 16,384-word ROMs) take Verilator minutes to
+#: compile; DARL in q8.8 with 16-word links keeps every path of both blocks
+_DARL = str(Path(__file__).parent / "archs" / "darl-fixed16.toml")
+ARCH = {"darl_butterfly": _DARL, "darl_encoder": _DARL}
 
 
 @functools.cache
@@ -89,3 +91,13 @@ def block_ports(block: str) -> set[str]:
     from rlaccel.rtl.signals import flat_ports
     b = bench(block)
     return set(flat_ports(b.ports(b.params()))) | {"clk", "rst"}
+
+
+def assert_vcd_clocked(vcd, block: str, cycles: int) -> None:
+    """``vcd`` holds ``block``'s ports and its clock rising ``cycles`` times or more, a
+    period of its architecture's apart."""
+    _, names = vcd_signals(vcd)
+    assert block_ports(block) <= set(names)
+    rises = vcd_rises(vcd)
+    assert len(rises) >= cycles
+    assert {b - a for a, b in zip(rises, rises[1:])} == {period_fs(block)}

@@ -9,8 +9,8 @@ import pytest
 from rlaccel.rtl.blocks import block_names
 from rlaccel.rtl.cocotb_run import run
 
-from tests.rtl.conftest import (ARCH, N, SEED, assert_clean, block_ports, myhdl_run,
-                                period_fs, vcd_rises, vcd_signals, wrong_first)
+from tests.rtl.conftest import (ARCH, N, SEED, assert_clean, assert_vcd_clocked, myhdl_run,
+                                wrong_first)
 
 
 @pytest.mark.parametrize("block", block_names())
@@ -28,15 +28,11 @@ def test_a_wrong_prediction_fails_the_cocotb_test(hdl_tools, tmp_path):
     r = run("lane", transactions=txns, workdir=tmp_path)
     assert r.transactions == 30 and r.mismatch_count == 1
     assert r.mismatches[0].startswith("lane: ") and f"expected {key}=" in r.mismatches[0]
-    assert 'failed="1"' in (tmp_path / "results.xml").read_text()  # cocotb's verdict
+    assert 'failures="1"' in (tmp_path / "results.xml").read_text()  # cocotb's verdict
 
 
 def test_the_vcd_holds_the_ports_at_the_clock_period(hdl_tools, tmp_path):
     vcd = tmp_path / "lane.vcd"
     r = run("lane", n=20, seed=4, vcd=vcd, workdir=tmp_path / "w")
     assert_clean(r)
-    _, names = vcd_signals(vcd)
-    assert block_ports("lane") <= set(names)
-    rises = vcd_rises(vcd)
-    assert len(rises) >= r.cycles
-    assert {b - a for a, b in zip(rises, rises[1:])} == {period_fs("lane")}
+    assert_vcd_clocked(vcd, "lane", r.cycles)

@@ -75,7 +75,7 @@ POWER_RESIDUAL = ("every register bit clocked every cycle at Aladdin's 40 nm fig
 
 class AdhdpPlugin(Plugin):
     machine = "adhdp"
-    description = "ADHDP actor-critic on the ADHDP accelerator (seed 001), online, one plant"
+    description = "ADHDP actor-critic on the ADHDP accelerator (the ADHDP paper), online, one plant"
     run_options = {"trials": "trials"}
 
     @property
@@ -125,7 +125,7 @@ class AdhdpPlugin(Plugin):
                                 f"true or false, not {chip_vu!r}")
         if m["virtual_update"] and not chip_vu:
             raise ManifestError(f"{m['__path__']}: the virtual-update program needs the chip "
-                                f"with the virtual update (seed 001 built two: 'adhdp' and "
+                                f"with the virtual update (the ADHDP paper built two: 'adhdp' and "
                                 f"'adhdp-vu'); '{arch.name}' has no [datapath] "
                                 f"virtual_update = true (run it with --arch adhdp-vu)")
         from rlaccel.tlm.families.base.energy import source_problems

@@ -419,7 +419,7 @@ def cmd_report(args) -> int:
     return 0
 
 
-DESCRIPTION = ("Run the ADHDP programs (Fig. 2 and Fig. 7) for the seed's network sizes and "
+DESCRIPTION = ("Run the ADHDP programs (Fig. 2 and Fig. 7) for the paper's network sizes and "
                "write Fig. 11-13 (cycles, power and energy per update iteration) as Markdown, "
                "JSON, PNG and SVG.")
 

@@ -7,7 +7,7 @@ program (``ddpg.s``), the MuJoCo (or any continuous gymnasium) environment, the 
 (``rlaccel run --steps N``) and the DDPG knobs of ``[learning]``
 (:class:`~rlaccel.machines.fixar.config.DdpgConfig`, ``machines/fixar/README.md`` section 9);
 ``[host]`` has the host link's per-call run-time overhead (seed Fig. 9; ``-1``: derived from
-the seed's own figures, ``machines/fixar/tlm/pcie.py``).
+the paper's own figures, ``machines/fixar/tlm/pcie.py``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def config(m: dict, arch=None):
 
 class FixarPlugin(PackagePlugin):
     machine = "fixar"
-    description = ("FIXAR (seed 002): DDPG with every DNN operation on two fixed-point AAP "
+    description = ("FIXAR (the FIXAR paper): DDPG with every DNN operation on two fixed-point AAP "
                    "cores, QAT, MuJoCo on the host")
     run_options = {"steps": "steps"}
 

@@ -1,13 +1,13 @@
-"""``rlaccel report fixar``: seed 002's Fig. 8, 9 and 10(a) and Table II's figures on the
+"""``rlaccel report fixar``: the FIXAR paper's Fig. 8, 9 and 10(a) and Table II's figures on the
 simulator.
 
 For every batch size (64 .. 512) and both precisions -- 32-bit activations (``fixar``, before
 the quantization delay) and 16-bit (``fixar-fixed16``: the PEs' two 32x16 MACs a cycle, the
 phase after the delay) -- it simulates a few training time steps of a manifest (HalfCheetah by
-default; warm-up of ``B`` random steps, no evaluation) and reports, next to the seed's:
+default; warm-up of ``B`` random steps, no evaluation) and reports, next to the paper's:
 
 * Fig. 10(a): accelerator IPS (batch samples per second of simulated accelerator time);
-* Fig. 8: system IPS, with the host's time measured on this machine and with the seed's
+* Fig. 8: system IPS, with the host's time measured on this machine and with the paper's
   2 ms, plus the PCIe run-time (``machines/fixar/tlm/pcie.py``);
 * Fig. 9: the per-step breakdown (environment, host other, transfer, accelerator);
 * utilisation, power and IPS/W (the architecture's ``[energy]``), the QAT speed-up;
@@ -104,7 +104,7 @@ def cmd_report(args) -> int:
     write_json(out / "report.json", move_timing(copy.deepcopy(rep), TIMING))
     Bs = args.batches
     p32, p16 = points["32-bit"], points["16-bit"]
-    lines = [f"# FIXAR (seed 002) on the simulator: {env_id}", "",
+    lines = [f"# FIXAR (the FIXAR paper) on the simulator: {env_id}", "",
              f"`rlaccel report fixar -o {args.output} --train-steps {args.train_steps}` "
              f"(simulated training steps per point: {args.train_steps}; host CPU time measured "
              f"on this machine).", "",
@@ -129,7 +129,7 @@ def cmd_report(args) -> int:
                      f"{h['power']['ips_per_w']:,.1f} | 92.4 %, 20.4 W, 2638.0 IPS/W |")
     lines += ["", "## Fig. 8 and 9: system IPS and the time step (32-bit)", "",
               "| B | environment ms | host other ms | transfer ms | accelerator ms | system IPS "
-              "(this host) | with the seed's 2 ms host | seed |",
+              "(this host) | with the paper's 2 ms host | seed |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for B in Bs:
         a = p32[B]

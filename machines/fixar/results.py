@@ -1,4 +1,4 @@
-"""What a FIXAR run reports (seed 002, section VI-C): inferences per second of the accelerator
+"""What a FIXAR run reports (the FIXAR paper, section VI-C): inferences per second of the accelerator
 and of the whole system, utilisation, the time-step breakdown of Fig. 9, energy and IPS/W,
 QAT, and the learning curve.
 
@@ -13,7 +13,7 @@ state), at the architecture's clock. Evaluation exchanges and host transfers are
 process's CPU seconds (environment step, replay sampling, packing the request; on a shared
 machine the wall clock also counts waiting for a core) and the PCIe link's
 (:mod:`rlaccel.machines.fixar.tlm.pcie`: the run-time's per-call overhead plus DMA), all
-serial as Fig. 9 stacks them; the same with the seed's 2 ms host is reported beside it.
+serial as Fig. 9 stacks them; the same with the paper's 2 ms host is reported beside it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = ["results", "summary", "train_region", "SEED", "PAPER_RESOURCES", "RES
 TIMING = ("ips.system", "ips.system_seed_host", "breakdown_s.environment",
           "breakdown_s.host_other", "host_wall_s", "host_cpu_s")
 
-#: the seed's headline figures (abstract, VI-C, Table II)
+#: the paper's headline figures (abstract, VI-C, Table II)
 SEED = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
         "power_w": 20.4, "ips_per_w": 2638.0, "peak_ips_table2": 38779.8}
 #: the FIXAR paper's Table I, the whole design on the U50 (PCIe DMA, kernel and HBM interfaces in)
@@ -144,9 +144,9 @@ def summary(r: dict) -> str:
         ips, u, p = r["ips"] | r["timing"]["ips"], r["utilization"], r["power"]
         lines.append(f"  accelerator: {r['cycles_per_step']:,.0f} cycles/step, "
                      f"{ips['accelerator']:,.1f} IPS (seed {ips['seed_accelerator']:,.1f}); "
-                     f"PE utilization {u['pe'] * 100:.1f} % (seed 92.4 %)")
+                     f"PE utilization {u['pe'] * 100:.1f} % (paper 92.4 %)")
         lines.append(f"  system: {ips['system']:,.1f} IPS on this host, "
-                     f"{ips['system_seed_host']:,.1f} IPS with the seed's 2 ms host "
+                     f"{ips['system_seed_host']:,.1f} IPS with the paper's 2 ms host "
                      f"(seed {ips['seed_system']:,.1f})")
         lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (paper 20.4 W, "
                      f"2638.0 IPS/W: {100 * p['error_w']:+.0f} %, "

@@ -7,7 +7,7 @@ grouped program (``program``) and the dense one (``program_dense``, run when
 constants and the budget (``iterations``, or ``steps``: stop at the first episode end with
 that many environment steps, ``rlaccel run ... --steps N``). The plug-in passes the sizes
 to the program as defines, checks the binary's buffers against the environment, and reports
-the learning curve, the VPU utilisation (dense and sparse), the GFLOPS as the seed counts
+the learning curve, the VPU utilisation (dense and sparse), the GFLOPS as the paper counts
 them, the encoder's work, the cores' workloads (Table I) and the latency per iteration.
 """
 
@@ -54,7 +54,7 @@ def defines(m: dict) -> dict:
 
 class LearningGroupPlugin(PackagePlugin):
     machine = "learninggroup"
-    description = ("IC3Net + FLGW on predator-prey on the LearningGroup accelerator (seed 000): "
+    description = ("IC3Net + FLGW on predator-prey on the LearningGroup accelerator (the LearningGroup paper): "
                    "OSEL, row-based load balancing, 3 x 264 FP16 VPUs")
     run_options = {"steps": "steps"}
 
@@ -66,7 +66,7 @@ class LearningGroupPlugin(PackagePlugin):
             "iterations": Knob(2000, 1, COUNT_MAX), "steps": Knob(0, 0, COUNT_MAX),
             "network": {"hid": Knob(128, 1, 1 << 16), "groups": Knob(1, 1, 1 << 16)},
             "learning": {"batch_episodes": Knob(16, 1, 4096, why="episodes per weight "
-                                                "update; the seed's are 1 to 32"),
+                                                "update; the paper's are 1 to 32"),
                          "lr": Knob(1e-3, 0.0), "alpha": Knob(0.97, 0.0, 1.0),
                          "eps": Knob(1e-6, 0.0), "gamma": Knob(1.0, 0.0, 1.0),
                          "value_coeff": Knob(0.01, 0.0),

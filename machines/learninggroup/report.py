@@ -1,4 +1,4 @@
-"""The seed's figures on the simulated LearningGroup machine.
+"""The paper's figures on the simulated LearningGroup machine.
 
     rlaccel report learninggroup [-o DIR] [--draws N] [--agents A ...] [--batches B ...]
         [--groups G ...] [--rows-per-pass R ...] [--episodes E] [--seed S]
@@ -21,7 +21,7 @@ writes ``DIR/report.md``, ``DIR/report.json`` and the figures (PNG and SVG):
 * **Fig. 13** and the utilisation -- the sparse speed-ups over the dense machine per
   environment step, for inference (the forward stage) and training (every accelerator
   cycle of the iteration), with the cores taking ``--rows-per-pass`` rows at once (4 is the
-  seed's Fig. 7; the others show what the seed's speed-ups imply); the VPU utilisation of
+  paper's Fig. 7; the others show what the paper's speed-ups imply); the VPU utilisation of
   the dense and sparse multiply-accumulates; the latency per iteration.
 * **Table I** -- the largest deviation of a core's workload from total/3, row-based (the
   machine) and threshold-based, tracked over the training runs of ``--learning`` (the JSON
@@ -49,7 +49,7 @@ __all__ = ["SEED", "fig10", "implied_miss_cycles", "throughput", "learning_table
 HERE = Path(__file__).parent / "programs"
 MANIFEST = HERE / "predator_prey.toml"
 
-#: the seed's figures (seed 000): Fig. 10, Table I, section III-D and IV-E, Fig. 4(a), 13
+#: the paper's figures (the LearningGroup paper): Fig. 10, Table I, section III-D and IV-E, Fig. 4(a), 13
 SEED = {
     "osel_speedup_max": 5.72, "memory_min": 1.95, "memory_max": 6.81, "srm_share": 0.0268,
     "table1": {2: (86.03, 47.44), 4: (105.02, 31.37), 8: (39.19, 35.80), 16: (56.35, 36.13)},
@@ -149,7 +149,7 @@ def fig10(groups=(2, 4, 8, 16, 32), draws: int = 5, seed: int = 1) -> dict:
 
 
 def implied_miss_cycles(f10: dict) -> dict:
-    """What the seed's 5.72x asks of the baseline: at the G where OSEL is fastest, the
+    """What the paper's 5.72x asks of the baseline: at the G where OSEL is fastest, the
     cycles c of encoding one row such that (MaxIndex + 128 c + Weight Compression) / OSEL's
     cycles = 5.72, beside our measured cycles per baseline row."""
     G = min(f10, key=lambda g: f10[g]["osel_cycles"])
@@ -310,7 +310,7 @@ def _pct(v):
 
 
 def headline(rep: dict) -> list[dict]:
-    """The seed's headline figures beside ours: ``figure``, ``seed``, ``ours``, ``ratio``
+    """The paper's headline figures beside ours: ``figure``, ``seed``, ``ours``, ``ratio``
     (ours / seed, None where not comparable) and ``how`` (what our number is)."""
     S, f10, th = SEED, rep["osel"], rep["throughput"]
     rows = []
@@ -386,9 +386,9 @@ def _x(v) -> str:
 def markdown(rep: dict) -> str:
     from rlaccel.machines.learninggroup.tlm.timing import speedup_bound
     S = rep["seed_figures"]
-    L = ["# LearningGroup (seed 000) on the simulator", "",
+    L = ["# LearningGroup (the LearningGroup paper) on the simulator", "",
          "Written by `rlaccel report learninggroup`; every number below comes from the "
-         "simulator (the seed's beside it). See the README's LearningGroup section for the "
+         "simulator (the paper's beside it). See the README's LearningGroup section for the "
          "discussion of each residual.", "",
          "## Headline figures", "", "| figure | seed | ours | ours / seed | what ours is |",
          "|---|---:|---:|---:|---|"]
@@ -416,10 +416,10 @@ def markdown(rep: dict) -> str:
     L += ["", f"Largest speed-up {_x(best)}; the seed: up to {_x(S['osel_speedup_max'])}. "
               f"Both encoders share MaxIndex and Weight Compression; the baseline differs only "
               f"by encoding every row (an Index Miss of {need['miss_cycles']:.1f} cycles on "
-              f"average here). For the seed's {_x(S['osel_speedup_max'])} at G = {need['G']} "
+              f"average here). For the paper's {_x(S['osel_speedup_max'])} at G = {need['G']} "
               f"a baseline row would have to cost about {need['needed']:.0f} cycles. "
               f"The encoding loops alone (Index Miss and Hit) differ by up to "
-              f"{_x(max(r['loop_speedup'] for r in f10.values()))}. The seed's baseline "
+              f"{_x(max(r['loop_speedup'] for r in f10.values()))}. The paper's baseline "
               f"rises with G; ours goes from {f10[min(f10)]['baseline_cycles']:.0f} cycles at "
               f"G = {min(f10)} to {f10[max(f10)]['baseline_cycles']:.0f} at G = {max(f10)}, "
               f"since Weight Compression (shared) falls as 1/G.", "",

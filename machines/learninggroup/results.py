@@ -1,15 +1,15 @@
-"""What a LearningGroup run reports beyond the platform's figures, as seed 000 counts them.
+"""What a LearningGroup run reports beyond the platform's figures, as the LearningGroup paper counts them.
 
-* ``learning`` -- the success rate over the run (the seed's accuracy, IC3Net's success) and
+* ``learning`` -- the success rate over the run (the paper's accuracy, IC3Net's success) and
   the learning curve, one row per weight update;
 * ``utilization`` -- the platform's figures plus the VPUs': ``vpu_matrix`` (multiply-
-  accumulates over the cores' cycles in matrix instructions x 3 x 264: the seed's "compute
+  accumulates over the cores' cycles in matrix instructions x 3 x 264: the paper's "compute
   utilization ... for the dense and sparse MAC operations", section III-D),
   ``vpu_inference`` (forward products only), ``vpu`` (every VPU operation over the
   accelerator's cycles);
 * ``throughput`` -- GFLOPS (two per multiply-accumulate) at the clock over the accelerator's
   time (every cycle but the host link's: the seed excludes the host, section IV-E), actual
-  and dense-equivalent (what a dense machine would have done in the same time: the seed's
+  and dense-equivalent (what a dense machine would have done in the same time: the paper's
   3629.5 GFLOPS at G = 16 exceed the 277.2 peak, so Fig. 11 counts dense-equivalent work);
   GFLOPS/W;
 * ``stages`` -- cycles of weight grouping, forward, backward and update (the program's

@@ -4,7 +4,7 @@ the pipelines as simulated, every compute unit, the ring, the resources against 
 * ``learning`` -- per episode the sum over agents of their returns (``returns``, openai's
   episode reward), Predator-Prey's touches, means over windows, the final window's mean;
 * ``ips`` -- eq. 7: ``system = 1 / (T_SG + T_MU)`` per iteration (one environment step and
-  one update round, as seed 003's Fig. 2 and 7 count them), with ``t_sg_s`` (sample
+  one update round, as the MADDPG paper's Fig. 2 and 7 count them), with ``t_sg_s`` (sample
   generation per step, measured), ``t_sample_s`` (replay sampling per round, measured; both
   wall clock, and as this process's CPU time in ``*_cpu_s`` and ``system_cpu_time``),
   ``learner_s`` (the learners' simulated time per round: the batch over the host link, the

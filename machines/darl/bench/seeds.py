@@ -45,7 +45,7 @@ MANIFESTS = {"cartpole": "machines/darl/programs/cartpole.toml",
              "lunarlander": "machines/darl/programs/lunarlander.toml"}
 TARGETS = {"cartpole": 500.0, "lunarlander": 200.0}
 #: the stages at which summary reports the window mean
-CHECKPOINTS = (25, 50, 100, 150, 200, 300)
+CHECKPOINTS = (5, 10, 20, 25, 30, 40, 50, 100, 150, 200, 300)
 
 #: Student's t, two-sided 95 %, by degrees of freedom (1-30); larger: 1.96
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -192,7 +192,7 @@ def summarize(folder: Path) -> dict:
         at = {}
         for k in CHECKPOINTS:
             vals = [window_means(r["returns"], window)[k - 1] for r in runs
-                    if len(r["returns"]) >= k]
+                    if len(r["returns"]) >= k and k >= window]
             # a run that stopped at its target before k stages counts as at the target
             vals += [r["target"] for r in hit if len(r["returns"]) < k]
             at[str(k)] = interval95(vals)
@@ -246,10 +246,12 @@ def markdown(groups: dict, stages=(25, 50, 100)) -> str:
 
 def _summary(a) -> int:
     s = summarize(a.folder)
+    if a.task:
+        s = {k: g for k, g in s.items() if k.startswith(a.task + "/")}
     text = json.dumps({"folder": str(a.folder), "groups": s}, indent=1)
     if a.json:
         atomic_write(a.json, text)
-    print(markdown(s), end="")
+    print(markdown(s, a.at), end="")
     return 0
 
 
@@ -271,6 +273,9 @@ def main(argv=None) -> int:
     s = sub.add_parser("summary", help="the 95 %% intervals over every run in a folder")
     s.add_argument("folder", type=Path)
     s.add_argument("--json", type=Path)
+    s.add_argument("--task", choices=list(MANIFESTS), help="one task's groups only")
+    s.add_argument("--at", type=int, nargs="+", default=[25, 50, 100], metavar="STAGE",
+                   help=f"the stages of the table's window means (of {CHECKPOINTS})")
     a = p.parse_args(argv)
     return _run(a) if a.verb == "run" else _summary(a)
 

@@ -1,4 +1,4 @@
-; HDC-based Q-learning on DARL (seed 004, Fig. 2-7): one agent's kernel. With N agents every
+; HDC-based Q-learning on DARL (the DARL paper, Fig. 2-7): one agent's kernel. With N agents every
 ; agent runs this program (sHDQL for one, dHDQL in bundled mode for N).
 ;
 ; Host protocol (machines/darl/host.py): the first exchange brings beta, gamma and the

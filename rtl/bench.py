@@ -69,6 +69,9 @@ class BenchRun:
         self.due: deque = deque()
         self.stopped = False
         self.drained = False
+        #: the cycle the drain ended at (None before): a monitor that ends the run waits
+        #: for a later edge, whichever process an edge wakes first
+        self.drained_at: int | None = None
 
     @property
     def cycles(self) -> int:
@@ -231,6 +234,7 @@ def processes(bench: Bench, h: BenchRun, rst, txns: Iterable[Txn], serve=None) -
                 break
         yield from bench.drain(h)
         h.drained = True
+        h.drained_at = h.cycles
 
     procs = []
     for m in bench.setup(h):

@@ -61,7 +61,7 @@ def config(m: dict):
 
 class DarlPlugin(PackagePlugin):
     machine = "darl"
-    description = ("DARL (seed 004): hyperdimensional Q-learning, codebook encoder, chunked "
+    description = ("DARL (the DARL paper): hyperdimensional Q-learning, codebook encoder, chunked "
                    "regression, delayed update cache, butterfly all-reduce; CartPole, "
                    "LunarLander")
     run_options = {"steps": "steps"}
@@ -69,7 +69,7 @@ class DarlPlugin(PackagePlugin):
     @property
     def schema(self) -> dict:
         return {"task": "cartpole",
-                "agents": Knob(1, 1, 8, why="the U280 holds at most eight agents, seed 004, "
+                "agents": Knob(1, 1, 8, why="the U280 holds at most eight agents, the DARL paper, "
                                             "section 6.2"),
                 "stages": Knob(200, 1, COUNT_MAX), "steps": Knob(0, 0, COUNT_MAX),
                 "stop_at_target": False, "learning": {"__free__": True}}

@@ -169,7 +169,7 @@ def summary(r: dict) -> str:
         seed = r["latency_seed_table1"]
         lines.append(f"  latency: training iteration {r['latency_cycles']:.0f} cycles "
                      f"(formula {r['latency_formula']['train']}"
-                     + (f", seed's Table 1: {seed}" if seed else "") + ")"
+                     + (f", paper's Table 1: {seed}" if seed else "") + ")"
                      + (f", inference {r['latency_inference_cycles']:.0f}"
                         if r["latency_inference_cycles"] else ""))
     ar = r["allreduce"]

@@ -143,11 +143,11 @@ def summary(r: dict) -> str:
     if r.get("cycles_per_step"):
         ips, u, p = r["ips"] | r["timing"]["ips"], r["utilization"], r["power"]
         lines.append(f"  accelerator: {r['cycles_per_step']:,.0f} cycles/step, "
-                     f"{ips['accelerator']:,.1f} IPS (seed {ips['seed_accelerator']:,.1f}); "
+                     f"{ips['accelerator']:,.1f} IPS (paper {ips['seed_accelerator']:,.1f}); "
                      f"PE utilization {u['pe'] * 100:.1f} % (paper 92.4 %)")
         lines.append(f"  system: {ips['system']:,.1f} IPS on this host, "
                      f"{ips['system_seed_host']:,.1f} IPS with the paper's 2 ms host "
-                     f"(seed {ips['seed_system']:,.1f})")
+                     f"(paper {ips['seed_system']:,.1f})")
         lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (paper 20.4 W, "
                      f"2638.0 IPS/W: {100 * p['error_w']:+.0f} %, "
                      f"{100 * p['error_ips_per_w']:+.0f} %); {RESIDUALS['power']}")

@@ -165,6 +165,23 @@ def _mul(a, b, frac, lo, hi):
 
 
 @njit
+def _land(a, qr, qi, pr, pi, pending, d, lo, hi):
+    """Row ``a``'s pending update lands as the marked row streams through the arrays (the
+    delayed update cache's rule, in both training forms); the saturations it counts."""
+    sats = 0
+    if pending[a]:
+        for j in range(d):
+            x, c = _sat(qr[a, j] + pr[a, j], lo, hi)
+            qr[a, j] = x
+            sats += c
+            x, c = _sat(qi[a, j] + pi[a, j], lo, hi)
+            qi[a, j] = x
+            sats += c
+        pending[a] = False
+    return sats
+
+
+@njit
 def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta, gamma,
           sign, frac, lo, hi, ur_out, ui_out, v_out):
     """One training batch of one agent, in place: ``qr``, ``qi`` (its Q), ``pending``, ``pr``,
@@ -190,15 +207,7 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
         q_true[b] = best
     for b in range(b_n):
         a = actions[b]
-        if pending[a]:                       # the marked row streams: its update lands
-            for j in range(d):
-                x, c = _sat(qr[a, j] + pr[a, j], lo, hi)
-                qr[a, j] = x
-                sats += c
-                x, c = _sat(qi[a, j] + pi[a, j], lo, hi)
-                qi[a, j] = x
-                sats += c
-            pending[a] = False
+        sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
         q_pred = np.int64(0)
         for r in range(n_a):                 # the arrays evaluate every action
             v, c = _value(re[b], im[b], qr, qi, r, sign, frac, lo, hi)
@@ -302,15 +311,7 @@ def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr,
         q_true[b] = best
     for b in range(b_n):
         a = actions[b]
-        if pending[a]:                       # the marked row streams: its update lands
-            for j in range(d):
-                x, c = _sat(qr[a, j] + pr[a, j], lo, hi)
-                qr[a, j] = x
-                sats += c
-                x, c = _sat(qi[a, j] + pi[a, j], lo, hi)
-                qi[a, j] = x
-                sats += c
-            pending[a] = False
+        sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
         q_pred = np.int64(0)
         for r in range(n_a):                 # the arrays evaluate every action
             v, c = _value_cos(re[b], im[b], qr, qi, r, chunk, frac, lo, hi)

@@ -114,7 +114,7 @@ def test_same_seed_same_run_another_seed_another():
 @pytest.mark.parametrize("override,message", [
     ("agents=3", r"agents = 3: the butterfly network connects 1, 2, 4 or 8 agents"),
     ("agents=16", r"'agents' must be from 1 to 8, not 16 \(the U280 holds at most eight "
-                  r"agents, seed 004, section 6.2\)"),
+                  r"agents, the DARL paper, section 6.2\)"),
     ("learning.terminal_reward=nan", r"'learning.terminal_reward' must be a finite number, "
                                      r"not nan"),
     ("learning.d=2050", r"cartpole.toml: HDQL: d = 2050 is not a multiple of chunk = 16"),

@@ -136,6 +136,15 @@ def cmd_isa(args) -> int:
 
 
 def cmd_run(args) -> int:
+    from rlaccel.tlm.fast.jit import announce_compiles, quiet_compiles
+    announce_compiles(lambda line: print(f"rlaccel run: {line}", file=sys.stderr, flush=True))
+    try:
+        return _run(args)
+    finally:
+        quiet_compiles()
+
+
+def _run(args) -> int:
     from rlaccel.programs.runner import plugin_of, run
     from rlaccel.rtl.cli import after_run, run_datapath
 
@@ -146,8 +155,6 @@ def cmd_run(args) -> int:
             print(line, file=sys.stderr, flush=True)
 
     from rlaccel.programs.arch_variant import parse_arch_sets
-    from rlaccel.tlm.fast.jit import announce_compiles
-    announce_compiles(lambda line: print(f"rlaccel run: {line}", file=sys.stderr, flush=True))
     plugin = plugin_of(args.manifest, args.set)
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
     options["arch_overrides"] = parse_arch_sets(args.arch_set)

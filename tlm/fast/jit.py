@@ -10,7 +10,7 @@ results, bit for bit (slower).
 
 from __future__ import annotations
 
-__all__ = ["HAVE_NUMBA", "njit", "announce_compiles"]
+__all__ = ["HAVE_NUMBA", "njit", "announce_compiles", "quiet_compiles"]
 
 import hashlib
 import os
@@ -78,12 +78,20 @@ def njit(fn=None, *, inline: bool = False, nrt: bool = True):
     return wrap(fn) if fn is not None else wrap
 
 
+#: where the compile announcements go (None: nowhere), and whether numba has our listener
+_notify: Callable[[str], None] | None = None
+_listening = False
+
+
 def announce_compiles(notify: Callable[[str], None]) -> None:
     """Call ``notify`` with a line when numba starts compiling a function of rlaccel (not
     found in the on-disk cache: the first run after an install or a change of the compiled
     sources) and with its CPU time when it ends; nested compiles are part of the outermost.
-    Installed once per process (the command line prints the lines)."""
-    if not HAVE_NUMBA:
+    One listener per process, announcing to the latest ``notify`` until
+    :func:`quiet_compiles` (the command line announces for the duration of a run)."""
+    global _notify, _listening
+    _notify = notify
+    if not HAVE_NUMBA or _listening:
         return
     from numba.core import event
 
@@ -95,14 +103,22 @@ def announce_compiles(notify: Callable[[str], None]) -> None:
                 f = ev.data["dispatcher"].py_func
                 self.name = f"{f.__module__.removeprefix('rlaccel.')}.{f.__qualname__}"
                 self.cpu, self.wall = time.process_time(), time.perf_counter()
-                notify(f"compiling {self.name} with numba (once: later runs load it from "
-                       f"{_numba.config.CACHE_DIR}) ...")
+                if _notify is not None:
+                    _notify(f"compiling {self.name} with numba (once: later runs load it "
+                            f"from {_numba.config.CACHE_DIR}) ...")
             self.depth += 1
 
         def on_end(self, ev):
             self.depth -= 1
-            if self.depth == 0:
-                notify(f"compiled {self.name} in {time.process_time() - self.cpu:.1f} s of "
-                       f"CPU ({time.perf_counter() - self.wall:.1f} s)")
+            if self.depth == 0 and _notify is not None:
+                _notify(f"compiled {self.name} in {time.process_time() - self.cpu:.1f} s of "
+                        f"CPU ({time.perf_counter() - self.wall:.1f} s)")
 
     event.register("numba:compile", Announce())
+    _listening = True
+
+
+def quiet_compiles() -> None:
+    """Stop announcing compiles (:func:`announce_compiles`)."""
+    global _notify
+    _notify = None

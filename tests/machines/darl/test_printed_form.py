@@ -35,7 +35,6 @@ def test_the_printed_form_keeps_the_norm_and_sign_knobs_at_their_defaults():
         task_config("cartpole", form="printed", imag_sign=-1)
 
 
-@pytest.mark.skipif(not K.HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("agents", [1, 2])
 def test_the_compiled_kernels_learn_what_the_unit_models_learn(agents):
     cfg = task_config("cartpole", agents=agents, seed=3, number="fixed32", form="printed",

@@ -3,10 +3,9 @@ spares later runs; the command line prints these lines)."""
 
 import pytest
 
-from rlaccel.tlm.fast.jit import HAVE_NUMBA, announce_compiles
+from rlaccel.tlm.fast.jit import announce_compiles
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba absent or disabled")
 def test_a_compile_is_announced_before_and_after():
     import numba
 

@@ -25,7 +25,6 @@ def _operands(rng, a=3, d=64, scale=1 << 20):
     return re, im, qr, qi
 
 
-@pytest.mark.skipif(not K.HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_kernel_value_equals_the_unit_model_bit_for_bit(seed):
     re, im, qr, qi = _operands(np.random.default_rng(seed))

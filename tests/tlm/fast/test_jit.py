@@ -1,8 +1,6 @@
 """The first compile says what it compiles and how long it took (numba's on-disk cache
 spares later runs; the command line prints these lines)."""
 
-import pytest
-
 from rlaccel.tlm.fast.jit import announce_compiles
 
 

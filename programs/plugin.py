@@ -5,7 +5,8 @@ an instance of a :class:`Plugin` subclass; the manifest's ``machine`` key picks 
 (:func:`load_plugin`). The runner (:mod:`.runner`) does the plumbing every machine shares --
 manifest and overrides, architecture, assembly, regions, platform, trace, JSON -- and asks
 the plugin only for what differs: its manifest keys, the program and its defines, the hosts,
-the machine's results and the terminal summary. A plugin that reproduces its paper's figures
+the machine's results, where its headline figures are (:meth:`Plugin.headline`, for the
+summary's common block, :mod:`.summary`) and its own summary lines. A plugin that reproduces its paper's figures
 also provides ``rlaccel report MACHINE``.
 
 Plugins import their heavy dependencies (environments, references) inside their methods, so
@@ -90,8 +91,26 @@ class Plugin:
         """The machine's own fields of the report (learning curve, throughput, ...)."""
         return {}
 
+    def headline(self, r: dict):
+        """Where a report's headline figures are, for the common block every run's summary
+        starts with (:mod:`.summary`). This default reads what the runner and the platform
+        record for every machine: the share of cycles the controller issued instructions,
+        and the host's calls to the environment (steps and resets); no throughput measure.
+        A machine overrides it to name its own utilisation, its paper's throughput measure
+        and its environment steps."""
+        from rlaccel.programs.summary import Headline
+        calls = [a["timeline"]["calls"].get("environment")
+                 for a in r.get("host", {}).get("agents", [])]
+        counted = [c for c in calls if c is not None]
+        return Headline(utilisation={"instruction issue": r["utilization"]["issue_busy"]},
+                        env_steps=sum(counted) if counted else None,
+                        steps_what="host calls to the environment (steps and resets)",
+                        steps_note="the host made no call the platform files as "
+                                   "'environment'")
+
     def summary(self, report: dict) -> str:
-        """The terminal summary of a report."""
+        """The machine's own lines of a report's terminal summary (printed after the common
+        block, :func:`rlaccel.programs.summary.summary`)."""
         raise NotImplementedError
 
     # ---- rlaccel report MACHINE (optional) ----

@@ -146,6 +146,7 @@ def cmd_run(args) -> int:
 
 def _run(args) -> int:
     from rlaccel.programs.runner import plugin_of, run
+    from rlaccel.programs.summary import summary
     from rlaccel.rtl.cli import after_run, run_datapath
 
     quiet = args.quiet
@@ -182,7 +183,7 @@ def _run(args) -> int:
         print(f"rlaccel run: trace {args.trace}: {t['events']:,} events"
               + (f"; left out: {', '.join(left)}" if left else ", every event of the run"),
               file=sys.stderr)
-    print(plugin.summary(r))
+    print(summary(r, plugin))
     after_run(datapath)
     return 0
 

@@ -162,29 +162,40 @@ class AdhdpPlugin(Plugin):
         from rlaccel.machines.adhdp.batch import batch_hosts
         return batch_hosts(runs, get_dtype(arch.knobs.dtype))
 
+    def headline(self, r: dict):
+        """The common block's figures: the MAC lanes' and the issue slots' utilisation, and
+        the ADHDP paper's speed measure, plant time steps per second (its Section V
+        compares accumulated time steps against software), here per simulated second."""
+        from rlaccel.programs.summary import Headline, Throughput
+        u = r["utilization"]
+        return Headline(utilisation={"MAC lanes": u["mac_lanes"],
+                                     "instruction issue": u["issue_busy"]},
+                        throughput=Throughput("plant time steps", r["env_steps_per_s"],
+                                              "steps/s", "per simulated second"),
+                        env_steps=sum(r["learning"]["steps_per_trial"]),
+                        steps_what="plant time steps")
+
     def summary(self, r: dict) -> str:
+        """The lines after the common block: the update form, learning, power beside the
+        paper's, where the cycles go, and per-iteration figures."""
         learn = r["learning"]
-        lines = [f"{r['program']} on {r['arch']} (seed {r['seed']}, "
-                 f"{'virtual update' if r['virtual_update'] else 'regular update'}, "
-                 f"{r['program_bytes']} instruction bytes)",
+        lines = [f"  program:  {'virtual' if r['virtual_update'] else 'regular'} update, "
+                 f"{r['program_bytes']} instruction bytes",
                  f"  learning: {learn['trials']} trials, "
                  + (f"success at trial {learn['trials_to_success']} "
                     f"({learn['max_steps']} steps balanced)" if learn["success"] else
                     f"no trial reached {learn['max_steps']} steps (best "
                     f"{max(learn['steps_per_trial'] or [0])})"),
-                 f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.3f} ms at the "
-                 f"clock, {r['instructions']:,} instructions, {r['energy_pj'] / 1e6:.3f} uJ, "
-                 f"{r['power_mw']:.2f} mW (paper: 25 mW, {r['power_mw'] / 25 - 1:+.0%}; "
-                 f"{POWER_RESIDUAL})",
-                 f"            MAC-lane utilisation {r['utilization']['mac_lanes']:.1%}, "
-                 f"stalls {r['stall_cycles']:,} cycles, host link {r['host_cycles']:,} cycles"]
+                 f"  power:    {r['power_mw']:.2f} mW against the paper's 25 mW "
+                 f"({r['power_mw'] / 25 - 1:+.0%}): {POWER_RESIDUAL}",
+                 f"  cycles:   {r['stall_cycles']:,} stalled, {r['host_cycles']:,} on the "
+                 f"host link"]
         for name, reg in r["per_iteration"].items():
             cats = ", ".join(f"{k} {v['cycles']:.1f}" for k, v in reg["by_category"].items())
             lines.append(f"  per {name} iteration ({reg['iterations']:,}): "
                          f"{reg['cycles']:.1f} cycles ({cats}), {reg['energy_pj']:.0f} pJ")
         sim = r["timing"]["sim"]
-        lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, "
-                     f"{sim['instructions_per_s']:,.0f} instructions/s, "
+        lines.append(f"  simulator speed: {sim['instructions_per_s']:,.0f} instructions/s, "
                      f"{sim['cycles_per_s']:,.0f} simulated cycles/s")
         return "\n".join(lines)
 

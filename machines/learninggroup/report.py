@@ -43,20 +43,24 @@ import numpy as np
 from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import read_bytes
 
-__all__ = ["SEED", "fig10", "implied_miss_cycles", "throughput", "learning_tables", "build", "markdown",
+__all__ = ["PAPER", "measured", "fig10", "implied_miss_cycles", "throughput", "learning_tables", "build", "markdown",
            "add_arguments", "cmd_report"]
 
 HERE = Path(__file__).parent / "programs"
 MANIFEST = HERE / "predator_prey.toml"
 
 #: the paper's figures (the LearningGroup paper): Fig. 10, Table I, section III-D and IV-E, Fig. 4(a), 13
-SEED = {
+PAPER = {
     "osel_speedup_max": 5.72, "memory_min": 1.95, "memory_max": 6.81, "srm_share": 0.0268,
     "table1": {2: (86.03, 47.44), 4: (105.02, 31.37), 8: (39.19, 35.80), 16: (56.35, 36.13)},
     "util_dense": 0.8696, "util_sparse": 0.9689, "gflops_dense": 257.4, "gflops_g16": 3629.5,
     "speedup_inference": 12.52, "speedup_training": 9.75, "latency_ms": 25.04,
     "dense_accuracy": 0.664, "gflops_per_w": (7.10, 100.12), "power_w": 36.3,
+    "generation_share": 0.029,
 }
+for _k, _v in (("osel_speedup", "osel_speedup_max"), ("sparse_utilization", "util_sparse"),
+               ("sparse_generation_share", "generation_share")):
+    PAPER[_k] = PAPER[_v]
 
 _FIG10 = """.data
 RIDX: .zero 128
@@ -156,7 +160,7 @@ def implied_miss_cycles(f10: dict) -> dict:
     r = f10[G]
     b = r["baseline"]["cycles"]
     shared = b["max_index"] + b["weight_compression"]
-    needed = (SEED["osel_speedup_max"] * r["osel_cycles"] - shared) / 128
+    needed = (PAPER["osel_speedup_max"] * r["osel_cycles"] - shared) / 128
     return {"G": G, "needed": needed, "miss_cycles": b["index_miss"] / 128}
 
 
@@ -187,11 +191,14 @@ def _point(r: dict) -> dict:
 
 def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
                groups=(1, 2, 4, 8, 16), rows_per_pass=(4, 16, 32), episodes: int = 2,
-               seed: int = 1, progress=None, stream_rows=(4,)) -> dict:
+               seed: int = 1, progress=None, stream_rows=(4,),
+               share_batches=(2, 16)) -> dict:
     """Fig. 11 and 13: one training iteration per point (module docstring). The G sweep runs
     for every ``rows_per_pass`` (passes, keyed by the number) and every ``stream_rows``
     (``[timing] row_packing = 2``: one stream, at most that many rows a cycle; keyed
-    ``"R stream"``)."""
+    ``"R stream"``). ``generation[B][G]``: the grouped points (4 rows per pass) at each
+    batch of ``share_batches`` (Fig. 12(b)'s share falls with B: the sparse data is made
+    once per iteration and shared by its B episodes)."""
     def point(sets, over=None, what=""):
         t = time.perf_counter()
         r = _point(_run(["iterations=1", *sets], seed, over))
@@ -228,6 +235,41 @@ def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
                           "inference_matrix": dense["sff_per_step"] / p["sff_per_step"]}
                       for G, p in row.items() if G != 1}
     out["speedup"] = speed
+    out["generation"] = {}
+    for B in share_batches:
+        out["generation"][B] = {
+            G: (out["groups"].get(4, {}).get(G) if B == episodes else None)
+            or point(["environment_kwargs.nagents=4", f"network.groups={G}",
+                      f"learning.batch_episodes={B}"], what=f"G = {G}, B = {B}")
+            for G in groups if G > 1}
+    return out
+
+
+def measured(rep: dict, share_batch: int) -> dict:
+    """The five figures other checks read at the top of report.json, each from this run:
+    ``osel_speedup`` (Fig. 10(a), the largest over G), ``speedup_inference`` (Fig. 13, G =
+    16: the forward products per environment step) and ``speedup_training`` (every
+    accelerator cycle per environment step), ``sparse_utilization`` (the VPUs' sparse
+    multiply-accumulates, mean over G = 2..16) and ``sparse_generation_share`` (Fig. 12(b):
+    MaxIndex, encoder and weight compression over the accelerator's cycles, mean over
+    G = 2..16 at B = ``share_batch``), all on the machine's architecture (its
+    ``rows_per_pass``)."""
+    from rlaccel.machines.learninggroup.tlm.timing import ROWS_PER_PASS
+    th, f10 = rep["throughput"], rep["osel"]
+    out = {}
+    if f10:
+        out["osel_speedup"] = max(r["cycle_speedup"] for r in f10.values())
+    s16 = th["speedup"].get(ROWS_PER_PASS, {}).get(16)
+    if s16:
+        out["speedup_inference"] = s16["inference_matrix"]
+        out["speedup_training"] = s16["training"]
+    sparse = [p for G, p in th["groups"].get(ROWS_PER_PASS, {}).items() if G > 1]
+    if sparse:
+        out["sparse_utilization"] = float(np.mean([p["vpu_matrix"] for p in sparse]))
+    gen = th.get("generation", {}).get(share_batch)
+    if gen:
+        out["sparse_generation_share"] = float(np.mean([p["grouping_share"]
+                                                        for p in gen.values()]))
     return out
 
 
@@ -286,21 +328,23 @@ def _tables(runs: list) -> dict:
 def build(*, draws=5, agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
           groups=(1, 2, 4, 8, 16), rows_per_pass=(4, 16, 32), episodes=2, seed=1,
           learning=(), fig10_groups=(2, 4, 8, 16, 32), progress=None,
-          stream_rows=(4,)) -> dict:
+          stream_rows=(4,), share_batch=16) -> dict:
     t0 = time.perf_counter()
     say = progress or (lambda s: None)
     learned = learning_tables(list(learning)) if learning else None   # before the long work
     say("Fig. 10: OSEL and the baseline on a 128 x 512 mask")
     f10 = fig10(fig10_groups, draws=draws, seed=seed)
     say("Fig. 11 and 13: training iterations of IC3Net on predator-prey")
-    th = throughput(agents, batches, groups, rows_per_pass, episodes, seed, say, stream_rows)
-    rep = {"seed_figures": SEED, "osel": f10, "osel_implied": implied_miss_cycles(f10),
+    th = throughput(agents, batches, groups, rows_per_pass, episodes, seed, say, stream_rows,
+                    share_batches=tuple(sorted({episodes, share_batch})))
+    rep = {"paper_figures": PAPER, "osel": f10, "osel_implied": implied_miss_cycles(f10),
            "throughput": th,
            "learning": learned,
            "settings": {"draws": draws, "episodes": episodes, "seed": seed,
                         "learning_files": list(learning)},
            "wall_s": None}
     rep["headline"] = headline(rep)
+    rep.update(measured(rep, share_batch))
     rep["wall_s"] = time.perf_counter() - t0
     return rep
 
@@ -310,14 +354,14 @@ def _pct(v):
 
 
 def headline(rep: dict) -> list[dict]:
-    """The paper's headline figures beside ours: ``figure``, ``seed``, ``ours``, ``ratio``
-    (ours / seed, None where not comparable) and ``how`` (what our number is)."""
-    S, f10, th = SEED, rep["osel"], rep["throughput"]
+    """The paper's headline figures beside ours: ``figure``, ``paper``, ``ours``, ``ratio``
+    (ours / paper, None where not comparable) and ``how`` (what our number is)."""
+    S, f10, th = PAPER, rep["osel"], rep["throughput"]
     rows = []
 
-    def add(figure, seed, ours, text, how, ratio=True):
-        rows.append({"figure": figure, "seed": seed, "ours": ours, "text": text,
-                     "ratio": (ours / seed) if ratio and seed else None, "how": how})
+    def add(figure, paper, ours, text, how, ratio=True):
+        rows.append({"figure": figure, "paper": paper, "ours": ours, "text": text,
+                     "ratio": (ours / paper) if ratio and paper else None, "how": how})
     best = max(f10, key=lambda g: f10[g]["cycle_speedup"])
     add("Fig. 10(a) OSEL cycle speed-up (max over G)", S["osel_speedup_max"],
         f10[best]["cycle_speedup"], _x(f10[best]["cycle_speedup"]), f"G = {best}")
@@ -385,18 +429,18 @@ def _x(v) -> str:
 
 def markdown(rep: dict) -> str:
     from rlaccel.machines.learninggroup.tlm.timing import speedup_bound
-    S = rep["seed_figures"]
+    S = rep["paper_figures"]
     L = ["# LearningGroup (the LearningGroup paper) on the simulator", "",
          "Written by `rlaccel report learninggroup`; every number below comes from the "
          "simulator (the paper's beside it). See the README's LearningGroup section for the "
          "discussion of each residual.", "",
-         "## Headline figures", "", "| figure | seed | ours | ours / seed | what ours is |",
+         "## Headline figures", "", "| figure | paper | ours | ours / paper | what ours is |",
          "|---|---:|---:|---:|---|"]
     for h in rep.get("headline", []):
-        seed = h["seed"]
-        seed_t = f"{seed:.2%}" if seed < 1 else f"{seed:g}"
+        paper = h["paper"]
+        paper_t = f"{paper:.2%}" if paper < 1 else f"{paper:g}"
         ratio = f"{h['ratio']:.2f}" if h["ratio"] is not None else ""
-        L.append(f"| {h['figure']} | {seed_t} | {h['text']} | {ratio} | {h['how']} |")
+        L.append(f"| {h['figure']} | {paper_t} | {h['text']} | {ratio} | {h['how']} |")
     L.append("")
     # Fig. 10
     f10 = rep["osel"]
@@ -413,7 +457,7 @@ def markdown(rep: dict) -> str:
                  f"{r['shared_share']:.0%} |")
     best = max(r["cycle_speedup"] for r in f10.values())
     need = implied_miss_cycles(f10)
-    L += ["", f"Largest speed-up {_x(best)}; the seed: up to {_x(S['osel_speedup_max'])}. "
+    L += ["", f"Largest speed-up {_x(best)}; the paper: up to {_x(S['osel_speedup_max'])}. "
               f"Both encoders share MaxIndex and Weight Compression; the baseline differs only "
               f"by encoding every row (an Index Miss of {need['miss_cycles']:.1f} cycles on "
               f"average here). For the paper's {_x(S['osel_speedup_max'])} at G = {need['G']} "
@@ -436,7 +480,7 @@ def markdown(rep: dict) -> str:
     m8 = [r["memory_vs_dense_grouping8"] for r in f10.values()]
     L += ["", f"Compression against the dense 128 x 512 FP16 matrix: {_x(min(m16))} to "
               f"{_x(max(m16))} with FP16 grouping matrices, {_x(min(m8))} to {_x(max(m8))} "
-              f"counting them at 8 bits; the seed: {_x(S['memory_min'])} to "
+              f"counting them at 8 bits, the paper: {_x(S['memory_min'])} to "
               f"{_x(S['memory_max'])}, sparse row memory {S['srm_share']:.2%} of the total.", ""]
     # Fig. 11
     th = rep["throughput"]
@@ -451,7 +495,7 @@ def markdown(rep: dict) -> str:
     for G, p in base.items():
         L.append(f"| groups G (A = 4, 4 rows per pass) | {G} | {p['gflops_effective']:.1f} | "
                  f"{p['gflops']:.1f} | {p['gflops_per_w']:.2f} | {p['power_w']:.1f} |")
-    L += ["", f"The seed: {S['gflops_dense']} GFLOPS dense, flat across A and B; up to "
+    L += ["", f"The paper: {S['gflops_dense']} GFLOPS dense, flat across A and B; up to "
               f"{S['gflops_g16']} GFLOPS at G = 16; {S['gflops_per_w'][0]}-"
               f"{S['gflops_per_w'][1]} GFLOPS/W at {S['power_w']} W.", ""]
     # utilisation and latency
@@ -463,7 +507,7 @@ def markdown(rep: dict) -> str:
         for G, p in row.items():
             L.append(f"| {G} | {rpp} | {p['vpu_matrix']:.1%} | {p['vpu_inference']:.1%} | "
                      f"{p['vpu']:.1%} | {p['iteration_ms']:.2f} | {p['grouping_share']:.1%} |")
-    L += ["", f"The seed: {S['util_dense']:.2%} dense and {S['util_sparse']:.2%} sparse MAC "
+    L += ["", f"The paper: {S['util_dense']:.2%} dense and {S['util_sparse']:.2%} sparse MAC "
               f"utilisation, {S['latency_ms']} ms average latency. \"4 stream\": "
               f"`[timing] row_packing = 2`, the cores' rows as one stream of at most four "
               f"rows a cycle (the most generous reading of Fig. 7).", ""]
@@ -476,11 +520,37 @@ def markdown(rep: dict) -> str:
         for G, s in row.items():
             L.append(f"| {rpp} | {G} | {_x(s['inference_matrix'])} | {_x(s['inference'])} | "
                      f"{_x(s['matrix'])} | {_x(s['training'])} |")
-    L += ["", f"The seed: up to {_x(S['speedup_inference'])} (inference) and "
+    L += ["", f"The paper: up to {_x(S['speedup_inference'])} (inference) and "
               f"{_x(S['speedup_training'])} (training). With at most four rows a cycle no "
               f"packing makes a layer of 512-wide rows more than "
               f"{_x(speedup_bound(512))} faster than dense, nor a 128-wide one more than "
               f"{_x(speedup_bound(128))} (`timing.speedup_bound`: 4 N / 264).", ""]
+    # Fig. 12(b)
+    gen = th.get("generation", {})
+    if gen:
+        Gs = sorted({G for row in gen.values() for G in row})
+        L += ["## Fig. 12(b): sparse data generation share of the accelerator's time", "",
+              "| B | " + " | ".join(f"G = {G}" for G in Gs) + " | mean |",
+              "|---:|" + "---:|" * (len(Gs) + 1)]
+        for B, row in sorted(gen.items()):
+            v = [row[G]["grouping_share"] for G in Gs]
+            L.append(f"| {B} | " + " | ".join(_pct(x) for x in v) +
+                     f" | {_pct(float(np.mean(v)))} |")
+        L += ["", f"MaxIndex, the encoder and weight compression over every accelerator cycle "
+                  f"of one training iteration (A = 4, 4 rows per pass). The paper: "
+                  f"{S['generation_share']:.1%} on average over G up to 16 at a fixed batch it "
+                  f"does not state; the sparse data is made once per iteration and shared by "
+                  f"its B episodes, so the share falls with B.", ""]
+    # the five measured figures
+    keys = ("osel_speedup", "speedup_inference", "speedup_training", "sparse_utilization",
+            "sparse_generation_share")
+    if any(k in rep for k in keys):
+        L += ["## The measured figures of report.json", "", "| key | paper | ours |",
+              "|---|---:|---:|"]
+        for k in keys:
+            if k in rep:
+                L.append(f"| `{k}` | {S[k]:g} | {rep[k]:.4g} |")
+        L.append("")
     # Table I
     L += ["## Table I: largest deviation from the theoretical workload (weights)", ""]
     sources = []
@@ -494,15 +564,15 @@ def markdown(rep: dict) -> str:
     sources.append(("this report's iterations", own))
     for title, t1 in sources:
         L += [f"Tracked over {title} (threshold-based / row-based):", "",
-              "| G | encoder | comm | LSTM input | LSTM hidden | seed |",
+              "| G | encoder | comm | LSTM input | LSTM hidden | paper |",
               "|---:|---:|---:|---:|---:|---:|"]
         for G, layers in sorted(t1.items(), key=lambda kv: int(kv[0])):
             cells = [f"{layers[k]['threshold']:.1f} / {layers[k]['row']:.1f}"
                      if k in layers else "" for k in ("encoder", "comm", "lstm_ih",
                                                       "lstm_hh")]
-            seed = S["table1"].get(int(G))
+            paper = S["table1"].get(int(G))
             L.append(f"| {G} | {' | '.join(cells)} | "
-                     f"{f'{seed[0]} / {seed[1]}' if seed else ''} |")
+                     f"{f'{paper[0]} / {paper[1]}' if paper else ''} |")
         L.append("")
     # Fig. 9
     lt = rep.get("learning")
@@ -520,7 +590,7 @@ def markdown(rep: dict) -> str:
                          f"{r['iterations']} x {r['batch']}"
                          f"{' (stopped early)' if r.get('partial') else ''} | {r['steps']:,} | "
                          f"{r['wall_min']:.1f} |")
-        L += ["", f"The seed: dense {S['dense_accuracy']:.1%} (Fig. 4(a)); accuracy holds to "
+        L += ["", f"The paper: dense {S['dense_accuracy']:.1%} (Fig. 4(a)); accuracy holds to "
                   f"G = 4, to G = 8 with 8 or 10 agents.", ""]
     return "\n".join(L) + "\n"
 
@@ -554,8 +624,8 @@ def figures(rep: dict, out: Path) -> list[Path]:
         series[label] = {"x": [float(x) for x in xs], "y": ys, "lo": ys, "hi": ys}
     paths += plots.save(plots.lines("Fig. 11(a): dense throughput against A and B",
                                     "A or B", "GFLOPS", series,
-                                    reference=SEED["gflops_dense"],
-                                    reference_label="seed: 257.4 GFLOPS"),
+                                    reference=PAPER["gflops_dense"],
+                                    reference_label="paper: 257.4 GFLOPS"),
                         out / "fig11_throughput")
     gseries = {}
     for rpp, row in th["groups"].items():
@@ -602,7 +672,8 @@ def cmd_report(args) -> int:
     rep = build(draws=args.draws, agents=args.agents, batches=args.batches,
                 groups=args.groups, rows_per_pass=args.rows_per_pass, episodes=args.episodes,
                 seed=args.seed, learning=args.learning or (), fig10_groups=args.fig10_groups,
-                progress=progress, stream_rows=args.stream_rows)
+                progress=progress, stream_rows=args.stream_rows,
+                share_batch=args.share_batch)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     import copy
@@ -643,6 +714,8 @@ def add_arguments(p) -> None:
                         "none to skip (default 4)")
     p.add_argument("--episodes", type=int_in(1, 1_000_000), default=2,
                    help="episodes (B) of the iterations of the A and G sweeps (default 2)")
+    p.add_argument("--share-batch", type=int_in(1, 65_536), default=16,
+                   help="B of sparse_generation_share (Fig. 12(b); default 16)")
     p.add_argument("--seed", type=seed, default=1)
     p.add_argument("--learning", nargs="+", metavar="FILE",
                    help="JSON of machines/learninggroup/bench/learning.py (Fig. 9, Table I)")

@@ -1,4 +1,4 @@
-"""rlaccel report learninggroup: the seed's figures as Markdown, JSON and plots, with the
+"""rlaccel report learninggroup: the paper's figures as Markdown, JSON and plots, with the
 interface other checks rely on (report.json's ``osel`` keyed by G)."""
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ def _learning(tmp_path):
     return p
 
 
-def test_the_report_writes_the_seeds_figures(tmp_path, capsys):
+def test_the_report_writes_the_papers_figures(tmp_path, capsys):
     out = tmp_path / "rep"
     status = main(["report", "learninggroup", "-o", str(out), "--draws", "1", "--agents", "3",
                    "--batches", "1", "--groups", "1", "2", "--rows-per-pass", "4",
-                   "--episodes", "1", "--fig10-groups", "2", "32", "--learning",
+                   "--episodes", "1", "--share-batch", "1", "--fig10-groups", "2", "32",
+                   "--learning",
                    str(_learning(tmp_path))])
     assert status == 0
     rep = json.loads((out / "report.json").read_text())
@@ -44,11 +45,18 @@ def test_the_report_writes_the_seeds_figures(tmp_path, capsys):
     # grouping words, 32 per cycle)
     assert rep["osel"]["32"]["osel"]["cycles"]["max_index"] == 640
     assert rep["throughput"]["speedup"]["4"]["2"]["inference"] > 1
+    # the measured figures at the top, each from this run's own points
+    assert rep["osel_speedup"] == max(r["cycle_speedup"] for r in rep["osel"].values())
+    g2 = rep["throughput"]["groups"]["4"]["2"]
+    assert rep["sparse_utilization"] == g2["vpu_matrix"]
+    assert rep["sparse_generation_share"] == g2["grouping_share"]
+    assert 0 < rep["sparse_generation_share"] < 1 and 0 < rep["sparse_utilization"] <= 1
+    assert "speedup_inference" not in rep                         # no G = 16 point asked
     names = {h["figure"] for h in rep["headline"]}
     assert "Fig. 10(a) OSEL cycle speed-up (max over G)" in names
     md = (out / "report.md").read_text()
     for title in ("## Fig. 10(a)", "## Fig. 10(b)", "## Fig. 11", "## Fig. 13", "## Table I",
-                  "## Fig. 9", "| machine A=4 | 2 | 25.0% |", "| 86.03 / 47.44 |"):
+                  "## Fig. 9", "| machine A=4 | 2 | 25.0% |", "| 86.03 / 47.44 |", "## Fig. 12(b)", "| `osel_speedup` | 5.72 |"):
         assert title in md, title
     assert "50.0 / 40.0" in md                                   # Table I from the training run
     for fig in ("fig10a_cycles", "fig10b_memory", "fig11_throughput", "fig11_groups",

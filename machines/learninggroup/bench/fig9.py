@@ -14,7 +14,8 @@ predator reaches the prey within its 20 steps), ``success_all`` in the JSON.
 Every finished run is kept in the JSON and skipped when the sweep is started again, so the
 sweep resumes where it stopped (a run cut short restarts from its first iteration; its curve
 so far is kept, marked ``"partial": true``, every 50 iterations). The order is: every
-reference run (seconds per step), then the machine's, each by A, seed, G. ``--import`` adds
+reference run (the cheaper), then the machine's, each by A, then G, then seed (a
+point's seeds finish together). ``--import`` adds
 finished runs from a file ``bench/learning.py --compact`` wrote. After every run the JSON,
 the table (``fig9.md``) and the figure (``fig9.png``) beside it are rewritten: per (kind, A,
 G) the mean success over the finished seeds and its 95 % interval (Student's t over the
@@ -175,8 +176,8 @@ def main(argv=None) -> int:
             return 0
     for kind in a.kinds:
         for A in a.agents:
-            for seed in a.seeds:
-                for G in a.groups:
+            for G in a.groups:
+                for seed in a.seeds:
                     if (kind, A, G, a.batch, seed) in finished(runs):
                         continue
                     print(f"{kind} A={A} G={G} seed {seed}: {a.iterations} iterations x "

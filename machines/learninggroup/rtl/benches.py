@@ -1,7 +1,8 @@
 """Test benches of LearningGroup's blocks, on the harness of :mod:`rtl.bench`.
 
 Predictors are the TLM unit models: :class:`machines.learninggroup.tlm.vpu.VpuArray` for the
-VPU, :func:`machines.learninggroup.tlm.osel.encode_osel` with the family's timing for the
+VPU, :func:`machines.learninggroup.tlm.controller.run_pass` on a ``VpuArray`` for the core,
+:func:`machines.learninggroup.tlm.osel.encode_osel` with the family's timing for the
 encoder.
 """
 
@@ -11,18 +12,20 @@ import numpy as np
 
 from rlaccel.isa.dtypes import SaturationCounter
 from rlaccel.machines.learninggroup.tlm.osel import encode_osel
+from rlaccel.machines.learninggroup.tlm.controller import run_pass
 from rlaccel.machines.learninggroup.tlm.vpu import VpuArray
 
 from rlaccel.rtl.bench import Bench
 from rlaccel.rtl.float_stimulus import canon, float_words
 from rlaccel.rtl.scoreboard import Txn
-from rlaccel.rtl.signals import pack, unpack
+from rlaccel.rtl.signals import bits_for, pack, unpack
 from rlaccel.machines.learninggroup.rtl.params import lg_params
 from rlaccel.machines.learninggroup.rtl.osel import lg_osel, osel_signals
 from rlaccel.machines.learninggroup.rtl.osel_driver import encode_layer
 from rlaccel.machines.learninggroup.rtl.vpu import lg_vpu, vpu_signals
+from rlaccel.machines.learninggroup.rtl.core import core_signals, lg_core
 
-__all__ = ["VpuBench", "OselBench"]
+__all__ = ["VpuBench", "OselBench", "CoreBench"]
 
 
 class _Lg:
@@ -143,3 +146,63 @@ class OselBench(_Lg, Bench):
                   for slot, (bv, wl, ix) in got["tuples"].items()}
         return {"kinds": tuple(got["kinds"]), "cycles": tuple(got["cycles"]),
                 "index_list": tuple(got["index_list"]), "tuples": tuples}
+
+
+# ---------------------------------------------------------------------------------- core
+class CoreBench(_Lg, Bench):
+    """A core's controller and ``core_lanes`` VPUs: passes of 1..4 rows with workloads of
+    0..4 lanes' worth (sometimes a full bitvector), random FP16 weights and activations;
+    predicted by :func:`machines.learninggroup.tlm.controller.run_pass` on a
+    ``VpuArray(core_lanes)``: every lane's four registers, the pass's cycles and whether it
+    overflowed."""
+
+    block = staticmethod(lg_core)
+    signals = staticmethod(core_signals)
+
+    def transactions(self, rng, n, prm):
+        fmt, R, N = prm.fmt, prm.registers, prm.core_lanes
+        wb = bits_for(prm.enc.bitvector_bits)
+        for _ in range(n):
+            rows = int(rng.integers(1, R + 1))
+            hi = prm.enc.bitvector_bits if rng.random() < 0.03 else 4 * N
+            wl = rng.integers(0, hi + 1, rows)
+            if rng.random() < 0.1:
+                wl[:] = 0
+            ws = float_words(rng, fmt, int(wl.sum()))
+            acts = float_words(rng, fmt, rows)
+            model = VpuArray(N)
+            c = SaturationCounter()
+            with np.errstate(all="ignore"):
+                cycles = run_pass(model, [fmt.from_word(int(v)) for v in ws],
+                                  [fmt.from_word(int(v)) for v in acts], wl, counter=c)
+            regs = tuple(canon(fmt, fmt.to_word(model.acc[r, p]))
+                         for p in range(N) for r in range(R))
+            yield Txn("pass", {"rows": rows, "macs": int(wl.sum())},
+                      {"acc": regs, "cycles": cycles, "sat": c.saturations > 0},
+                      stimulus={"wl": pack(list(wl) + [0] * (R - rows), wb),
+                                "acts": pack(list(acts) + [0] * (R - rows), fmt.bits),
+                                "weights": [int(v) for v in ws]})
+
+    def drive(self, h, txn):
+        """``start`` for one cycle, then the weight memory's answer to ``addr`` every cycle
+        until ``done``; the pass's cycles run from ``start``'s edge to ``done``'s."""
+        s, fmt, N = h.ports, h.prm.fmt, h.prm.core_lanes
+        st = txn.stimulus
+        ws = st["weights"]
+        yield h.clk.negedge
+        s["start"].next = True
+        s["wl"].next = st["wl"]
+        s["acts"].next = st["acts"]
+        h.applied(txn)
+        yield h.clk.negedge
+        t0 = h.cycles
+        s["start"].next = False
+        while not s["done"].val:
+            base = int(s["addr"].val)
+            s["w"].next = pack([ws[base + p] if base + p < len(ws) else 0 for p in range(N)],
+                               fmt.bits)
+            yield h.clk.negedge
+        regs = unpack(s["acc"].val, fmt.bits, N * h.prm.registers, signed=False)
+        h.count("pass of %d cycles" % (h.cycles - t0) if h.cycles - t0 < 3 else "long pass")
+        return {"acc": tuple(canon(fmt, v) for v in regs), "cycles": h.cycles - t0,
+                "sat": bool(s["sat"].val)}

@@ -30,6 +30,10 @@ class LgParams(FloatWords):
     fmt: FloatFormat
     registers: int                  # accumulation registers (and broadcast activations) per VPU
     enc: timing.EncoderParams
+    #: VPUs of the RTL core's bench (:mod:`.core`; the machine's cores have
+    #: ``arch.knobs.lanes``, 264): the controller is the same for any number, and a narrow
+    #: core keeps the MyHDL simulation of its FP16 units short
+    core_lanes: int = 8
 
     @property
     def sel_bits(self) -> int:

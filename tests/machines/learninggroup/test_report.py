@@ -27,7 +27,7 @@ def test_the_report_writes_the_papers_figures(tmp_path, capsys):
     out = tmp_path / "rep"
     status = main(["report", "learninggroup", "-o", str(out), "--draws", "1", "--agents", "3",
                    "--batches", "1", "--groups", "1", "2", "--rows-per-pass", "4",
-                   "--episodes", "1", "--share-batch", "1", "--fig10-groups", "2", "32",
+                   "--episodes", "1", "--share-batch", "1", "--share-batches", "--fig10-groups", "2", "32",
                    "--learning",
                    str(_learning(tmp_path))])
     assert status == 0
@@ -41,6 +41,9 @@ def test_the_report_writes_the_papers_figures(tmp_path, capsys):
         assert c["total"] == c["max_index"] + c["index_miss"] + c["index_hit"] + \
             c["weight_compression"]
         assert row["baseline"]["cycles"]["index_hit"] == 0        # the baseline never hits
+        # scanning every row's 512 bits at 32 weights a cycle: 128 x 16 cycles
+        assert row["baseline_scan_cycles"] == row["baseline_cycles"] - \
+            row["baseline"]["cycles"]["weight_compression"] + 128 * 16
     # G = 32 runs on the 5-bit max index variant: 640 cycles of MaxIndex (128x32 + 32x512
     # grouping words, 32 per cycle)
     assert rep["osel"]["32"]["osel"]["cycles"]["max_index"] == 640

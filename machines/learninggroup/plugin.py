@@ -147,6 +147,19 @@ class LearningGroupPlugin(PackagePlugin):
         from rlaccel.machines.learninggroup.results import family_results
         return family_results(m, run.hosts, res, platform)
 
+    def headline(self, r: dict):
+        """The summary's common block: the VPUs' utilisation by their multiply-accumulates
+        (the matrix products, section III-D's measure) and by all their work, the paper's
+        throughput measure (GFLOPS of the accelerator, dense-equivalent: the dense layer's
+        operations over the sparse run's time, section IV-E), and the environment steps."""
+        from rlaccel.programs.summary import Headline, Throughput
+        u, th = r["utilization"], r["throughput"]
+        return Headline(utilisation={"VPU matrix MACs": u["vpu_matrix"], "VPU all work":
+                                     u["vpu"]},
+                        throughput=Throughput("accelerator", th["gflops_effective"],
+                                              "GFLOPS", "dense-equivalent"),
+                        env_steps=int(r["learning"]["steps"]))
+
     # ---- rlaccel report learninggroup ----
     has_report = True
 

@@ -8,7 +8,7 @@
   ``vpu_inference`` (forward products only), ``vpu`` (every VPU operation over the
   accelerator's cycles);
 * ``throughput`` -- GFLOPS (two per multiply-accumulate) at the clock over the accelerator's
-  time (every cycle but the host link's: the seed excludes the host, section IV-E), actual
+  time (every cycle but the host link's: the paper excludes the host, section IV-E), actual
   and dense-equivalent (what a dense machine would have done in the same time: the paper's
   3629.5 GFLOPS at G = 16 exceed the 277.2 peak, so Fig. 11 counts dense-equivalent work);
   GFLOPS/W;
@@ -25,10 +25,10 @@ from __future__ import annotations
 from rlaccel.tlm.cost import resources_of
 from rlaccel.tlm.results import move_timing
 
-__all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING", "SEED", "RESIDUALS"]
+__all__ = ["family_results", "summary", "LAYERS", "STAGES", "TIMING", "PAPER", "RESIDUALS"]
 
 #: the LearningGroup paper's figures the run's are set beside (IV-E, abstract)
-SEED = {"power_w": 36.3, "gflops_dense": 257.4, "gflops_per_w_dense": 7.10}
+PAPER = {"power_w": 36.3, "gflops_dense": 257.4, "gflops_per_w_dense": 7.10}
 #: why the model's figures differ from the paper's (README, "Energy, power and resources")
 RESIDUALS = {
     "power": "the card's idle power (17.42 W, an xbutil reading of an idle U200, the same "
@@ -94,8 +94,8 @@ def family_results(m: dict, host, res, platform) -> dict:
                        "gflops_effective_matrix": _div(2 * dense, sum(
                            r["cycles"] for r in mx.values()) / clock) / 1e9,
                        "gflops_per_w": _div(gflops_eff, watts), "power_w": watts,
-                       "paper_power_w": SEED["power_w"],
-                       "error_power": _div(watts, SEED["power_w"]) - 1,
+                       "paper_power_w": PAPER["power_w"],
+                       "error_power": _div(watts, PAPER["power_w"]) - 1,
                        "peak_gflops": 2 * vpus * clock / 1e9,
                        "macs": macs, "dense_macs": dense},
         "matrix": {mn: dict(r) for mn, r in mx.items()},
@@ -119,26 +119,22 @@ def summary(r: dict) -> str:
     marks = r["stages"]["marks"]
     stage = ", ".join(f"{k} {v['cycles']:,}" for k, v in marks.items())
     lines = [
-        f"{r['program']} on {r['arch']} (seed {r['seed']}, A = {r['agents']}, G = "
-        f"{r['groups']}, B = {r['batch_episodes']}, {r['program_bytes']} instruction bytes)",
+        f"  run:      A = {r['agents']}, G = {r['groups']}, B = {r['batch_episodes']}, "
+        f"{r['program_bytes']} instruction bytes",
         f"  learning: {learn['iterations']} iterations, {learn['episodes']} episodes, "
         f"{learn['steps']} steps; success {learn['success_rate']:.1%} (last tenth "
         f"{learn['success_rate_last_tenth']:.1%}), caught {learn['caught_rate']:.1%}",
-        f"  machine:  {r['cycles']:,} cycles = {r['time_s'] * 1e3:.2f} ms at the clock "
-        f"({r['stages']['host_link_cycles']:,} on the host link), {r['instructions']:,} "
-        f"instructions, {r['energy_pj'] / 1e12:.4f} J, {th['power_w']:.1f} W",
-        f"            VPU utilisation: matrix {u['vpu_matrix']:.1%} (inference "
-        f"{u['vpu_inference']:.1%}), overall {u['vpu']:.1%}; {th['gflops']:.1f} GFLOPS, "
-        f"{th['gflops_effective']:.1f} dense-equivalent, {th['gflops_per_w']:.2f} GFLOPS/W",
-        f"            power {th['power_w']:.1f} W (paper {SEED['power_w']} W on average, "
-        f"{100 * th['error_power']:+.0f} %; paper dense {SEED['gflops_per_w_dense']} GFLOPS/W): "
+        f"  machine:  {r['stages']['host_link_cycles']:,} cycles on the host link; VPU "
+        f"utilisation in inference {u['vpu_inference']:.1%}; {th['gflops']:.1f} GFLOPS "
+        f"computed, {th['gflops_per_w']:.2f} GFLOPS/W",
+        f"            power {th['power_w']:.1f} W (paper {PAPER['power_w']} W on average, "
+        f"{100 * th['error_power']:+.0f} %; paper dense {PAPER['gflops_per_w_dense']} GFLOPS/W): "
         f"{RESIDUALS['power']}",
         _resources(r["resources"]),
         f"            latency {lat['iteration_ms']:.3f} ms per iteration, "
         f"{lat['step_us']:.2f} us per environment step (accelerator)",
         f"  stages:   {stage}",
-        f"  simulator: {r['timing']['sim']['wall_s']:.1f} s wall, "
-        f"{r['timing']['sim']['instructions_per_s']:,.0f} instructions/s",
+        f"  simulator speed: {r['timing']['sim']['instructions_per_s']:,.0f} instructions/s",
     ]
     return "\n".join(lines)
 

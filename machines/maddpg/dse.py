@@ -1,4 +1,4 @@
-"""``rlaccel dse maddpg --manifest M [--json F]``: seed 003's design-space exploration
+"""``rlaccel dse maddpg --manifest M [--json F]``: the MADDPG paper's design-space exploration
 (section IV) for a manifest's task on its architecture's device, the design a run of that
 manifest uses.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from rlaccel.machines.maddpg.tlm.dse import TABLE_II
+from rlaccel.machines.maddpg.tlm.dse import TABLE_II, placement_beside
 
 __all__ = ["add_parser", "TABLE_II", "explore_manifest"]
 
@@ -48,7 +48,8 @@ def explore_manifest(manifest, overrides=None, arch=None, search=None,
     d = res.as_dict()
     d.update({"manifest": str(manifest), "arch": a.name, "environment": cfg.env,
               "agents": [s.name for s in task.specs],
-              "table_ii": TABLE_II.get(cfg.env)})
+              "table_ii": TABLE_II.get(cfg.env), "budget": m["dse"]["budget"],
+              "placement": placement_beside(cfg.env, [len(s["agents"]) for s in d["slr"]])})
     return d
 
 
@@ -61,22 +62,39 @@ def _print(d: dict) -> None:
         for p, stages in pipes.items():
             print(f"  {name} {p}: " + ", ".join(f"{s['stage']} F={s['F']} ({s['cycles']})"
                                                 for s in stages))
+    budget = ("UG949's guideline" if d.get("budget", "guideline") == "guideline"
+              else "the SLR's capacity")
     for s in d["slr"]:
-        fab = (f", LUT {s['lut_used']:,.0f} of {s['lut_budget']:,.0f}, FF {s['ff_used']:,.0f} "
-               f"of {s['ff_budget']:,.0f} (UG949)" if "lut_used" in s else "")
-        print(f"  {s['name']}: {', '.join(s['agents']) or '-'}: DSP {s['dsp_used']} of "
+        fab = (f"; cost model: LUT {s['lut_used']:,.0f} of {s['lut_budget']:,.0f}, FF "
+               f"{s['ff_used']:,.0f} of {s['ff_budget']:,.0f}, DSP {s['dsp_model']:,.0f} of "
+               f"{s['dsp_model_budget']:,.0f}, BRAM {s['bram_model']:,.1f} of "
+               f"{s['bram_model_budget']:,.0f} ({budget})" if "lut_used" in s else "")
+        print(f"  {s['name']}: {', '.join(s['agents']) or '-'}: eq. 6: DSP {s['dsp_used']} of "
               f"{s['dsp_budget']}, BRAM {s['bram_used']:g} of {s['bram_budget']:g}{fab}")
     if d.get("over_guideline"):
         print("  the slowest design is over UG949's guideline (within the SLRs' capacity): "
               + "; ".join(d["over_guideline"]))
-    line = (f"  total: DSP {d['dsp_used']} ({d['dsp_percent']:.1f} % of {d['dsp_total']}), "
-            f"BRAM {d['bram_used']:g} ({d['bram_percent']:.1f} % of {d['bram_total']:g})")
-    t = d.get("table_ii")
-    if t:
-        line += (f"; Table II ({t['task']}): DSP {t['dsp']} ({t['dsp_percent']} %), "
-                 f"BRAM {t['bram']} ({t['bram_percent']} %), LUT {t['lut']:,} "
-                 f"({t['lut_percent']} %), FF {t['ff']:,} ({t['ff_percent']} %)")
-    print(line)
+    print(f"  eq. 6 total: DSP {d['dsp_used']} ({d['dsp_percent']:.1f} % of {d['dsp_total']}), "
+          f"BRAM {d['bram_used']:g} ({d['bram_percent']:.1f} % of {d['bram_total']:g})")
+    t, c = d.get("table_ii"), d.get("cost_model")
+    if c:
+        parts = ", ".join(f"{k} {v:g}" for k, v in c["bram_parts"].items())
+        line = (f"  cost model total: LUT {c['lut']:,.0f}, FF {c['ff']:,.0f}, DSP "
+                f"{c['dsp']:,.0f}, BRAM {c['bram']:,.1f} ({parts})")
+        if t:
+            line += "; against Table II (" + t["task"] + "): " + ", ".join(
+                f"{k.upper()} {t[k]:,} ({100 * (c[k] - t[k]) / t[k]:+.0f} %)"
+                for k in ("lut", "ff", "dsp", "bram"))
+        print(line)
+    elif t:
+        print(f"  Table II ({t['task']}): DSP {t['dsp']} ({t['dsp_percent']} %), BRAM "
+              f"{t['bram']} ({t['bram_percent']} %), LUT {t['lut']:,} ({t['lut_percent']} %), "
+              f"FF {t['ff']:,} ({t['ff_percent']} %)")
+    p = d.get("placement")
+    if p:
+        print(f"  placement: learners per SLR {p['ours']}; Fig. 5: {p['paper']}"
+              + (" (the same)" if p["same"] else " (the same counts, another SLR)"
+                 if p["same_counts"] else " (different)"))
 
 
 def cmd_dse(args) -> int:
@@ -96,7 +114,7 @@ def cmd_dse(args) -> int:
 def add_parser(sub) -> None:
     """Add ``dse`` to the top-level subparsers."""
     from rlaccel.util.args import file_name
-    d = sub.add_parser("dse", help="design-space exploration of a machine (seed 003, IV)",
+    d = sub.add_parser("dse", help="design-space exploration of a machine (the MADDPG paper, IV)",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     d.add_argument("machine", choices=["maddpg"], help="the machine (maddpg)")
@@ -106,7 +124,7 @@ def add_parser(sub) -> None:
     d.add_argument("--arch", metavar="NAME", type=file_name,
                    help="another architecture (name or .toml) than the manifest's")
     d.add_argument("--search", choices=["base", "latency"],
-                   help="the seed's base-factor search, or every balanced latency")
+                   help="the paper's base-factor search, or every balanced latency")
     d.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a manifest key (repeatable)")
     d.set_defaults(func=cmd_dse)

@@ -19,7 +19,7 @@ from rlaccel.programs.plugin import PackagePlugin, Run
 from rlaccel.util.memory import reserve
 
 __all__ = ["PLUGIN", "MaddpgPlugin", "config", "learners", "design", "agent_defines",
-           "check_arch", "MAX_WIDTH"]
+           "check_arch", "MAX_WIDTH", "BUDGETS"]
 
 #: the widest hidden layer a manifest may ask for (the memory the networks take is estimated
 #: too, before anything is allocated)
@@ -65,12 +65,21 @@ def learners(task, hidden) -> list:
     return out
 
 
+#: what the design search may fill of each SLR by the cost model (``[dse] budget``)
+BUDGETS = ("guideline", "capacity")
+
+
 def design(m: dict, arch, task):
     """The design-space exploration of a manifest on its architecture's device (the search
-    of ``[dse] search``, else the device's; ``[dse] f`` > 0 forces the base factor)."""
+    of ``[dse] search``, else the device's; ``[dse] f`` > 0 forces the base factor; ``[dse]
+    budget``: the cost model's resources within UG949's guideline, or each SLR's capacity)."""
+    from dataclasses import replace
+
     from rlaccel.machines.maddpg.tlm.device import device_of
     from rlaccel.machines.maddpg.tlm.dse import explore, unroll_factors
     dev = device_of(arch)
+    if m["dse"].get("budget", "guideline") == "capacity" and dev.fabric is not None:
+        dev = replace(dev, fabric=replace(dev.fabric, budget=dev.fabric.capacity))
     lrs = learners(task, tuple(m["learning"]["hidden"]))
     res = explore(lrs, dev, bram_per_bank=dev.bram_per_bank,
                   search=m["dse"]["search"] or dev.search)
@@ -152,7 +161,7 @@ class MaddpgPlugin(PackagePlugin):
                 "steps": Knob(0, 0, COUNT_MAX), "window": Knob(100, 1, COUNT_MAX),
                 "policies": {"__free__": True}, "task": {"__free__": True},
                 "learning": dict(_LEARNING),
-                "dse": {"search": "", "f": Knob(0, 0, 1 << 20)}}
+                "dse": {"search": "", "f": Knob(0, 0, 1 << 20), "budget": "guideline"}}
 
     def validate(self, m: dict) -> None:
         where, lr = m["__path__"], m["learning"]     # ranges: the schema's Knobs
@@ -162,6 +171,10 @@ class MaddpgPlugin(PackagePlugin):
         if m["dse"]["search"] not in ("", "base", "latency"):
             raise ManifestError(f"{where}: 'dse.search' must be 'base' or 'latency', not "
                                 f"{m['dse']['search']!r}")
+        if m["dse"]["budget"] not in BUDGETS:
+            raise ManifestError(f"{where}: 'dse.budget' must be {' or '.join(map(repr, BUDGETS))}"
+                                f" (each SLR's share at UG949's utilisation guideline, or its "
+                                f"whole capacity), not {m['dse']['budget']!r}")
         try:
             config(m)                      # MaddpgConfig's own checks
         except ManifestError as exc:
@@ -193,6 +206,19 @@ class MaddpgPlugin(PackagePlugin):
     def progress(self, run: Run) -> list[str]:
         from rlaccel.machines.maddpg.results import progress_lines
         return progress_lines(run.state)
+
+    def headline(self, r: dict):
+        """The common block's figures: instruction issue, the MADDPG paper's throughput
+        measure (IPS, eq. 7: one environment step and one update round, T_SG measured on
+        this machine) and the environment steps the host took."""
+        from rlaccel.programs.summary import Headline, Throughput
+        ips = ((r.get("ips") or {}) | r.get("timing", {}).get("ips", {})).get("system")
+        return Headline(utilisation={"instruction issue": r["utilization"]["issue_busy"]},
+                        throughput=(Throughput("IPS", ips, "iterations/s",
+                                               "eq. 7, T_SG measured on this machine")
+                                    if ips else None),
+                        no_throughput="no update round, so no IPS (eq. 7)",
+                        env_steps=r["learning"]["steps"])
 
     # ---- rlaccel report maddpg ----
     has_report = True

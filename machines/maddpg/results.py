@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC
+from rlaccel.machines.maddpg.tlm.onchip import learner_brams
 from rlaccel.machines.maddpg.tlm.ring import allgather_cycles
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 from rlaccel.machines.maddpg.tlm.learner import RING_UNIT, unit_name
@@ -40,7 +41,8 @@ __all__ = ["results", "summary", "progress_lines", "learning", "describe_pipelin
 #: the figures measured on this computer, or derived from them (eq. 7's IPS with this
 #: host's T_SG): the report's ``timing``
 TIMING = ("ips.system", "ips.system_cpu_time", "ips.t_sg_s", "ips.t_sample_s",
-          "ips.t_sg_cpu_s", "ips.t_sample_cpu_s", "ips.t_mu_s", "host_timeline.measured_s")
+          "ips.t_sg_cpu_s", "ips.t_sample_cpu_s", "ips.t_mu_s", "host_timeline.measured_s",
+          "efficiency.ips_per_w")
 
 
 def learning(host) -> dict:
@@ -182,6 +184,7 @@ def results(m: dict, run, res, platform) -> dict:
             "words": net.words if net is not None else 0}
     d = design.as_dict()
     return move_timing({"learning": learning(host), "ips": ips, "pipelines": pipes,
+                        "efficiency": efficiency(res, n, len(learners), B, ips["system"]),
                         "learners": learners, "ring": ring, "dse": d,
                         "resources": beside(design_resources(platform.arch, design).as_dict(),
                                             _table_ii(host.cfg.env), "Table II"),
@@ -190,11 +193,28 @@ def results(m: dict, run, res, platform) -> dict:
                         "environment": host.cfg.env}, TIMING)
 
 
+def efficiency(res, rounds: int, n_learners: int, batch: int, ips: float | None) -> dict:
+    """The card's predicted power and energy efficiency (the cost model's energy of every
+    action and cycle, ``energy_model`` of the run): energy per update round, agent-samples
+    trained per joule, and the system's iterations per second (eq. 7) per watt of the card
+    (the host CPU's power not included). The MADDPG paper reports no power or energy."""
+    e = res.energy_pj * 1e-12
+    return {"power_w": res.power_w,
+            "energy_per_round_j": e / rounds if rounds and e else None,
+            "agent_samples_per_j": n_learners * batch * rounds / e if rounds and e else None,
+            "ips_per_w": ips / res.power_w if ips and res.power_w else None,
+            "paper": None, "paper_note": "the MADDPG paper reports no power or energy",
+            "model": "energy_model (every price derived from cited primitives; fitted: [])"}
+
+
 #: why the model's resources differ from Table II (README, "Energy, power and resources")
-RESIDUAL = ("our compute unit's element is this project's combinational IEEE fp32 "
-            "multiply-add (5,712 LUTs with its share of the unit; Vitis HLS's operators put "
-            "more of the work in DSPs), so the search is bound by UG949's 70 % of an SLR's "
-            "LUTs long before its DSPs; Table II's design is not a LUT-bound one")
+RESIDUAL = ("the search stops at UG949's 70 % of an SLR's LUTs (our element 1,474 LUTs: "
+            "1,149 this project's compute-unit shell, 276 Vitis HLS's fp32 multiplier and "
+            "adder); Table II's Cooperative Communication holds 774K LUTs in its two SLRs, "
+            "98 % of them, beyond that guideline (dse.budget = \"capacity\": LUT -14 %, DSP "
+            "-22 %); flip-flops: our shell is not pipelined as HLS's loops are; BRAM: weight "
+            "banks, Adam's moments, stage buffers and FIFOs only (no batch, AXI or shell "
+            "buffers)")
 
 
 def _table_ii(env: str) -> dict | None:
@@ -205,9 +225,11 @@ def _table_ii(env: str) -> dict | None:
 
 def design_resources(arch, design):
     """The resources of the design a run used: the architecture's units, with as many CU
-    elements (and banks) as the design search's unroll factors add up to."""
+    elements as the design search's unroll factors add up to and the block RAMs the
+    learners' memories take with them (:func:`~.tlm.onchip.learner_brams`)."""
     elements = sum(sum(f[p]) for f in design.factors.values() for p in ("value", "policy"))
-    return resources_of(arch, extra={"elements": elements})
+    brams = sum(learner_brams(lr, design.factors[lr.name])["total"] for lr in design.learners)
+    return resources_of(arch, extra={"elements": elements, "brams": brams})
 
 
 def _label_trace(platform, design, name: str) -> None:
@@ -296,9 +318,14 @@ def summary(r: dict) -> str:
         lines.append(f"  resources on the {res['device']}: " + ", ".join(
             f"{k.upper()} {res[k]:,.0f}" + (f" (Table II {paper[k]:,}, {100 * err[k]:+.0f} %)"
                                            if k in paper else "")
-            for k in ("lut", "ff", "dsp", "bram")) + f"; power {r['power_mw'] / 1e3:.1f} W "
-            f"(the paper reports none); {RESIDUAL}")
-    sim = r["timing"]["sim"]
-    lines.append(f"  simulator: {sim['wall_s']:.2f} s wall, {r['instructions']:,} "
-                 f"instructions, {r['cycles']:,} cycles")
+            for k in ("lut", "ff", "dsp", "bram")) + f"; {RESIDUAL}")
+    eff = r.get("efficiency")
+    if eff:
+        eff = eff | r["timing"].get("efficiency", {})
+        lines.append(f"  power and efficiency (the paper reports none): {eff['power_w']:.2f} W"
+                     + (f", {eff['energy_per_round_j'] * 1e3:.3f} mJ per update round, "
+                        f"{eff['agent_samples_per_j'] / 1e3:,.1f} k agent-samples per J"
+                        if eff["energy_per_round_j"] else "")
+                     + (f", {eff['ips_per_w']:.2f} IPS per W (eq. 7 over the card's power)"
+                        if eff["ips_per_w"] else ""))
     return "\n".join(lines)

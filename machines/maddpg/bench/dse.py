@@ -1,4 +1,4 @@
-"""The design-space exploration of seed 003 (section IV) for its two tasks, set next to
+"""The design-space exploration of the MADDPG paper (section IV) for its two tasks, set next to
 Table II, with the pipelines' predicted learner time per batch.
 
     python machines/maddpg/bench/dse.py [--batches 64 128 256 512 1024] [--hop-latency 2]
@@ -6,12 +6,12 @@ Table II, with the pipelines' predicted learner time per batch.
 
 For Cooperative Communication and Predator-Prey (network widths from the MPE tasks and the
 reference's 64-64 hidden layers), on the whole U200 and on the U200 with a Vitis shell in
-SLR1, with the seed's base-factor search and the exact latency search
+SLR1, with the paper's base-factor search and the exact latency search
 (machines/maddpg/tlm/dse.py): the base factor, the cycles per sample of the slowest stage,
 DSP and BRAM use per SLR against Table II, the pipelines' throughput at 300 MHz, the cycles
 for every learner's two pipelines to stream a batch (fill + (B - 1) x bottleneck; not a
 simulation: no transfers, no gradient application, no host), and whether a per-sample ring
-all-gather of the agents' actions (hop latency and link width as given: the seed states
+all-gather of the agents' actions (hop latency and link width as given: the paper states
 neither) hides under the slowest stage.
 """
 

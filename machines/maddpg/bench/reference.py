@@ -13,7 +13,7 @@ prints and writes (JSON) the learning curve (mean episode reward per window of W
 the final mean over the last W episodes, Predator-Prey's touches per episode, the random
 policy's figures, T_SG and the learner's time per round, and wall time per environment step.
 
-``speed``: the CPU-only baseline of Fig. 7 on this machine, one training thread (the seed
+``speed``: the CPU-only baseline of Fig. 7 on this machine, one training thread (the paper
 uses one; BLAS is pinned to one thread before numpy loads, ``--threads`` changes it): T_SG
 per environment step (every agent's inference, the environment step, storing the
 transition; inference apart), and per update round for every batch size: drawing the batch
@@ -21,7 +21,7 @@ transition; inference apart), and per update round for every batch size: drawing
 T_MU = sampling + training, an iteration being one step and one round as in Algorithm 1.
 It also times sampling the way openai/maddpg's buffer does it (every agent keeps a Python
 list of transition tuples and each agent's batch is assembled index by index), which the
-seed's CPU baselines inherit and our array buffer avoids. Times are medians of wall
+paper's CPU baselines inherit and our array buffer avoids. Times are medians of wall
 clock; the learners' process CPU time and the load average are recorded beside them, since
 on a shared machine the wall clock includes waiting for a core.
 """

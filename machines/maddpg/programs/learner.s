@@ -1,4 +1,4 @@
-; One MADDPG learner (seed 003, Fig. 4) with two hidden layers: the value pipeline (5L = 15
+; One MADDPG learner (the MADDPG paper, Fig. 4) with two hidden layers: the value pipeline (5L = 15
 ; compute units) and the policy pipeline (5L - 1 = 14) streaming every batch concurrently,
 ; the ring sharing the target actions sample by sample, then the batch's gradients applied
 ; (Adam, clipped per tensor) and the targets moved (Algorithm 1, lines 9-14).

@@ -1,2 +1,2 @@
-"""RTL of MADDPG's blocks (seed 003): the compute unit (:mod:`.cu`) and the ring node
+"""RTL of MADDPG's blocks (the MADDPG paper): the compute unit (:mod:`.cu`) and the ring node
 (:mod:`.ring`). See docs/rtl.md."""

@@ -1,4 +1,4 @@
-"""MADDPG's compute unit, forward mode (seed 003, section III-B, IV-A, eq. 4):
+"""MADDPG's compute unit, forward mode (the MADDPG paper, section III-B, IV-A, eq. 4):
 ``y = act(W x + b)`` in fp32 with ``F`` multiply-add elements.
 
 The ``ID x OD`` multiply-adds are dealt input-major, ``k = i * OD + o``, ``F`` a cycle:

@@ -1,4 +1,4 @@
-"""MADDPG's ring of learners (seed 003, section III-A): ring nodes running the all-gather.
+"""MADDPG's ring of learners (the MADDPG paper, section III-A): ring nodes running the all-gather.
 
 A node (``_node``, a part of :func:`maddpg_ring`) holds every learner's vector (``learners``
 slots of up to ``max_words`` words; its own is loaded into its slot) and is linked to the

@@ -1,7 +1,7 @@
 """FPGA devices for the design-space exploration: super logic regions (SLRs) with their DSP
 and BRAM budgets, read from an architecture's ``[device]`` table.
 
-Seed 003's Table I gives the Alveo U200 at 300 MHz, 77 GB/s, 35 MB on chip, 18.6 TOPS, but
+The MADDPG paper's Table I gives the Alveo U200 at 300 MHz, 77 GB/s, 35 MB on chip, 18.6 TOPS, but
 no per-SLR budgets. The U200 carries an XCU200 (a Virtex UltraScale+ VU9P): three equal SLRs
 of 2,280 DSP slices and 720 36-Kb block RAMs each, 6,840 DSPs and 2,160 BRAMs in all -- the
 totals Table II's percentages use. ``machines/maddpg/archs/maddpg.toml`` holds these, once;
@@ -28,7 +28,11 @@ from numbers import Real
 from rlaccel.isa.arch import check_keys
 from rlaccel.util.errors import ArchError
 
-__all__ = ["Slr", "Device", "Fabric", "device_of", "fabric_of", "check_device", "DEVICE_KEYS"]
+__all__ = ["Slr", "Device", "Fabric", "device_of", "fabric_of", "check_device", "DEVICE_KEYS",
+           "FABRIC_KINDS"]
+
+#: the resources the cost model's side of the design search counts
+FABRIC_KINDS = ("lut", "ff", "dsp", "bram")
 
 DEVICE_KEYS = ("name", "total_dsp", "total_bram", "bram_per_bank", "search", "slr")
 
@@ -49,15 +53,16 @@ class Slr:
 
 @dataclass(frozen=True)
 class Fabric:
-    """LUTs and flip-flops for the design search (the cost model's, :mod:`rlaccel.tlm.cost`):
-    one compute-unit element's, one learner's share of the units the search does not size
-    (the ring), and every SLR's budget at UG949's utilisation guideline (LUT 70 %, FF 50 %)
-    and its whole capacity."""
+    """The cost model's resources for the design search (:mod:`rlaccel.tlm.cost`): one
+    compute-unit element's LUTs, flip-flops and DSPs, one learner's share of the units the
+    search does not size (the ring), and every SLR's budget at UG949's utilisation guideline
+    (LUT 70 %, FF 50 %, DSP and BRAM 80 %) and its whole capacity. A learner's block RAMs
+    follow its unroll factors (:mod:`.onchip`)."""
 
-    element: dict           # {"lut", "ff"} of one element
-    learner: dict           # {"lut", "ff"} of one learner's fixed units
-    budget: tuple           # per SLR {"lut", "ff"} at the guideline
-    capacity: tuple         # per SLR {"lut", "ff"}
+    element: dict           # {"lut", "ff", "dsp"} of one element
+    learner: dict           # {"lut", "ff", "dsp", "bram"} of one learner's fixed units
+    budget: tuple           # per SLR {"lut", "ff", "dsp", "bram"} at the guideline
+    capacity: tuple         # per SLR {"lut", "ff", "dsp", "bram"}
     source: str = ""
 
 
@@ -147,10 +152,10 @@ def device_of(arch) -> Device:
 
 
 def fabric_of(arch, n_slrs: int) -> Fabric | None:
-    """The LUT and flip-flop side of the design (:class:`Fabric`) from the architecture's
+    """The cost model's side of the design (:class:`Fabric`) from the architecture's
     ``[technology]`` and ``[resources]`` (a ``cu_element`` row: one element; the rows whose
-    count does not need the search's ``elements``: fixed, shared by the learners); None for
-    an architecture without them."""
+    count does not need the search's ``elements`` or ``brams``: fixed, shared by the
+    learners); None for an architecture without them."""
     from rlaccel.tlm.cost import resources_of
     from rlaccel.tlm.cost.technology import Fpga, technology_of
     tech = technology_of(arch)
@@ -161,9 +166,9 @@ def fabric_of(arch, n_slrs: int) -> Fabric | None:
     n = max(1, arch.knobs.agents)
     dev = tech.dev
     slrs = fixed.slr[:n_slrs]
-    return Fabric(element={k: float(row.get(k, 0)) for k in ("lut", "ff")},
-                  learner={k: fixed.total[k] / n for k in ("lut", "ff")},
-                  budget=tuple({k: s["budget"][k] for k in ("lut", "ff")} for s in slrs),
-                  capacity=tuple({k: dev[k] / len(fixed.slr) for k in ("lut", "ff")}
+    return Fabric(element={k: float(row.get(k, 0)) for k in FABRIC_KINDS[:3]},
+                  learner={k: fixed.total[k] / n for k in FABRIC_KINDS},
+                  budget=tuple({k: s["budget"][k] for k in FABRIC_KINDS} for s in slrs),
+                  capacity=tuple({k: dev[k] / len(fixed.slr) for k in FABRIC_KINDS}
                                  for _ in slrs),
                   source=row.get("source", ""))

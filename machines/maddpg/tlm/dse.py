@@ -1,4 +1,4 @@
-"""Design-space exploration (seed 003, section IV): place the agents' learners on the SLRs and
+"""Design-space exploration (the MADDPG paper, section IV): place the agents' learners on the SLRs and
 choose every compute unit's unroll factor.
 
 1. **Placement** (IV-B): the number of agents in an SLR is proportional to its DSPs,
@@ -11,7 +11,7 @@ choose every compute unit's unroll factor.
    sample; every other CU gets the smallest ``F`` whose latency ``ceil(ID OD / F)`` is at most
    ``T``, i.e. ``F = ceil(ID OD / T)``. No stage is slower than the base, so the pipelines'
    throughput is ``1 / T`` (eq. 3); a stage too small to need a whole element runs at
-   ``F = 1`` and idles part of the time. (The seed writes ``F_j = f ID_j OD_j / (ID_1 OD_1)``;
+   ``F = 1`` and idles part of the time. (The paper writes ``F_j = f ID_j OD_j / (ID_1 OD_1)``;
    rounding that up gives the same latencies with a few more elements.)
 3. **Size** (eq. 6): the largest ``f`` with ``sum 5 F < DSP`` and ``sum F * bram_per_bank <
    BRAM`` in every SLR, the sums over every stage of both pipelines of every agent placed
@@ -19,20 +19,22 @@ choose every compute unit's unroll factor.
 
 The base factor reaches only the latencies ``ceil(ID_1 OD_1 / f)``; between them lie
 latencies no ``f`` gives (for a 22 x 64 base layer: 128 at f = 11, 118 at 12, 109 at 13), so
-a budget can allow a faster balanced design than the seed's search finds. ``search="latency"``
+a budget can allow a faster balanced design than the paper's search finds. ``search="latency"``
 searches every integer latency ``T`` instead (every CU ``F = ceil(ID OD / T)``, the smallest
 ``T`` within budget): the optimum over all unroll factors, as the brute-force test checks.
-``search="base"`` (default) is the seed's method.
+``search="base"`` (default) is the paper's method.
 
 ``bram_per_bank`` is what one SRAM bank (eq. 6's ``C_SRAM = F``) costs in 36-Kb BRAMs: 0.5
 by default (one 18-Kb half, the smallest block a partitioned array bank maps to).
 
-4. **LUTs and flip-flops** (not in the paper's eq. 6): when the device has a
-   :class:`~.device.Fabric` (the cost model's LUTs and FFs of one element and of each
-   learner's fixed units), every SLR must also stay within UG949's utilisation guideline
-   (LUT 70 %, FF 50 % of the SLR). When even the slowest design breaks the guideline but fits
-   the SLR's whole capacity, that design is taken and the result names what is over the
-   guideline (``over_guideline``); beyond the capacity the search refuses.
+4. **The cost model's budgets** (not in the paper's eq. 6): when the device has a
+   :class:`~.device.Fabric` (the cost model's LUTs, FFs and DSPs of one element, each
+   learner's fixed units, and its block RAMs: weight banks, optimiser state, stage buffers
+   and FIFOs, :mod:`.onchip`), every SLR must also stay within UG949's utilisation guideline
+   (LUT 70 %, FF 50 %, DSP and BRAM 80 % of the SLR). When even the slowest design breaks
+   the guideline but fits the SLR's whole capacity, that design is taken and the result
+   names what is over the guideline (``over_guideline``); beyond the capacity the search
+   refuses.
 """
 
 from __future__ import annotations
@@ -43,14 +45,16 @@ from math import ceil, floor
 from rlaccel.util.errors import ArchError
 
 from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC, cu_cycles
+from rlaccel.machines.maddpg.tlm.device import FABRIC_KINDS
+from rlaccel.machines.maddpg.tlm.onchip import learner_brams
 from rlaccel.machines.maddpg.tlm.pipeline import Stage, learner_stages
 from rlaccel.machines.maddpg.tlm.timing import batch_cycles
 
 __all__ = ["Learner", "DseResult", "place_agents", "unroll_factors", "latency_factors",
-           "slr_use", "fabric_use", "explore", "TABLE_II"]
+           "slr_use", "fabric_use", "explore", "TABLE_II", "FIG5", "placement_beside"]
 
 
-#: seed 003, Table II: post-synthesis use of the whole design
+#: the MADDPG paper, Table II: post-synthesis use of the whole design
 TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", "bram": 1060,
                                            "bram_percent": 49, "ff": 1_182_000,
                                            "ff_percent": 50, "lut": 774_000,
@@ -59,6 +63,29 @@ TABLE_II = {"simple_speaker_listener_v4": {"task": "Cooperative Communication", 
             "simple_tag_v3": {"task": "Predator-Prey", "bram": 1519, "bram_percent": 73,
                               "ff": 1_438_000, "ff_percent": 61, "lut": 829_000,
                               "lut_percent": 70, "dsp": 2447, "dsp_percent": 36}}
+
+
+#: the MADDPG paper, section V-C and Fig. 5: learners per SLR (``per_slr`` where the text says
+#: which SLR; ``occupied`` SLRs of one learner each where it does not)
+FIG5 = {"simple_speaker_listener_v4": {"text": "one learner in each of two SLRs",
+                                       "occupied": 2, "per_slr": None},
+        "simple_tag_v3": {"text": "two learners in SLR1, one in SLR0 and one in SLR2",
+                          "occupied": 3, "per_slr": [1, 2, 1]}}
+
+
+def placement_beside(env: str, per_slr) -> dict | None:
+    """Our learners per SLR beside Fig. 5's: ``{"ours", "paper", "same", "same_counts"}``
+    (``same_counts``: the same numbers of learners per occupied SLR, whichever SLR)."""
+    f = FIG5.get(env)
+    if f is None:
+        return None
+    ours = list(per_slr)
+    counts = sorted(c for c in ours if c)
+    paper_counts = (sorted(c for c in f["per_slr"] if c) if f["per_slr"]
+                    else [1] * f["occupied"])
+    return {"ours": ours, "paper": f["text"], "paper_per_slr": f["per_slr"],
+            "same_counts": counts == paper_counts,
+            "same": ours == f["per_slr"] if f["per_slr"] else counts == paper_counts}
 
 
 @dataclass(frozen=True)
@@ -125,12 +152,20 @@ def latency_factors(stages, T: int) -> list[int]:
 
 
 def fabric_use(learners, slr_of, factors, n_slrs: int, fabric) -> list[dict]:
-    """``{"lut", "ff"}`` the learners use in every SLR (their elements and fixed units)."""
-    use = [{"lut": 0.0, "ff": 0.0} for _ in range(n_slrs)]
+    """``{"lut", "ff", "dsp", "bram"}`` the learners use in every SLR by the cost model:
+    their elements, their on-chip memories (:func:`~.onchip.learner_brams`) and their fixed
+    units; also ``bram_parts``, the memories by kind."""
+    use = [{**dict.fromkeys(FABRIC_KINDS, 0.0), "bram_parts": {}} for _ in range(n_slrs)]
     for lr, s in zip(learners, slr_of):
-        n = sum(factors(lr.stages))
-        for k in ("lut", "ff"):
-            use[s][k] += n * fabric.element[k] + fabric.learner[k]
+        F = {p: factors(list(getattr(lr, p))) for p in ("value", "policy")}
+        n = sum(F["value"]) + sum(F["policy"])
+        mem = learner_brams(lr, F)
+        for k in FABRIC_KINDS:
+            use[s][k] += fabric.learner[k] + (mem["total"] if k == "bram"
+                                               else n * fabric.element[k])
+        for k, v in mem.items():
+            if k != "total":
+                use[s]["bram_parts"][k] = use[s]["bram_parts"].get(k, 0.0) + v
     return use
 
 
@@ -162,18 +197,30 @@ class DseResult:
     over_guideline: list = field(default_factory=list)  # "SLR0 lut", ... (module rule 4)
 
     def fabric(self) -> list[dict]:
-        """Every SLR's LUTs and FFs used, with the guideline's budget and the capacity
-        (empty without a :class:`~.device.Fabric`)."""
+        """Every SLR's LUTs, FFs, DSPs and BRAMs by the cost model, with the guideline's
+        budget and the capacity (empty without a :class:`~.device.Fabric`): ``lut_used``,
+        ``lut_budget``, ``lut_capacity``, ``ff_...``, and the cost model's ``dsp_model``,
+        ``bram_model`` (beside eq. 6's ``dsp_used``, ``bram_used``) with their budgets and
+        ``bram_parts``."""
         fab = self.device.fabric
         if fab is None:
             return []
-        chosen = {lr.stages: self.factors[lr.name]["value"] + self.factors[lr.name]["policy"]
-                  for lr in self.learners}
-        use = fabric_use(self.learners, self.placement, chosen.__getitem__,
+        by_stages = {}
+        for lr in self.learners:
+            for p in ("value", "policy"):
+                by_stages[tuple(getattr(lr, p))] = self.factors[lr.name][p]
+        use = fabric_use(self.learners, self.placement, lambda st: by_stages[tuple(st)],
                          len(self.device.slrs), fab)
-        return [{"lut_used": u["lut"], "lut_budget": b["lut"], "lut_capacity": c["lut"],
+        out = []
+        for u, b, c in zip(use, fab.budget, fab.capacity):
+            d = {"lut_used": u["lut"], "lut_budget": b["lut"], "lut_capacity": c["lut"],
                  "ff_used": u["ff"], "ff_budget": b["ff"], "ff_capacity": c["ff"]}
-                for u, b, c in zip(use, fab.budget, fab.capacity)]
+            for k in ("dsp", "bram"):
+                d.update({f"{k}_model": u[k], f"{k}_model_budget": b[k],
+                          f"{k}_model_capacity": c[k]})
+            d["bram_parts"] = u["bram_parts"]
+            out.append(d)
+        return out
 
     @property
     def stage_cycles(self) -> int:
@@ -205,7 +252,20 @@ class DseResult:
     def bram_used(self) -> float:
         return sum(s["bram_used"] for s in self.slr)
 
+    def _cost_model(self, fab: list) -> dict | None:
+        """The whole design by the cost model (every SLR summed), with the budgets."""
+        if not fab:
+            return None
+        out = {"lut": sum(s["lut_used"] for s in fab), "ff": sum(s["ff_used"] for s in fab),
+               "dsp": sum(s["dsp_model"] for s in fab),
+               "bram": sum(s["bram_model"] for s in fab), "bram_parts": {}}
+        for s in fab:
+            for k, v in s["bram_parts"].items():
+                out["bram_parts"][k] = out["bram_parts"].get(k, 0.0) + v
+        return out
+
     def as_dict(self) -> dict:
+        fab = self.fabric()
         d = self.device
         return {
             "device": d.name, "clock_mhz": d.clock_mhz, "search": self.search, "f": self.f,
@@ -215,7 +275,8 @@ class DseResult:
             "dsp_percent": 100.0 * self.dsp_used / d.dsp,
             "bram_used": self.bram_used, "bram_total": d.bram,
             "bram_percent": 100.0 * self.bram_used / d.bram,
-            "slr": [{**s, **f} for s, f in zip(self.slr, self.fabric())] or self.slr,
+            "slr": [{**s, **f} for s, f in zip(self.slr, fab)] or self.slr,
+            "cost_model": self._cost_model(fab),
             "over_guideline": list(self.over_guideline),
             "unroll_factors": {
                 lr.name: {p: [{"stage": st.name, "id": st.id, "od": st.od, "F": F,
@@ -229,7 +290,7 @@ class DseResult:
 def explore(learners, device, *, placement=None, bram_per_bank: float = 0.5,
             search: str = "base") -> DseResult:
     """The design of module rules 1-3 for ``learners`` (:class:`Learner`) on ``device``
-    (:class:`~.device.Device`); ``search`` is ``"base"`` (the seed's largest base factor) or
+    (:class:`~.device.Device`); ``search`` is ``"base"`` (the paper's largest base factor) or
     ``"latency"`` (the smallest balanced latency). An :class:`ArchError` says which SLR
     cannot hold its learners even with one element per CU."""
     learners = list(learners)
@@ -273,9 +334,9 @@ def explore(learners, device, *, placement=None, bram_per_bank: float = 0.5,
             limits = fab.budget if fabric_limit == "budget" else fab.capacity
             for s, (use, lim) in enumerate(zip(fabric_use(learners, slr_of, factors_of(k),
                                                           n_slrs, fab), limits)):
-                for key in ("lut", "ff"):
+                for key in FABRIC_KINDS:
                     if s in slr_of and use[key] > lim[key]:
-                        bad.append(f"{device.slrs[s].name} needs {use[key]:,.0f} "
+                        bad.append(f"{device.slrs[s].name} needs {use[key]:,.1f} "
                                    f"{key.upper()}s but has {lim[key]:,.0f} "
                                    f"({'UG949' if fabric_limit == 'budget' else 'the SLR'})")
         return bad

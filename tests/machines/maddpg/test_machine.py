@@ -221,7 +221,7 @@ def test_a_forced_base_factor_that_does_not_fit_is_refused():
     assert str(e.value) == (
         f"{CC}: 'dse.f' = 1000000: the design does not fit u200 (SLR0 needs 10,228,485 DSPs "
         f"and 1,022,848.5 BRAMs but has 2,280 and 720; SLR1 needs 10,239,365 DSPs and "
-        f"1,023,936.5 BRAMs but has 2,280 and 720); the DSE's own base factor 1 fits, and "
+        f"1,023,936.5 BRAMs but has 2,280 and 720); the DSE's own base factor 4 fits, and "
         f"so does any smaller one")
 
 

@@ -39,9 +39,10 @@ def test_a_design_search_names_its_elements():
     a = load_arch("maddpg")
     with pytest.raises(ArchError, match="'elements' is not a knob"):
         resources_of(a)
-    assert resources_of(a, partial=True).skipped == ["cu_element", "bank_memory"]
-    r = resources_of(a, extra={"elements": 100})
-    assert r.units["cu_element"]["lut"] == 571200 and r.total["bram"] == 50
+    assert resources_of(a, partial=True).skipped == ["cu_element", "learner_memory"]
+    r = resources_of(a, extra={"elements": 100, "brams": 50})
+    assert r.units["cu_element"]["lut"] == 147400 and r.units["cu_element"]["dsp"] == 575
+    assert r.total["bram"] == 50
 
 
 def test_an_asic_has_no_fpga_resources():

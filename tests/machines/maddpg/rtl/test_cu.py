@@ -52,3 +52,22 @@ def test_synthesis_shell_keeps_the_float_units_as_black_boxes(tmp_path):
     assert len(set(muls + adds)) == 7
     assert "module fp32_mul(" in lib.read_text() and "module fp32_add(" in lib.read_text()
     assert "round_pack" not in text            # nothing of the float units was converted
+
+
+def test_synthesis_shell_can_keep_the_banks_as_black_boxes(tmp_path):
+    """cu_synth.py --banks ram: every weight bank an instance of a declared black box (the
+    block RAM a device maps it to), so none of the banks' registers is converted."""
+    import re
+
+    import pytest
+
+    from rlaccel.machines.maddpg.rtl.cu_synth import convert_shell
+    from rlaccel.util.errors import RlaccelError
+    prm = maddpg_params(unroll=3, max_in=7, max_out=9)
+    v, lib = convert_shell(prm, tmp_path, "ram")
+    text = v.read_text()
+    assert len(re.findall(r"^fp32_bank (\w+) \(", text, re.M)) == 3
+    assert "module fp32_bank(" in lib.read_text()
+    assert not re.search(r"_bank\d+_mem", text)
+    with pytest.raises(RlaccelError, match="banks must be 'registers' or 'ram'"):
+        convert_shell(prm, tmp_path, "uram")

@@ -22,7 +22,7 @@ WALL_CLOCK = ("timing.sim.*", "timing.host.agents[*].timeline.measured_s.*",
               "timing.host_timeline.measured_s.*", "timing.ips.system",
               "timing.ips.system_cpu_time", "timing.ips.t_mu_s",
               "timing.ips.t_sample_cpu_s", "timing.ips.t_sample_s", "timing.ips.t_sg_cpu_s",
-              "timing.ips.t_sg_s")
+              "timing.ips.t_sg_s", "timing.efficiency.ips_per_w")
 
 
 def _rtl_run(fault=None):

@@ -150,32 +150,53 @@ def test_recorded_designs(task, search, want):
 
 
 @pytest.mark.parametrize("task, want", [
-    (cooperative_communication, (1, 1408, 490, ["SLR0", "SLR1"])),
-    (predator_prey, (1, 5248, 580, ["SLR0"])),
+    (cooperative_communication, (4, 352, 1525)),
+    (predator_prey, (5, 1050, 1440)),
 ])
-def test_luts_bind_the_design_before_dsps(task, want):
-    """With the cost model's element (this project's fp32 multiply-add, 5,712 LUTs) UG949's
-    70 % of an SLR's LUTs is reached at base factor 1 already: the slowest design is taken,
-    over the guideline and within the SLRs' capacity, and the result says where."""
+def test_luts_bind_the_design_within_every_budget(task, want):
+    """With the cost model's element (1,474 LUTs, 5.75 DSPs: Vitis HLS's fp32 operators in
+    this project's unit) UG949's 70 % of an SLR's LUTs binds first: every SLR's LUTs, FFs,
+    DSPs and BRAMs by the cost model stay within the guideline, and one more base factor
+    would break the LUTs' budget."""
     res = explore(task(), U200_FABRIC)
-    assert (res.f, res.stage_cycles, res.dsp_used) == want[:3]
-    assert [m.split()[0] for m in res.over_guideline] == want[3]
+    assert (res.f, res.stage_cycles, res.dsp_used) == want
+    assert res.over_guideline == []
+    slrs = res.as_dict()["slr"]
+    for s in slrs:
+        assert s["lut_used"] <= s["lut_budget"] and s["ff_used"] <= s["ff_budget"]
+        assert s["dsp_model"] <= s["dsp_model_budget"]
+        assert s["bram_model"] <= s["bram_model_budget"]
+    from rlaccel.machines.maddpg.tlm.dse import fabric_use, unroll_factors
+    more = fabric_use(res.learners, res.placement,
+                      lambda st: unroll_factors(st, res.f + 1, res.base_work),
+                      len(U200_FABRIC.slrs), U200_FABRIC.fabric)
+    assert any(u["lut"] > b["lut"] for u, b in zip(more, U200_FABRIC.fabric.budget))
+
+
+def test_an_element_too_big_for_the_guideline_takes_the_slowest_design():
+    """Elements of four times the LUTs: base factor 1 is over UG949's guideline but within
+    the SLRs' capacity; that design is taken and the result says where."""
+    fab = U200_FABRIC.fabric
+    big = replace(U200_FABRIC, fabric=replace(fab, element={**fab.element,
+                                                            "lut": 4 * fab.element["lut"]}))
+    res = explore(cooperative_communication(), big)
+    assert res.f == 1 and [m.split()[0] for m in res.over_guideline] == ["SLR0", "SLR1"]
     assert all("LUTs" in m for m in res.over_guideline)
-    for s in res.as_dict()["slr"]:
-        assert s["lut_used"] <= s["lut_capacity"] and s["ff_used"] <= s["ff_budget"]
 
 
 def test_a_fabric_within_the_guideline_sizes_the_design():
-    """Elements of a fifth of the LUTs: the search stops where the first SLR's LUTs reach
-    UG949's 70 %, below eq. 6's bound, and nothing is over the guideline."""
+    """Elements of a fifth of the LUTs: the search stops below eq. 6's bound, where the
+    next budget (DSPs at 80 %, or LUTs) binds, and nothing is over the guideline; without
+    the cost model eq. 6 alone sizes it."""
     fab = U200_FABRIC.fabric
-    small = replace(U200_FABRIC, fabric=replace(fab, element={"lut": fab.element["lut"] / 5,
-                                                              "ff": fab.element["ff"]}))
+    small = replace(U200_FABRIC, fabric=replace(fab, element={**fab.element,
+                                                              "lut": fab.element["lut"] / 5}))
     res, eq6 = explore(cooperative_communication(), small), explore(cooperative_communication(),
                                                                    U200)
-    assert 1 < res.f < eq6.f and res.over_guideline == []
+    assert explore(cooperative_communication(), U200_FABRIC).f < res.f < eq6.f
+    assert res.over_guideline == []
     for s in res.as_dict()["slr"]:
-        assert s["lut_used"] <= s["lut_budget"]
+        assert s["lut_used"] <= s["lut_budget"] and s["dsp_model"] <= s["dsp_model_budget"]
     bigger = explore(cooperative_communication(), replace(small, fabric=None))
     assert bigger.f == eq6.f
 

@@ -65,15 +65,16 @@ def stated_sources(arch) -> dict:
     return out
 
 
-def problems(arch, own: Iterable[str] = ()) -> list[str]:
+def problems(arch, own: Iterable[str] = (), tables: Iterable[str] = COVERED) -> list[str]:
     """What breaks the rule in ``arch`` (empty: nothing); ``own`` are patterns (regular
-    expressions, case-insensitive) that name the machine's own paper."""
+    expressions, case-insensitive) that name the machine's own paper; ``tables`` are those
+    every number of which needs a source (:data:`COVERED`, or more: a machine's latencies)."""
     where = arch.origin
     bad = []
     src = arch.extra.get("sources", {})
     if not isinstance(src, Mapping):
         return [f"{where}: [sources] must be a table of 'TABLE.KEY' = sentence"]
-    for table in COVERED:
+    for table in tables:
         t = arch.extra.get(table)
         if isinstance(t, Mapping):
             for key in _numbers(t, table):

@@ -41,6 +41,26 @@ def test_the_defaults_derive_their_energy(name):
     assert "technology" in a.extra and not a.extra.get("energy")
 
 
+#: machines whose every latency constant ([timing], and MADDPG's per-batch passes in
+#: [learner]) names its source too, beyond the tables every machine's must
+LATENCIES = {"maddpg": ("timing", "learner")}
+
+
+@pytest.mark.parametrize("name", [n for n in DEFAULTS if _machine(n) in LATENCIES])
+def test_latency_constants_name_their_sources(name):
+    from rlaccel.tlm.cost.sources import COVERED
+    machine = _machine(name)
+    assert problems(load_arch(name), OWN[machine], COVERED + LATENCIES[machine]) == []
+
+
+def test_host_and_link_constants_are_judged():
+    """Every default architecture's [hostlink] and [interconnect] numbers are among the
+    constants judged, so a host or link latency without a source fails."""
+    from rlaccel.tlm.cost.sources import COVERED
+    assert {"hostlink", "interconnect", "device"} <= set(COVERED)
+    assert {_machine(n) for n in DEFAULTS if "hostlink" in load_arch(n).extra} == set(OWN)
+
+
 def _variant(tmp_path, text: str):
     f = tmp_path / "v.toml"
     f.write_text('name = "v"\ninherit = "darl"\n' + text)

@@ -87,6 +87,19 @@ class Plugin:
         """New progress lines since the last call (one per finished trial or episode)."""
         return []
 
+    def progress_position(self, m: dict, run: Run, platform) -> tuple[int, int | None, str]:
+        """How far a run has gone, for the progress bar: ``(done, total, unit)`` (``total``
+        None when not known: the bar then shows the rate but no time left). This default
+        reads what the platform counts as the run goes: for a machine whose length is
+        ``--steps`` (a ``steps`` run option set above 0), the host's calls to the
+        environment on agent 0 out of those steps; otherwise the host exchanges."""
+        key = self.run_options.get("steps")
+        total = m.get(key) if key else None
+        calls = platform.agents[0].link.timeline.calls.get("environment")
+        if isinstance(total, int) and total > 0 and calls is not None:
+            return min(calls, total), total, "steps"
+        return sum(a.link.exchanges for a in platform.agents), None, "host exchanges"
+
     def results(self, m: dict, run: Run, res, platform) -> dict:
         """The machine's own fields of the report (learning curve, throughput, ...)."""
         return {}

@@ -159,7 +159,7 @@ class _Setup:
 
     def __init__(self, manifest, overrides, *, arch, seed, trace, progress, datapath, kernels,
                  options, arch_overrides=None, configured=None, assemble=assemble_file,
-                 like=None):
+                 like=None, meter=None):
         if configured is None:
             configured = configure(manifest, overrides, arch=arch, seed=seed,
                                    arch_overrides=arch_overrides, **options)
@@ -179,6 +179,7 @@ class _Setup:
         self.plugin.bind(self.m, self.r, binaries, self.arch)
         self.regions = _regions(self.m, self.asm.binary)   # checked before the run
         self.progress = progress
+        self.meter = meter
         self.kernels = kernels
         self.wall = time.perf_counter()
         self.platform = Platform(self.arch, binaries, self.r.hosts, trace=trace,
@@ -205,9 +206,16 @@ class _Setup:
         return h.hexdigest()
 
     def tick(self):
+        """At every host exchange: the plugin's new progress lines, and how far the run has
+        gone (:meth:`Plugin.progress_position`) for the progress bar."""
         if self.progress is not None:
             for line in self.plugin.progress(self.r):
                 self.progress(line)
+        if self.meter is not None:
+            self.meter(*self.position())
+
+    def position(self) -> tuple[int, int | None, str]:
+        return self.plugin.progress_position(self.m, self.r, self.platform)
 
     def report(self, res) -> dict:
         m, plugin = self.m, self.plugin
@@ -238,8 +246,12 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
         progress: Callable[[str], None] | None = None, datapath=None, kernels: str = "compiled",
         arch_overrides: dict | None = None, checkpoint: str | Path | None = None,
         checkpoint_every: int = 10_000, trace_max_events: int | None = None,
-        trace_window_us: tuple[float, float] | None = None, **options) -> dict:
+        trace_window_us: tuple[float, float] | None = None,
+        meter: Callable[[int, int | None, str], None] | None = None, **options) -> dict:
     """Assemble and run a manifest; returns the report (and writes it to ``json_path``).
+    ``progress`` receives the plugin's progress lines (a finished trial, an episode) and
+    ``meter`` how far the run has gone, ``(done, total, unit)``, at every host exchange
+    (:class:`rlaccel.util.progress.ProgressBar` draws both).
     ``kernels`` picks the simulator's loop (:data:`rlaccel.tlm.controller.KERNELS`);
     ``arch_overrides`` changes architecture knobs (:func:`configure`); ``checkpoint``: save
     the run to this file every ``checkpoint_every`` host exchanges and resume from it
@@ -253,7 +265,7 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
                        json_path=json_path, progress=progress, datapath=datapath,
                        kernels=kernels, arch_overrides=arch_overrides, checkpoint=checkpoint,
                        checkpoint_every=checkpoint_every, trace_max_events=trace_max_events,
-                       trace_window_us=trace_window_us, **options)
+                       trace_window_us=trace_window_us, meter=meter, **options)
     outputs = {"--json": json_path, "--trace": trace_path, "--checkpoint": checkpoint}
     check_outputs(outputs, {"the manifest": manifest})          # before any work
     plugin, m = configure(manifest, overrides, arch=arch, seed=seed,
@@ -264,7 +276,7 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
                    trace_window_us) if trace_path else None
     s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
                datapath=datapath, kernels=kernels, options=options,
-               arch_overrides=arch_overrides)
+               arch_overrides=arch_overrides, meter=meter)
     check_outputs(outputs, named + s.inputs())  # the program and its includes are known now
     if checkpoint is not None:
         if trace is not None or datapath is not None or kernels != "compiled":
@@ -305,18 +317,21 @@ def _trace(clock_mhz: float, max_events: int | None,
 def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds: list[int],
               arch: str | None = None, json_path: str | None = None,
               progress: Callable[[str], None] | None = None,
-              arch_overrides: dict | None = None, **options) -> dict:
+              arch_overrides: dict | None = None,
+              meter: Callable[[int, int | None, str], None] | None = None, **options) -> dict:
     """Run a manifest for every seed of ``seeds`` as one batched simulation
     (:class:`rlaccel.tlm.fast.batch.Batch`; a machine of several agents, which synchronise
     in SimPy time, runs its members' platforms one after another: ``sim.run`` says which);
     every member is assembled and bound like the first and its report equals its single
     :func:`run`'s. Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
-    ``json_path``)."""
-    from rlaccel.tlm.fast.batch import Batch
+    ``json_path``). ``progress`` and ``meter`` as for :func:`run`, ``meter`` with the
+    members' positions summed."""
+    from rlaccel.tlm.fast.batch import Batch, MemberHosts
     if not isinstance(manifest, (str, Path)):
         with manifest_source(manifest) as path:
             return run_batch(path, overrides, seeds=seeds, arch=arch, json_path=json_path,
-                             progress=progress, arch_overrides=arch_overrides, **options)
+                             progress=progress, arch_overrides=arch_overrides, meter=meter,
+                             **options)
     if not seeds:
         raise ManifestError(f"{manifest}: --seeds names no seed")
     check_outputs({"--json": json_path}, {"the manifest": manifest})      # before any work
@@ -334,19 +349,31 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
 
     variants = Variants()                 # each seed's binary derived from the first's
     setups: list[_Setup] = []
+
+    def tick():                           # the members' positions, summed
+        if meter is not None and setups:
+            at = [s.position() for s in setups]
+            totals = [t for _, t, _ in at]
+            meter(sum(d for d, _, _ in at),
+                  None if None in totals else sum(totals), at[0][2])
+
     for s in seeds:                       # and its platform bound like the first's
         setups.append(_Setup(manifest, overrides, arch=arch, seed=s, trace=None,
                              progress=progress, datapath=None, kernels="compiled",
                              options=options, arch_overrides=arch_overrides,
                              configured=configured(s), assemble=variants,
                              like=setups[0].platform if setups else None))
+        setups[-1].meter = (lambda *_: tick()) if meter is not None else None
     check_outputs({"--json": json_path}, named + setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin
     if setups[0].platform.n_agents == 1:
         hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)(
             [s.r for s in setups], setups[0].arch)
-        results = Batch([s.platform for s in setups], hosts).run()
+        platforms = [s.platform for s in setups]
+        if meter is not None:             # the batched loop calls no controller's progress
+            hosts = _Ticking(hosts if hosts is not None else MemberHosts(platforms), tick)
+        results = Batch(platforms, hosts).run()
         how = "batch"
     else:       # agents synchronising in SimPy time: each member's platform as its own run
         results = [s.platform.run() for s in setups]
@@ -366,6 +393,25 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
                                 if end > built else 0.0}}}
     save_or_rescue([(json_path, json_text(batch) if json_path else None)])
     return batch
+
+
+class _Ticking:
+    """A batch host that calls ``tick`` after each batched exchange or round it answers (the
+    batched loop's only calls out while it runs); everything else is the host's own."""
+
+    def __init__(self, host, tick):
+        self._host, self._tick = host, tick
+
+    def __getattr__(self, name):
+        attr = getattr(self._host, name)
+        if name not in ("exchange", "exchange_into", "rounds") or not callable(attr):
+            return attr
+
+        def answered(*args, **kwargs):
+            out = attr(*args, **kwargs)
+            self._tick()
+            return out
+        return answered
 
 
 def write_json(path: str | Path, report: dict) -> None:

@@ -145,16 +145,20 @@ def cmd_run(args) -> int:
 
 
 def _run(args) -> int:
+    from rlaccel.util.progress import ProgressBar
+    with ProgressBar(Path(args.manifest).name, quiet=args.quiet) as bar:
+        return _run_with(args, bar)
+
+
+def _run_with(args, bar) -> int:
+    """``rlaccel run`` with its progress (trial lines and a bar with the rate and the time
+    left, on a terminal; none with -q) drawn by ``bar``."""
     from rlaccel.programs.runner import plugin_of, run
     from rlaccel.programs.summary import summary
     from rlaccel.rtl.cli import after_run, run_datapath
 
-    quiet = args.quiet
-
-    def progress(line: str) -> None:
-        if not quiet:
-            print(line, file=sys.stderr, flush=True)
-
+    progress = bar.line
+    meter = bar.position if bar.shown else None
     from rlaccel.programs.arch_variant import parse_arch_sets
     plugin = plugin_of(args.manifest, args.set)
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
@@ -163,7 +167,7 @@ def _run(args) -> int:
         raise RlaccelError("--trace-max-events and --trace-window shape a trace: add "
                            "--trace FILE")
     if args.seeds is not None:
-        return _run_batch(args, plugin, options, progress)
+        return _run_batch(args, plugin, options, progress, meter, bar)
     datapath = run_datapath(args)                 # --rtl datapath: the MyHDL transactor
     if args.checkpoint_every is not None and args.checkpoint is None:
         raise RlaccelError("--checkpoint-every needs --checkpoint FILE")
@@ -174,7 +178,8 @@ def _run(args) -> int:
             json_path=args.json, progress=progress, datapath=datapath,
             kernels="reference" if args.reference_kernels else "compiled",
             trace_max_events=args.trace_max_events, trace_window_us=args.trace_window,
-            **options)
+            meter=meter, **options)
+    bar.close()
     if args.trace is not None:
         t = r["sim"]["trace"]
         left = [f"{t['beyond_max_events']:,} beyond --trace-max-events"] * bool(
@@ -228,7 +233,7 @@ def _seeds(spec: str) -> list[int]:
     return out
 
 
-def _run_batch(args, plugin, options, progress) -> int:
+def _run_batch(args, plugin, options, progress, meter, bar) -> int:
     from rlaccel.programs.runner import run_batch
     for flag, given in (("--trace", args.trace), ("--rtl", getattr(args, "rtl", None)),
                         ("--reference-kernels", args.reference_kernels),
@@ -237,7 +242,8 @@ def _run_batch(args, plugin, options, progress) -> int:
             raise RlaccelError(f"--seeds runs a batch on the compiled loop; it does not take "
                                f"{flag} (run one seed for that)")
     b = run_batch(args.manifest, args.set, seeds=args.seeds, arch=args.arch,
-                  json_path=args.json, progress=progress, **options)
+                  json_path=args.json, progress=progress, meter=meter, **options)
+    bar.close()
     for r in b["members"]:
         lines = plugin.summary(r).splitlines()
         print(f"seed {r['seed']}: {lines[1].strip() if len(lines) > 1 else lines[0]}")

@@ -145,6 +145,10 @@ class AdhdpPlugin(Plugin):
             run.reported += 1
         return lines
 
+    def progress_position(self, m: dict, run: Run, platform) -> tuple[int, int | None, str]:
+        """Trials finished of the manifest's (a run that succeeds stops sooner)."""
+        return len(run.state.steps), m["trials"], "trials"
+
     def results(self, m: dict, run: Run, res, platform) -> dict:
         trials = run.state
         link = platform.agent.link

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,10 +81,11 @@ def _phase(reg: dict) -> dict:
 
 def measure(size: Size, vu: bool, *, trials: int, seed: int, arch: str | None = None,
             arch_overrides: dict | None = None, overrides: list[str] | None = None,
-            progress: Callable[[str], None] | None = None) -> dict:
+            progress: Callable[[str], None] | None = None,
+            meter: Callable[[int, int | None, str], None] | None = None) -> dict:
     """Run one configuration (on ``arch``, default the chip of its update; ``overrides``:
     manifest settings, e.g. ``learning.Ia=6``) and return its per-iteration figures (see the
-    module doc)."""
+    module doc); ``progress`` and ``meter`` as the runner takes them."""
     from rlaccel.isa.arch import load_arch
     from rlaccel.programs.runner import configure, run
 
@@ -103,7 +103,7 @@ def measure(size: Size, vu: bool, *, trials: int, seed: int, arch: str | None = 
     arch = arch or ARCHS[vu]
     wall = time.perf_counter()
     r = run(size.manifest, overrides, arch=arch, seed=seed, trials=trials, progress=progress,
-            arch_overrides=arch_overrides)
+            arch_overrides=arch_overrides, meter=meter)
     wall = time.perf_counter() - wall
     if arch_overrides:
         from rlaccel.programs.arch_variant import arch_variant
@@ -189,21 +189,26 @@ def _dynamic_power(r: dict, phase: str) -> dict:
 def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
           out_dir: str | Path = "out/adhdp-report", arch_overrides: dict | None = None,
           overrides: list[str] | None = None,
-          progress: Callable[[str], None] | None = None) -> dict:
+          progress: Callable[[str], None] | None = None,
+          meter: Callable[[int, int | None, str], None] | None = None) -> dict:
     """Run every configuration, write report.md/.json and the three charts (PNG and SVG);
-    returns the report."""
+    returns the report. ``meter`` receives the trials done of all the configurations'."""
     from rlaccel.util.plots import save, stacked_bars
 
     chosen = _choose(sizes)
     say = progress or (lambda s: None)
     runs = []
+    total = 2 * len(chosen) * trials              # every run goes all its trials
     for size in chosen:
         for vu in (False, True):
             tag = f"{size.name} {'VU' if vu else 'baseline'}"
             say(f"report: {tag} ({size.label}): {trials} trials, seed {seed}, {ARCHS[vu]}")
+            before = len(runs) * trials
             r = measure(size, vu, trials=trials, seed=seed, arch_overrides=arch_overrides,
                         overrides=overrides,
-                        progress=lambda line, tag=tag: say(f"  {tag}: {line}"))
+                        progress=lambda line, tag=tag: say(f"  {tag}: {line}"),
+                        meter=None if meter is None else
+                        lambda done, _, unit, before=before: meter(before + done, total, unit))
             say(f"report: {tag}: {r['cycles']:,} cycles, {r['plant_steps']} plant steps, "
                 f"{r['wall_s']:.1f} s")
             runs.append(r)
@@ -405,14 +410,13 @@ def _write(path: Path, text: str) -> None:
 
 def cmd_report(args) -> int:
     """``rlaccel report adhdp``: run the configurations, write the files, print the table."""
-    def progress(line: str) -> None:
-        if not args.quiet:
-            print(line, file=sys.stderr, flush=True)
-
     from rlaccel.programs.arch_variant import parse_arch_sets
-    rep = build(args.sizes, trials=args.trials, seed=args.seed, out_dir=args.output,
-                arch_overrides=parse_arch_sets(args.arch_set) or None,
-                overrides=list(args.set) or None, progress=progress)
+    from rlaccel.util.progress import ProgressBar
+    with ProgressBar("adhdp report", quiet=args.quiet) as bar:
+        rep = build(args.sizes, trials=args.trials, seed=args.seed, out_dir=args.output,
+                    arch_overrides=parse_arch_sets(args.arch_set) or None,
+                    overrides=list(args.set) or None, progress=bar.line,
+                    meter=bar.position if bar.shown else None)
     lines = markdown(rep).splitlines()
     start = lines.index("## Virtual-update speed-up (baseline / VU per iteration)")
     print("\n".join(lines[start:]))

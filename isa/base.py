@@ -1,6 +1,6 @@
-"""ISA rows of the base family of every machine: the ADHDP accelerator's ISA (seed 001, Fig. 6):
-matrix instructions (FF, BP, WU, BP_WU) and the virtual update (VU), the scalar unit (SCA) and
-the controller (CC).
+"""ISA rows of the base family of every machine: the ADHDP accelerator's ISA (the ADHDP
+paper, Fig. 6): matrix instructions (FF, BP, WU, BP_WU) and the virtual update (VU), the scalar
+unit (SCA) and the controller (CC).
 
 Owned by the family: its major opcodes (numbered from ``FIRST_OPCODE``), its formats and one
 :func:`~rlaccel.isa.rows.op` row per mnemonic. :mod:`rlaccel.isa.table` assembles the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rlaccel.isa.rows import op
 
-#: words of the virtual-update block after a weight matrix (Lambda, o0, E) -- seed 001,
+#: words of the virtual-update block after a weight matrix (Lambda, o0, E) -- the ADHDP paper,
 #: section IV-B ("they can be stored conveniently in the synapse memory")
 VU_BLOCK = "2*rows+1"
 
@@ -40,7 +40,7 @@ WVU = f"rows*cols+{VU_BLOCK}"
 EW = "cols-off+rows*cols"
 
 ENTRIES = [
-    # ---- base: matrix instructions (seed 001, Fig. 6; equations 5-13) ----
+    # ---- base: matrix instructions (the ADHDP paper, Fig. 6; equations 5-13) ----
     op("ff", "FF", "M", "src syn dst rows cols off=0 act=none",
         "Forward: dst[i] = act(sum_k W[i,off+k]*src[k]) for i < rows, k < cols-off; "
         "W at syn is rows x cols, row-major; act=none bypasses the activate stage.",
@@ -64,13 +64,13 @@ ENTRIES = [
         fixed={"mode": 0}, reads={"src": "rows", "syn": W, "dst": "cols-off"},
         writes={"dst": "cols-off", "syn": W}),
     op("bp.vu", "BP", "M", "src syn dst rows cols off=0 act=none",
-        "Back-propagate with the E accumulation of the virtual update merged in (seed 001, "
-        "IV-B; eq. 23): syn holds E (cols-off words, the end of the layer below's VU block) and "
+        "Back-propagate with the E accumulation of the virtual update merged in (the ADHDP "
+        "paper, IV-B; eq. 23): syn holds E (cols-off words, the end of the layer below's VU block) and "
         "W follows it at syn+cols-off; as bp on that W, and E[k] -= dst[k] with the result.",
         fixed={"mode": 1}, reads={"src": "rows", "syn": EW, "dst": "cols-off"},
         writes={"dst": "cols-off", "syn": "cols-off"}),
     op("bp_wu.vu", "BP_WU", "M", "src syn dst rows cols off=0 act=none",
-        "bp_wu with the E accumulation merged in (seed 001, IV-B; eq. 23): syn holds E "
+        "bp_wu with the E accumulation merged in (the ADHDP paper, IV-B; eq. 23): syn holds E "
         "(cols-off words) and W follows it at syn+cols-off; as bp_wu on that W, and "
         "E[k] -= dst[k] with the result, in the same cycles.",
         fixed={"mode": 1}, reads={"src": "rows", "syn": EW, "dst": "cols-off"},

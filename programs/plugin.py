@@ -6,8 +6,9 @@ an instance of a :class:`Plugin` subclass; the manifest's ``machine`` key picks 
 manifest and overrides, architecture, assembly, regions, platform, trace, JSON -- and asks
 the plugin only for what differs: its manifest keys, the program and its defines, the hosts,
 the machine's results, where its headline figures are (:meth:`Plugin.headline`, for the
-summary's common block, :mod:`.summary`) and its own summary lines. A plugin that reproduces its paper's figures
-also provides ``rlaccel report MACHINE``.
+summary's common block, :mod:`.summary`), how far a run has gone
+(:meth:`Plugin.progress_position`, for the progress bar) and its own summary lines. A plugin that
+reproduces its paper's figures also provides ``rlaccel report MACHINE``.
 
 Plugins import their heavy dependencies (environments, references) inside their methods, so
 listing the machines stays cheap.

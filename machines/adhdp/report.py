@@ -40,7 +40,7 @@ from typing import Callable
 
 from rlaccel.util.errors import RlaccelError
 
-__all__ = ["SIZES", "SEED_SPEEDUP", "ARCHS", "Size", "measure", "speedups", "sensitivity",
+__all__ = ["SIZES", "PAPER_SPEEDUP", "ARCHS", "Size", "measure", "speedups", "sensitivity",
            "build", "markdown", "add_arguments", "cmd_report"]
 
 HERE = Path(__file__).parent / "programs"
@@ -60,7 +60,7 @@ SIZES = (Size("cartpole", "4-6-1, 5-6-1", HERE / "cartpole.toml"),
          Size("cartpole_large", "4-10-1, 5-12-1", HERE / "cartpole_large.toml"),
          Size("triple_link", "8-20-1, 9-20-1", HERE / "triple_link.toml"))
 #: the paper's section V: VU improvement on the triple link (Fig. 11 cycles, Fig. 13 energy)
-SEED_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
+PAPER_SPEEDUP = {"cycles": 1.47, "energy": 1.64}
 from rlaccel.tlm.families.base.energy import UNITS  # noqa: E402 - the Fig. 12 units
 from rlaccel.tlm.families.base.models import CATEGORIES  # noqa: E402 - Fig. 11's categories
 PHASES = ("critic", "actor")
@@ -218,7 +218,7 @@ def build(sizes: list[str] | None = None, *, trials: int = 10, seed: int = 1,
            "arch_overrides": dict(arch_overrides or {}), "overrides": list(overrides or []),
            "trials": trials,
            "seed": seed, "stop_on_success": False,
-           "seed_speedup_triple_link": SEED_SPEEDUP, "paper_power_mw": PAPER_POWER_MW,
+           "paper_speedup_triple_link": PAPER_SPEEDUP, "paper_power_mw": PAPER_POWER_MW,
            "baseline_mean_power_mw": sum(r["power_mw"] for r in base_runs) / len(base_runs),
            "clock_pj": base_runs[0]["clock_pj"],
            "clock_for_paper_power_pj": clock_for_power(base_runs, base_runs[0]["clock_pj"],
@@ -370,7 +370,7 @@ def markdown(rep: dict) -> str:
                   f"{rep['clock_for_paper_power_pj']:.1f} pJ where the model derives "
                   f"{rep['clock_pj']:.1f} (every register bit clocked each cycle, no clock "
                   f"gating: README, \"Energy and power\")."]
-    s = rep["seed_speedup_triple_link"]
+    s = rep["paper_speedup_triple_link"]
     lines += ["", "## Virtual-update speed-up (baseline / VU per iteration)", "",
               f"The paper reports {s['cycles']}x fewer cycles (Fig. 11) and {s['energy']}x less "
               f"energy (Fig. 13) per iteration on the triple link (8-20-1, 9-20-1). "

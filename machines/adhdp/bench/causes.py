@@ -1,4 +1,4 @@
-"""Candidate causes of the triple link's VU cycle gain (ours 1.68x, the seed's 1.47x), each
+"""Candidate causes of the triple link's VU cycle gain (ours 1.68x, the paper's 1.47x), each
 isolated by one knob, with the gain it gives.
 
     python machines/adhdp/bench/causes.py [--trials 10] [--seed 1] [--json out/adhdp_causes.json]
@@ -9,8 +9,8 @@ isolated by one knob, with the gain it gives.
     python machines/adhdp/bench/causes.py --runs 1,2,3 [--trials 1000]   # whole learning runs
     python machines/adhdp/bench/causes.py --saturations base|vu [--trials 100]   # what saturates
 
-The last five ask whether the seed's own data, or any stage of learning, put the loops'
-iterations per time step (the named mechanism below) where the seed's 1.47x needs them:
+The last five ask whether the paper's own data, or any stage of learning, put the loops'
+iterations per time step (the named mechanism below) where the paper's 1.47x needs them:
 ``--stages`` runs both chips over prefixes of one run and differences them into bins of
 trials; ``--costs`` prices both chips on one workload per bin (the two runs differ after the
 first trials), and prints each file's whole run; ``--histogram`` spreads a started loop's
@@ -24,7 +24,8 @@ off), with the regions `rlaccel report adhdp` uses, changing one thing:
 
 * ``model``: the chips as they are (Q6.18, element-level forwarding, single-port SRAM);
 * ``float64``: the number format (both chips then run the same plant steps);
-* ``hazard per instruction``: the scheduler's rule before issue 13;
+* ``hazard per instruction``: a scheduler that checks an instruction's operands as a whole
+  (``[datapath] forwarding = "instruction"``) instead of word by word;
 * ``two-port SRAM``: ``[datapath] synapse_ports = 2``, a WU tile in one cycle, not two;
 * ``L = n``: the iterations per time step fixed at ``n`` for both loops (``learning.Ec`` and
   ``Ea`` = 0 so a loop never exits early, ``Ic = Ia = n``; float64, so both chips run the
@@ -37,12 +38,12 @@ off), with the regions `rlaccel report adhdp` uses, changing one thing:
 
 For each row it prints the cycles per iteration of both chips (region, as Fig. 11) for the
 critic and the actor, the gains, the combined cycle and energy gains (critic and actor
-iterations weighed by their counts, as the seed's single figure must; the seed: 1.47x and
+iterations weighed by their counts, as the paper's single figure must; the paper: 1.47x and
 1.64x), then three figures that are arithmetic on the run's per-instruction rows, not
 separate runs: the combined gain if no instruction of the loops overlapped its predecessor
 in the pipeline (each ``depth - 1`` cycles more, less the stall it already had), the
-arithmetic unit's operations per cycle (the seed: VU raises its utilisation), and the actor
-phase's arithmetic and synapse-SRAM power without the clock term (the seed's Fig. 12:
+arithmetic unit's operations per cycle (the paper: VU raises its utilisation), and the actor
+phase's arithmetic and synapse-SRAM power without the clock term (the paper's Fig. 12:
 arithmetic up, memory down with VU).
 """
 
@@ -53,7 +54,7 @@ import json
 import sys
 from pathlib import Path
 
-from rlaccel.machines.adhdp.report import PHASES, SEED_SPEEDUP, SIZES
+from rlaccel.machines.adhdp.report import PHASES, PAPER_SPEEDUP, SIZES
 
 TRIPLE = next(s for s in SIZES if s.name == "triple_link")
 #: its networks (triple_link.toml [network])
@@ -78,8 +79,8 @@ def variants(ls: list[int]) -> list[tuple[str, dict, list[str]]]:
                       "learning.lr_decay=0.0", f"learning.lr_floor={lr}"]))
     rows += [(f"two-port SRAM, L = {n}", {**f64, "datapath.synapse_ports": 2}, _fixed(n))
              for n in ls]
-    # the cited defaults where the manifest differs (reference/benchmarks.md 1.4): l(0) = 0.3
-    # (Si-lab code, He 2012), He 2012's floor 0.001, the Si-lab code's N_c = 50
+    # the cited defaults where the manifest differs (Si & Wang 2001's code and He 2012): l(0) =
+    # 0.3 (Si-lab code, He 2012), He 2012's floor 0.001, the Si-lab code's N_c = 50
     cited = ["learning.lr_critic=0.3", "learning.lr_actor=0.3"]
     rows += [("cited: rate 0.3", {}, cited),
              ("cited: rate 0.3 to 0.001", {}, [*cited, "learning.lr_floor=0.001"]),
@@ -252,11 +253,11 @@ def _minus(a: dict, b: dict) -> dict:
     return out
 
 
-def table1(gain: float = SEED_SPEEDUP["cycles"]) -> None:
-    """What the seed's Table I says about L, with the arithmetic written out (no run)."""
+def table1(gain: float = PAPER_SPEEDUP["cycles"]) -> None:
+    """What the paper's Table I says about L, with the arithmetic written out (no run)."""
     ni_a, nh_a = TRIPLE_NET["actor"][:2]
     ni_c, nh_c = TRIPLE_NET["critic"][:2]
-    print("Table I (seed 001, IV-A), operations per time step on an input layer of N_i inputs "
+    print("Table I (the ADHDP paper, IV-A), operations per time step on an input layer of N_i inputs "
           "and N_h hidden units\nwith L iterations: regular 2 N_i N_h L; virtual update "
           "2 (L + N_i - 1) N_h + N_i.")
     layers = {}
@@ -289,8 +290,8 @@ def table1(gain: float = SEED_SPEEDUP["cycles"]) -> None:
         print(f"  {name}: gain (L) = {a} L / ({b} L + {vc}); = {gain} at L = {gain}*{vc} / "
               f"({a} - {gain}*{b}) = {gain * vc:.1f} / {a - gain * b:.1f} = "
               f"{gain * vc / (a - gain * b):.2f}; for many iterations {a}/{b} = {a / b:.2f}x")
-    print("  So L near 3.5 (actor) is the L at which Table I's counts meet the seed's "
-          f"{gain}x: the residual restated as an\n  L, not a value the seed gives. The seed's "
+    print("  So L near 3.5 (actor) is the L at which Table I's counts meet the paper's "
+          f"{gain}x: the residual restated as an\n  L, not a value the paper gives. The paper's "
           "own words put L high: 'the maximum number of internal loops\n  ... is typically "
           "in the range of 10 to 100. In other words, many iterations are carried out for "
           "the\n  same input vector' (IV-A).")
@@ -522,8 +523,8 @@ def main(argv=None) -> int:
                    help="a manifest setting for --stages and --histogram (e.g. "
                         "learning.lr_actor=0.3)")
     p.add_argument("--table1", action="store_true",
-                   help="instead: the L that the seed's Table I operation counts give for "
-                        "the seed's 1.47x, arithmetic written out (no run)")
+                   help="instead: the L that the paper's Table I operation counts give for "
+                        "the paper's 1.47x, arithmetic written out (no run)")
     p.add_argument("--rows", default="",
                    help="only the variants whose name starts with one of these "
                         "(comma-separated), e.g. 'model,cited'")
@@ -600,8 +601,8 @@ def main(argv=None) -> int:
                       flush=True)
         return 0
     ls = [int(x) for x in a.L.split(",") if x]
-    print(f"seed (triple link, combined): {SEED_SPEEDUP['cycles']}x cycles, "
-          f"{SEED_SPEEDUP['energy']}x energy")
+    print(f"paper (triple link, combined): {PAPER_SPEEDUP['cycles']}x cycles, "
+          f"{PAPER_SPEEDUP['energy']}x energy")
     print(f"{'variant':24s} {'critic base/VU':>14s} {'gain':>6s} {'actor base/VU':>14s} "
           f"{'gain':>6s} {'comb.':>6s} {'energy':>6s} | {'no-overlap':>10s} | arith ops/cycle "
           f"critic, actor (base->VU) | arith mW, SRAM mW actor (base->VU) | actor "

@@ -1,10 +1,10 @@
-"""How long the ADHDP seed's Fig. 5 takes to simulate: measured on a slice, extrapolated.
+"""How long the ADHDP paper's Fig. 5 takes to simulate: measured on a slice, extrapolated.
 
     python machines/adhdp/bench/fig5_estimate.py [--seeds 1-10] [--trials 5] [--widths 8,18]
                                         [--fig-trials 20,100] [--no-python-loop]
                                         [--json FILE]
 
-Fig. 5 (seed 001) is three plants (cart-pole, beam balancing, triple-link pendulum) x eight
+Fig. 5 (the ADHDP paper) is three plants (cart-pole, beam balancing, triple-link pendulum) x eight
 fractional bit widths Q_f x 50 runs, a run being several trials of at most 1000 steps. The
 slice: for each plant and each of ``--widths`` (``q6.<Q_f>`` machines inheriting ``adhdp``),
 a batch of ``--seeds`` runs of ``--trials`` trials with ``stop_on_success`` off (``rlaccel run

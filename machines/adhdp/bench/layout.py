@@ -2,10 +2,10 @@
 
     python machines/adhdp/bench/layout.py [--trials 10] [--seed 1] [--json out/adhdp_layout.json]
 
-The seed (III-A) stores one tile of L weights per synapse-SRAM row and reads each row once.
-The programs pack every matrix row after the previous one, so a row of ``n`` weights may
+The ADHDP paper (III-A) stores one tile of L weights per synapse-SRAM row and reads each row
+once. The programs pack every matrix row after the previous one, so a row of ``n`` weights may
 start mid-tile; the timing counts ``ceil(n / L)`` tiles per row either way. The model's
-assumption (issue 13, item 4; ``docs/design.md``, "Synapse layout") is a banked SRAM: four
+assumption (``docs/design.md``, "Synapse layout") is a banked SRAM: four
 banks of 24-bit words, word ``a`` in bank ``a mod L``, so any L consecutive words are read in
 one cycle, through a rotation network (a 4:1 multiplexer per word) that aligns them to the
 lanes; ``sram_read``/``sram_write`` price that multiplexer as two 24-bit adds
@@ -13,7 +13,7 @@ lanes; ``sram_read``/``sram_write`` price that multiplexer as two 24-bit adds
 
 For each program this prints the synapse words it uses packed, the words it would need with
 tile-aligned matrix rows (each row padded to a whole number of tiles; the virtual-update
-blocks packed, or padded too), whether that fits the seed's 512-word SRAM, and -- from a run
+blocks packed, or padded too), whether that fits the paper's 512-word SRAM, and -- from a run
 of ``--trials`` trials (``stop_on_success`` off) on its chip -- the energy the rotation
 multiplexers cost, as a share of the synapse energy and of the whole run's.
 """

@@ -1,11 +1,11 @@
-"""Where the VU cycle gain comes from, per category, and what the seed's 1.47x would require.
+"""Where the VU cycle gain comes from, per category, and what the paper's 1.47x would require.
 
     python machines/adhdp/bench/residual.py [--report out/adhdp-report/report.json]
 
 Reads a report of ``rlaccel report adhdp`` and prints, for every network size and update
 phase, the cycles per iteration (region) of the baseline and the VU chip by Fig. 11
 category, and what the virtual update removes (baseline - VU) from each. For the
-combined gain it then gives the two ways the seed's figure (1.47x on the triple link)
+combined gain it then gives the two ways the paper's figure (1.47x on the triple link)
 could be met with our numbers: the same saving on a longer baseline iteration (work the
 virtual update cannot remove), or the same baseline with a smaller saving (a costlier
 virtual update). This is arithmetic on measured figures, not another run: it sizes the
@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 
-from rlaccel.machines.adhdp.report import PHASES, SEED_SPEEDUP, SIZES
+from rlaccel.machines.adhdp.report import PHASES, PAPER_SPEEDUP, SIZES
 from rlaccel.tlm.families.base.models import CATEGORIES
 
 
@@ -46,12 +46,12 @@ def main(argv=None) -> int:
                 tot[vu][0] += reg["cycles"] * reg["iterations"]
                 tot[vu][1] += reg["iterations"]
         base, vu = (tot[k][0] / tot[k][1] for k in (False, True))
-        g = SEED_SPEEDUP["cycles"]
+        g = PAPER_SPEEDUP["cycles"]
         print(f"{size.label:16s} {'both':6s} {base:6.1f} {vu:6.1f} {base / vu:5.2f}x  "
               f"saving {base - vu:.1f} cycles per iteration; {g}x would need a baseline of "
               f"{g * (base - vu) / (g - 1):.1f} cycles with that saving, or a saving of "
               f"{base * (1 - 1 / g):.1f} with that baseline")
-    print(f"seed (triple link, combined): {SEED_SPEEDUP['cycles']}x")
+    print(f"paper (triple link, combined): {PAPER_SPEEDUP['cycles']}x")
     return 0
 
 

@@ -110,7 +110,7 @@ def test_vu_gain_grows_with_iterations_per_step():
     """The virtual update's once-per-step work (vu.init, vu.commit) is shared by the loop's
     iterations in that step, so its gain per iteration grows with them while the baseline's
     cycles per iteration do not change (README, "Fig. 11-13": the cause of the triple link's
-    residual against the seed's 1.47x)."""
+    residual against the paper's 1.47x)."""
     from rlaccel.machines.adhdp.report import measure
     triple = next(s for s in SIZES if s.name == "triple_link")
     gains, base = [], []

@@ -174,7 +174,7 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
             for k in KINDS:
                 s[k] += c * per.get(k, 0)
 
-    for name, row in rows.items():
+    for name, row in rows.items():         # every row's form and source, before any count
         where = f"{arch.origin}: [resources.{name}]"
         if not isinstance(row, dict):
             raise ArchError(f"{where} must be a table ({', '.join(ROW_KEYS)})")
@@ -185,6 +185,8 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
         if not isinstance(row.get("source"), str) or len(row["source"].split()) < 3:
             raise ArchError(f"{where} needs a source (the synthesis command, or the cited "
                             f"figure, its per-instance counts come from)")
+    for name, row in rows.items():
+        where = f"{arch.origin}: [resources.{name}]"
         try:
             count = evaluate(row.get("count", 1), names, f"{where} count")
         except ArchError:

@@ -1,8 +1,8 @@
 """The knobs of an HDQL run, with the two tasks' presets (:func:`task_config`).
 
-Defaults come from the seed (D = 2048, fixed32 on the machine, batch M = 8 for CartPole and 16
+Defaults come from the paper (D = 2048, fixed32 on the machine, batch M = 8 for CartPole and 16
 for LunarLander, Q' refreshed at the start of every episode / training stage, the agents
-acting with Q') and, where the seed is silent, from the public QHD code of its co-authors
+acting with Q') and, where the paper is silent, from the public QHD code of its co-authors
 (``mariamaissa/cs_295_final``, ``QHD_Model.py`` and ``sim.py``; benchmarks.md section 5.1):
 learning rate beta = 0.05, gamma 0.9 (CartPole) / 0.99 (LunarLander), epsilon 0.2 / 0.5
 decayed by 0.99 per episode to 0.01, reward -5 on CartPole's failure, a replay buffer of

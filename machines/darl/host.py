@@ -1,4 +1,4 @@
-"""The host of the DARL machine (seed 004, Fig. 2 and 6): environments, epsilon-greedy, replay
+"""The host of the DARL machine (the DARL paper, Fig. 2 and 6): environments, epsilon-greedy, replay
 buffers and training stages on the CPU; the kernel (``machines/darl/programs/hdql.s``) on the
 simulated accelerator, one agent each.
 

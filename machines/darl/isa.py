@@ -1,4 +1,4 @@
-"""ISA rows of the hdc family (DARL, seed 004): hyperdimensional Q-learning -- the encoding
+"""ISA rows of the hdc family (the DARL paper): hyperdimensional Q-learning -- the encoding
 layer with its sin/cos codebook, the chunked regression against Q and Q', selection, the
 update value, the delayed update cache and the butterfly all-reduce (``machines/darl/README.md`` §9).
 
@@ -44,7 +44,7 @@ FORMATS = {
 _Q = "2*n*d"          # a model (or the shard): real part n x d, then the imaginary part
 
 ENTRIES = [
-    # ---- hdc (DARL, seed 004) ----
+    # ---- hdc (the DARL paper) ----
     op("henc", "HENC", "HE", "src syn dst n d",
         "Encoding layer (eq. 1-6): E = P^T src (P at syn, n x d, in turns; exact sum, one "
         "rounding), then the codebook: dst[0:d] = cos(2 pi E), dst[d:2d] = sin(2 pi E).",

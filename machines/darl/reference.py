@@ -1,6 +1,6 @@
-"""The float reference: HDC-based Q-learning (seed 004, sections 3-4; QHD, the algorithm DARL
+"""The float reference: HDC-based Q-learning (the DARL paper, sections 3-4; QHD, the algorithm DARL
 accelerates) in float64 numpy, with no simulator and no unit model. It is what the
-accelerator must compute and the CPU baseline of the seed's 19.41 s to target on CartPole.
+accelerator must compute and the CPU baseline of the paper's 19.41 s to target on CartPole.
 
 The model of every agent is the complex hypervector matrix ``Q = QR + j QI`` (A x D); all
 agents share the delayed model ``Q' = TR + j TI`` (each keeps a replica). With the position
@@ -21,7 +21,7 @@ matrix ``P`` (N x D, N(0, 1)):
   ``v = (q_true - q_pred) beta + r`` (eq. 14);
 * end of a training stage (section 4.1-4.2, eq. 19-22): ``Q' += mean_k shard_k`` by the
   butterfly all-reduce, every agent's ``Q <- Q'``, shards to zero. With one agent this is
-  the seed's target refresh at the start of every episode.
+  the paper's target refresh at the start of every episode.
 
 Updates are applied at once here; the accelerator's delayed update cache applies them when
 the row is next used, which gives the same values (``machines/darl/tlm/update_cache.py``).

@@ -1,4 +1,4 @@
-"""One agent's replay buffer on the host (seed 004, Fig. 2 and 6: the host keeps it and copies
+"""One agent's replay buffer on the host (the DARL paper, Fig. 2 and 6: the host keeps it and copies
 the training batch to the agent's HBM pseudo channel).
 
 A ring of ``capacity`` transitions ``(s, a, r, s')`` (QHD keeps 102,400 and drops the

@@ -30,7 +30,7 @@ ROOT = Path(__file__).parent / "programs"
 MANIFESTS = {"cartpole": ROOT / "cartpole.toml", "lunarlander": ROOT / "lunarlander.toml"}
 NAMES = {"cartpole": "CartPole", "lunarlander": "LunarLander"}
 #: the paper's headline figures (Table 1, Table 2, Fig. 11, section 6.4)
-SEED = {"ips": {1: 36597.1, 8: 187972.9}, "ips_per_w": {1: 5256.3, 8: 11053.7},
+PAPER = {"ips": {1: 36597.1, 8: 187972.9}, "ips_per_w": {1: 5256.3, 8: 11053.7},
         "ips_task_8": {"cartpole": 184158.5, "lunarlander": 191787.4},
         "cpu_to_target_s": {"cartpole": 19.41, "lunarlander": 1568.3}}
 
@@ -77,12 +77,12 @@ def table1(seed: int) -> dict:
     for task in MANIFESTS:
         for agents in (1, 8):
             r = _run(task, [f"agents={agents}", "stages=1"], seed)
-            seed_L = TABLE1[(NAMES[task], agents)]
+            paper_L = TABLE1[(NAMES[task], agents)]
             out[f"{task}/{agents}"] = {
                 "task": task, "agents": agents, "latency_cycles": r["latency_cycles"],
                 "latency_inference_cycles": r["latency_inference_cycles"],
-                "formula": r["latency_formula"]["train"], "seed": seed_L,
-                "residual": (r["latency_cycles"] - seed_L) / seed_L,
+                "formula": r["latency_formula"]["train"], "paper": paper_L,
+                "residual": (r["latency_cycles"] - paper_L) / paper_L,
                 "allreduce_cycles": r["allreduce"]["formula_cycles"],
                 "allreduce_iteration_cycles": r["allreduce"].get("iteration_cycles"),
                 "iteration_without_allreduce": r.get("latency_iteration_cycles"),
@@ -259,18 +259,23 @@ def markdown(rep: dict) -> str:
           ""]
     rows = []
     for v in rep["table1"].values():
-        rows.append([NAMES[v["task"]], v["agents"], _num(v["latency_cycles"]), v["seed"],
+        rows.append([NAMES[v["task"]], v["agents"], _num(v["latency_cycles"]), v.get("paper", v.get("seed")),
                      f"{100 * v['residual']:+.1f} %", _num(v["latency_inference_cycles"]),
                      _num(v.get("allreduce_iteration_cycles") or 0)])
-    md += _table(["task", "agents", "training iteration (simulated)", "seed's L", "residual",
+    md += _table(["task", "agents", "training iteration (simulated)", "the paper's L", "residual",
                   "inference iteration", "of which the all-reduce (cycles)"], rows)
-    md += ["", "With several agents every training iteration ends with the butterfly "
-           "all-reduce (average) of the agent's shard, 2 A D words: log2 N stages of "
-           "hop + 2AD / W cycles ([interconnect]: hop 11 fitted on CartPole's 547, W = 256 "
-           "words a cycle assumed); agents without a batch in the round join with all-reduces "
-           "alone, and the round ends with Q' += the average, Q <- Q'. The simulator equals "
-           "the unit models bit for bit. LunarLander's larger shard (A = 4) is what makes its "
-           "column longer; the paper gives neither the link width nor the hop.", ""]
+    from rlaccel.machines.darl.tlm.timing import LatencyConstants
+    c = LatencyConstants()
+    md += ["", f"Every constant is a prediction (`darl.toml` `[sources]`): io {c.io} cycles "
+           f"(two m_axi transactions at Vitis HLS's default latency), a butterfly stage's "
+           f"hop {c.hop} (link registers, the partner sum, an SLR crossing), links of "
+           f"{c.link_words} words (assumed). With several agents every training iteration "
+           "ends with the butterfly all-reduce (average) of the agent's shard, 2 A D words: "
+           "log2 N stages of hop + 2AD / W cycles; agents without a batch in the round join "
+           "with all-reduces alone, and the round ends with Q' += the average, Q <- Q'. The "
+           "simulator equals the unit models bit for bit. LunarLander's larger shard (A = 4) "
+           "is what makes its column longer; the paper gives neither the link width nor the "
+           "hop.", ""]
     units = {k: v.get("unit_utilisation_kernel") for k, v in rep["table1"].items()}
     if all(units.values()):
         names = sorted({u for v in units.values() for u in v})
@@ -308,9 +313,29 @@ def markdown(rep: dict) -> str:
                      [[k, _num(t2[k]["cartpole"]), _num(t2[k]["lunarlander"]),
                        _num(t2[k]["ips_mean"]), _num(t2[k]["paper_ips_mean"], "{:,.1f}"),
                        f"{100 * t2[k]['error']:+.1f} %"] for k in ("1", "8") if k in t2])
-    md += ["", f"The paper: IPS {SEED['ips'][1]:,} (1 agent, mean of the tasks), "
-           f"{SEED['ips'][8]:,} (8 agents); IPS/W {SEED['ips_per_w'][1]:,} / "
-           f"{SEED['ips_per_w'][8]:,}.", "", "## Fig. 8: learning through the simulator", ""]
+        md += ["", "Each residual's cause, per step of an agent (eq. 23-25's terms, "
+               "microseconds), and the training frequency T'/T'' at which eq. 23-25 would "
+               "give the paper's figure with every other term as measured (the paper gives "
+               "each task's IPS for eight agents only):", ""]
+        rows = []
+        for k, v in rep["fig11"].items():
+            task, agents = k.split("/")
+            e = v.get("eq23")
+            if agents not in ("1", "8") or not e or "us_per_step" not in e:
+                continue
+            us = e["us_per_step"]
+            need = t2.get(agents, {}).get(f"{task}_training_frequency_for_paper", "-")
+            rows.append([NAMES[task], agents, f"{us['train']:.1f}", f"{us['infer']:.1f}",
+                         f"{us['env']:.1f}", f"{us['transfers']:.1f}",
+                         _num(e.get("training_frequency"), "{:.2f}"),
+                         "-" if need == "-" else ("none (environment and transfers alone "
+                                                  "exceed it)" if need is None
+                                                  else f"{need:.2f}")])
+        md += _table(["task", "agents", "training", "inference", "environment", "transfers",
+                      "T'/T'' measured", "T'/T'' for the paper's IPS"], rows)
+    md += ["", f"The paper: IPS {PAPER['ips'][1]:,} (1 agent, mean of the tasks), "
+           f"{PAPER['ips'][8]:,} (8 agents); IPS/W {PAPER['ips_per_w'][1]:,} / "
+           f"{PAPER['ips_per_w'][8]:,}.", "", "## Fig. 8: learning through the simulator", ""]
     runs = rep["learning"]["runs"]
     if runs:
         rows = [_learning_row(r) for r in runs]
@@ -336,7 +361,7 @@ def markdown(rep: dict) -> str:
         darl = [system_to_target(r) for r in runs if r["task"] == "cartpole"
                 and r["agents"] == 1]
         darl_med = _median(darl)
-        md += ["", f"Seed: {SEED['cpu_to_target_s']['cartpole']} s on a Xeon 6226 (DARL1 "
+        md += ["", f"The paper: {PAPER['cpu_to_target_s']['cartpole']} s on a Xeon 6226 (DARL1 "
                "about 19x faster, Fig. 9)."]
         if cpu_med and darl_med:
             md += ["", f"Median CPU seconds to target here {cpu_med:.1f} s (process time, "

@@ -1,4 +1,4 @@
-"""The environments as HDQL sees them (seed 004, section 6.1): gymnasium ``CartPole-v1``
+"""The environments as HDQL sees them (the DARL paper, section 6.1): gymnasium ``CartPole-v1``
 (two actions, four features, 500 steps at most, target return 500) and ``LunarLander-v3``
 (four actions, eight features, 1000 steps at most, target 200), one instance per agent.
 

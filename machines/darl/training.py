@@ -1,4 +1,4 @@
-"""The host side of HDQL (seed 004, Fig. 2 and 6): environments, epsilon-greedy, replay
+"""The host side of HDQL (the DARL paper, Fig. 2 and 6): environments, epsilon-greedy, replay
 buffers, training stages and their synchronisation, the learning curve and wall-clock time.
 
 :class:`Training` owns everything but the hypervector arithmetic, which a *learner* does:
@@ -17,7 +17,7 @@ waits), then the learner synchronises. Per step of agent ``k``: with probability
 uniformly random action (no kernel call), else ``act``; the environment step; the transition
 stored with its training reward; every ``train_every`` steps a batch of M from ``k``'s buffer
 and ``train``. Epsilon decays once per stage. With one agent a stage is an episode and the
-synchronisation is the seed's target refresh at the next episode's start. With several agents
+synchronisation is the paper's target refresh at the next episode's start. With several agents
 (``cfg.sync_each_step``, the default) the learner also synchronises after every *round* (each
 active agent's step and batch), before the next inference: section 4.1 has the models
 synchronised for the inference stage, Table 1 the all-reduce in every step's latency.

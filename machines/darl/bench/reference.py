@@ -1,5 +1,5 @@
 """HDQL on the real environments without the simulator: learning curves, wall time per
-environment step and to the target, for the float64 reference (the CPU baseline of seed 004)
+environment step and to the target, for the float64 reference (the CPU baseline of the DARL paper)
 and the fixed32 unit models.
 
     python machines/darl/bench/reference.py --task cartpole --agents 1 8 --seeds 1 2 3 --stages 300 \\

@@ -1,4 +1,4 @@
-"""DARL's butterfly all-reduce network (seed 004, section 4.2, Fig. 7, eq. 19-22).
+"""DARL's butterfly all-reduce network (the DARL paper, section 4.2, Fig. 7, eq. 19-22).
 
 A network of ``n = 2**K`` agents (a reduction among the first ``2**k`` of them uses stages
 ``0 .. k-1``), each with a reduction buffer of ``entries`` beats of ``width`` words. A
@@ -21,7 +21,7 @@ for bit.
 ``k * (HOP_LATENCY + beats) + 1``.
 
 The buffers are loaded and read back a beat a cycle, through ports one link beat wide: the
-seed's agents feed the all-reduce from their wide model memories, and the block's own link is
+paper's agents feed the all-reduce from their wide model memories, and the block's own link is
 that wide (:mod:`.butterfly_driver`).
 """
 

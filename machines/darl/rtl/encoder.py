@@ -1,4 +1,4 @@
-"""DARL's codebook encoder, one hypervector element a cycle (seed 004, section 3.2, Fig. 3,
+"""DARL's codebook encoder, one hypervector element a cycle (the DARL paper, section 3.2, Fig. 3,
 eq. 1-6): ``E_j = sum_i s_i P_ij`` then ``(Re_j, Im_j) = (cos E_j, sin E_j)`` from the triangle
 codebook.
 

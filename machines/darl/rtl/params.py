@@ -1,7 +1,7 @@
 """DARL's RTL parameters, from the architecture file and the TLM unit models.
 
 The data format is the architecture's ``dtype`` (``fixed32`` = q16.16). The butterfly is
-built for the largest network the seed reports (Table 1, :data:`machines.darl.tlm.timing.
+built for the largest network the paper reports (Table 1, :data:`machines.darl.tlm.timing.
 TABLE1`: 8 agents) or the architecture's ``agents`` if more; a reduction among 1, 2, 4 or 8
 of them uses the first ``log2`` stages. Its links carry ``[interconnect] words_per_cycle``
 words a beat when the architecture's interconnect is a butterfly (one word otherwise); each

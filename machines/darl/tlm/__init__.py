@@ -1,6 +1,6 @@
-"""Functional models of DARL's units (seed 004), for the ``hdc`` ISA family.
+"""Functional models of DARL's units (the DARL paper), for the ``hdc`` ISA family.
 
-Pure numpy on the number formats of :mod:`rlaccel.isa.dtypes` (fixed32 = q16.16, the seed's
+Pure numpy on the number formats of :mod:`rlaccel.isa.dtypes` (fixed32 = q16.16, the paper's
 "fixed point-32 bit", and float64); the unit modules know nothing about the simulator (they
 import only :mod:`rlaccel.isa` and numpy), so the instruction models of :mod:`.models` call
 them as their semantics and the RTL benches use them as predictors (one functional semantics
@@ -51,7 +51,7 @@ CATEGORIES = ("ENC", "REG", "SEL", "UPD", "ALLREDUCE", "SYNC", "LOAD")
 
 FAMILY = Family(name="hdc", models=_MODELS, actions={}, categories=CATEGORIES,
                 timing_keys=_TIMING_KEYS, tables=("hdc",), checks=(optimisations,),
-                doc="DARL (seed 004): codebook encoder, chunked regression, select, the "
+                doc="DARL (the DARL paper): codebook encoder, chunked regression, select, the "
                     "delayed update cache and the butterfly all-reduce")
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The all-reduce over the butterfly network-on-chip (seed 004, section 4.2, Fig. 7,
+"""The all-reduce over the butterfly network-on-chip (the DARL paper, section 4.2, Fig. 7,
 eq. 19-22): every agent ends with the average of all agents' shards.
 
 ``n = 2^k`` agents, ``k`` stages. In stage ``s`` agent ``i`` exchanges its partial vector with

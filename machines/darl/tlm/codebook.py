@@ -1,7 +1,7 @@
-"""The triangle codebook: sine and cosine by table lookup instead of computation (seed 004,
+"""The triangle codebook: sine and cosine by table lookup instead of computation (the DARL paper,
 section 3.2, eq. 5-6).
 
-The seed pre-computes "all possible sin and cos values" of the 32-bit fixed-point argument on
+The paper pre-computes "all possible sin and cos values" of the 32-bit fixed-point argument on
 the host, stores them in BRAM, and uses the argument itself as the address. A table of 2^32
 entries (16 GiB) cannot be what the chip holds, so we take the reading that makes the
 argument *be* an address of a small table: the encoder works in **turns**, not radians (the

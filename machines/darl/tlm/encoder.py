@@ -1,4 +1,4 @@
-"""The encoding layer (seed 004, section 3.2, Fig. 3, eq. 1-6): a state of N features to the
+"""The encoding layer (the DARL paper, section 3.2, Fig. 3, eq. 1-6): a state of N features to the
 real and imaginary parts of a D-wide complex hypervector.
 
 * eq. 1-2, multiply and reduce: ``E_j = sum_i s_i P_ij`` with the position matrix ``P``

@@ -1,4 +1,4 @@
-"""The hdc family's instruction models: DARL's units (seed 004) as instructions of an agent.
+"""The hdc family's instruction models: DARL's units (the DARL paper) as instructions of an agent.
 
 Each model's semantics is the unit model of this package (:mod:`.encoder`, :mod:`.codebook`,
 :mod:`.regression`, :mod:`.updating`, :mod:`.update_cache`, :mod:`.allreduce`) on the

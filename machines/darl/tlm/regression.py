@@ -1,7 +1,7 @@
-"""The regression layer (seed 004, section 3.3, Fig. 4, eq. 9-10): the value of every action
+"""The regression layer (the DARL paper, section 3.3, Fig. 4, eq. 9-10): the value of every action
 from the encoded state, by chunks of the hypervector.
 
-The hypervector of D elements is cut into ``D / C`` chunks of ``C`` elements (the seed calls
+The hypervector of D elements is cut into ``D / C`` chunks of ``C`` elements (the paper calls
 the chunk size M, a letter it also uses for the batch and the action mask); chunk ``k`` of the
 real part meets the ``A x C`` block ``QR[:, k]`` of the model in one systolic array and chunk
 ``k`` of the imaginary part meets ``QI[:, k]`` in another (``2 D / C`` arrays), and a

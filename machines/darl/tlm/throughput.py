@@ -1,4 +1,4 @@
-"""Inferences per second of the CPU-FPGA system (seed 004, section 5, eq. 23-25).
+"""Inferences per second of the CPU-FPGA system (the DARL paper, section 5, eq. 23-25).
 
 Over ``E`` episodes (training stages), in episode ``i`` every one of the ``N_agent`` agents
 interacts ``T_i`` times with its environment; the kernel runs ``T'_i`` inference iterations

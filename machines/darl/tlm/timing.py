@@ -1,7 +1,7 @@
-"""Cycles of one kernel iteration of DARL (seed 004, Table 1's L), as pure functions of the
+"""Cycles of one kernel iteration of DARL (the DARL paper, Table 1's L), as pure functions of the
 workload, a few latency constants, and the three optimisations of Fig. 10(a) as switches.
 
-The seed gives the dataflow (Fig. 2-5) but no cycle formula, and Table 1 only totals:
+The paper gives the dataflow (Fig. 2-5) but no cycle formula, and Table 1 only totals:
 417 / 421 cycles for one agent on CartPole / LunarLander, 547 / 624 for eight. We model the
 kernel as the HLS dataflow the figures describe, every layer ``C`` elements wide (one chunk
 of the hypervector per cycle), ``K = D / C`` chunks:
@@ -60,7 +60,7 @@ __all__ = ["LatencyConstants", "Workload", "Optimisations", "iteration_cycles",
 ARCH = load_arch(Path(__file__).resolve().parents[1] / "archs" / "darl.toml")
 _TIMING, _NET = ARCH.extra["timing"], ARCH.extra["interconnect"]
 
-#: Table 1 of the seed: (environment, agents) -> L in cycles
+#: Table 1 of the DARL paper: (environment, agents) -> L in cycles
 TABLE1 = {("CartPole", 1): 417, ("CartPole", 8): 547,
           ("LunarLander", 1): 421, ("LunarLander", 8): 624}
 

@@ -1,4 +1,4 @@
-"""The delayed update cache (seed 004, sections 3.3-3.4, Fig. 4-5, eq. 7-8 and 15-18).
+"""The delayed update cache (the DARL paper, sections 3.3-3.4, Fig. 4-5, eq. 7-8 and 15-18).
 
 The updating layer does not write the model: it pushes the update hypervectors of the marked
 action, ``(a, UR, UI)``, into a FIFO (Fig. 5d). The update lands on ``Q``'s row ``a`` the

@@ -1,4 +1,4 @@
-"""The updating layer (seed 004, section 3.4, Fig. 5, eq. 11-16): select, the update value and
+"""The updating layer (the DARL paper, section 3.4, Fig. 5, eq. 11-16): select, the update value and
 the update hypervectors.
 
 * select (Fig. 5a, eq. 11): with no action marked in the mask, the greedy action,

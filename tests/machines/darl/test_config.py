@@ -1,4 +1,4 @@
-"""HDQL's knobs: the two tasks' presets (seed 004 and the QHD code) and errors that name the
+"""HDQL's knobs: the two tasks' presets (the DARL paper and the QHD code) and errors that name the
 knob."""
 
 import pytest

@@ -64,7 +64,7 @@ def test_an_iteration_takes_table_1s_latency_as_the_formula_gives_it(manifest, n
 def test_several_agents_iteration_ends_with_the_butterfly_all_reduce(agents):
     """Table 1's DARL8 L: the simulated iteration (427) plus the simulated all-reduce of the
     2 A D-word shard, log2 N (hop + 2AD / 256) cycles, as the formula gives them (538 for
-    eight agents against the seed's 547)."""
+    eight agents against the paper's 547)."""
     r = run(CP, [f"agents={agents}", "stages=1", "stop_at_target=false"])
     w = Workload(agents=agents)
     assert r["latency_iteration_cycles"] == 427

@@ -121,7 +121,7 @@ def test_several_agents_end_with_the_mean_of_their_models(agents):
 
 
 def test_the_sum_instead_of_the_average():
-    """sync="sum" (not the seed's eq. 19): Q' += sum_k (Q_k - Q')."""
+    """sync="sum" (not the paper's eq. 19): Q' += sum_k (Q_k - Q')."""
     rng = np.random.default_rng(9)
     ref = HdqlReference(_cfg(agents=2, sync="sum"), 2, 2, rng)
     for k in range(2):

@@ -26,18 +26,20 @@ def test_median():
     assert _median([None]) is None
 
 
-def test_markdown_names_the_seed_beside_ours():
+def test_markdown_names_the_paper_beside_ours():
     rep = {"args": {"stages": 5},
            "table1": {"cartpole/8": {"task": "cartpole", "agents": 8, "latency_cycles": 546.0,
                                      "latency_inference_cycles": 276.0, "formula": 546,
-                                     "seed": 547, "residual": (546 - 547) / 547,
+                                     "paper": 547, "residual": (546 - 547) / 547,
                                      "allreduce_cycles": 129,
                                      "allreduce_iteration_cycles": 129.0}},
            "fig10a": {"none": {"1": 417.0, "8": 546.0}, "codebook": {"1": 451.0, "8": 580.0}},
            "fig11": {"cartpole/1": {"task": "cartpole", "agents": 1, "ips": 31817.0,
                                     "latency_cycles": 417.0, "watts": 6.96,
                                     "ips_per_w": 4571.0,
-                                    "eq23": {"training_frequency": 0.9}}},
+                                    "eq23": {"training_frequency": 0.9,
+                                             "us_per_step": {"train": 20.0, "infer": 1.4,
+                                                             "env": 6.4, "transfers": 4.2}}}},
            "table2": {"1": {"cartpole": 31817.0, "lunarlander": 12530.0,
                             "ips_mean": 22173.5, "paper_ips_mean": 36597.1,
                             "error": 22173.5 / 36597.1 - 1}},
@@ -49,6 +51,8 @@ def test_markdown_names_the_seed_beside_ours():
     assert "| CartPole | 8 | 546 | 547 | -0.2 % | 276 | 129 |" in md
     assert "| CartPole | 1 | 417 | 31,817 | 0.90 | 6.96 | 4,571 |" in md
     assert "| 1 | 31,817 | 12,530 | 22,174 | 36,597.1 | -39.4 % |" in md
+    assert "| CartPole | 1 | 20.0 | 1.4 | 6.4 | 4.2 | 0.90 | - |" in md     # the causes
+    assert "the paper's L" in md and "Seed" not in md and "seed's" not in md
     assert "| none | 417 | 546 |" in md and "| codebook | 451 | 580 |" in md and "31,817" in md
     rep["fig10a"] = {"none": 417.0}                       # an older report: one agent only
     assert "| none | 417 |" in markdown(rep)

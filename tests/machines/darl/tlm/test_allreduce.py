@@ -1,4 +1,4 @@
-"""The butterfly all-reduce (seed 004, eq. 19-22): log2 N stages, every agent ends with the
+"""The butterfly all-reduce (the DARL paper, eq. 19-22): log2 N stages, every agent ends with the
 same average bit for bit, N = 1, 2, 4, 8; other agent counts are refused."""
 
 import numpy as np

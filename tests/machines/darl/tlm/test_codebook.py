@@ -1,4 +1,4 @@
-"""The triangle codebook (seed 004, section 3.2): sin/cos of a q16.16 phase in turns by
+"""The triangle codebook (the DARL paper, section 3.2): sin/cos of a q16.16 phase in turns by
 lookup in a quarter-wave table, within half an LSB of the true functions of the fixed-point
 argument when every fraction bit addresses the table."""
 

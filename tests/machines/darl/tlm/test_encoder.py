@@ -1,4 +1,4 @@
-"""The encoding layer (seed 004, eq. 1-6): multiply by the position matrix, reduce, and the
+"""The encoding layer (the DARL paper, eq. 1-6): multiply by the position matrix, reduce, and the
 codebook; in fixed point the phase is an exact sum with one rounding, in turns."""
 
 import math

@@ -1,4 +1,4 @@
-"""The chunked systolic regression (seed 004, eq. 9-10): V[a] = Re(conj(E') Q[a]) / D,
+"""The chunked systolic regression (the DARL paper, eq. 9-10): V[a] = Re(conj(E') Q[a]) / D,
 chunk by chunk; float64 against numpy's direct complex product, fixed point bit for bit
 against an exact integer computation, whatever the chunk size."""
 

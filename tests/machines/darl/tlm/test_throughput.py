@@ -1,4 +1,4 @@
-"""Inferences per second (seed 004, eq. 23-25) on hand-computed cases."""
+"""Inferences per second (the DARL paper, eq. 23-25) on hand-computed cases."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The delayed update cache (seed 004, eq. 7-8, 15-18): an update pushed for action a lands on
+"""The delayed update cache (the DARL paper, eq. 7-8, 15-18): an update pushed for action a lands on
 Q[a] exactly when row a next streams into the regression with its mask bit set, and never
 before; entries of other rows wait, in order."""
 

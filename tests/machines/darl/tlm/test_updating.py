@@ -1,4 +1,4 @@
-"""The updating layer (seed 004, eq. 11-16): select, the update value and the update
+"""The updating layer (the DARL paper, eq. 11-16): select, the update value and the update
 hypervectors, on hand-computed cases in float64 and q16.16."""
 
 import numpy as np

@@ -2,11 +2,11 @@
 
 Its ISA family is ``sparse`` (:mod:`.isa`; instruction and unit models in ``tlm/``).
 
-Phase A holds the float reference and what the phase-B host driver will share with it:
+The float reference and what the simulator's host driver (:mod:`.host`) shares with it:
 :mod:`.config` (network and learning knobs), :mod:`.episodes` (environment, sampling,
 batches, returns, success rate), :mod:`.flgw` (grouping masks and their gradients),
 :mod:`.ic3net` (the network, forward and backward), :mod:`.rmsprop` and :mod:`.reference`
-(the training loop). The machine is specified in ``machines/learninggroup/README.md``.
+(the training loop). The machine is described in ``machines/learninggroup/README.md``.
 """
 
 from rlaccel.isa.machine import Machine

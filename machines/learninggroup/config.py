@@ -2,9 +2,9 @@
 and the learning the host drives (:class:`LearningConfig`).
 
 Defaults follow IC3Net's reference code (``IC3Net/IC3Net`` ``main.py``, ``trainer.py`` with
-``--ic3net --recurrent``; ``shared/reference/benchmarks.md`` section 4.1) and the seed
+``--ic3net --recurrent``, IC3Net's grid sizes) and the paper
 (section IV-A: RMSprop, learning rate 0.001, mini-batch B, 2000 iterations). Where the two
-differ the seed wins and the docstring of the field says so.
+differ the paper wins and the docstring of the field says so.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ class NetConfig:
     """IC3Net's network with fully learnable weight grouping.
 
     ``hid`` -- hidden size H (IC3Net's ``hid_size``; 128 in every README command, and the
-    seed's 128 x 512 mask of Fig. 10 is the LSTM's H x 4H input matrix at H = 128).
-    ``groups`` -- G, the number of weight groups (1 = dense; the seed sweeps 1..32).
+    paper's 128 x 512 mask of Fig. 10 is the LSTM's H x 4H input matrix at H = 128).
+    ``groups`` -- G, the number of weight groups (1 = dense; the paper sweeps 1..32).
     ``grouped`` -- the layers FLGW masks (each gets its own IG and OG matrices).
     ``nactions`` -- the environment actions (5 for predator-prey); the talk head has 2.
     """
@@ -59,9 +59,9 @@ class NetConfig:
 class LearningConfig:
     """What the host keeps: environment, batches, returns, optimiser constants, seed.
 
-    ``batch_episodes`` -- B, episodes per weight update (the seed's mini-batch, 1..32; IC3Net
+    ``batch_episodes`` -- B, episodes per weight update (the paper's mini-batch, 1..32; IC3Net
     instead collects 500 steps per process per update). ``iterations`` -- weight updates
-    (the seed runs 2000). RMSprop ``lr``/``alpha``/``eps`` as IC3Net's trainer (torch's
+    (the paper runs 2000). RMSprop ``lr``/``alpha``/``eps`` as IC3Net's trainer (torch's
     RMSprop: ``v = alpha v + (1-alpha) g^2``, ``p -= lr g / (sqrt(v) + eps)``). ``gamma``
     1.0, ``value_coeff`` 0.01, ``entropy_coeff`` 0 and individual returns (IC3Net's
     ``--ic3net`` sets ``mean_ratio = 0``). ``detach_gap``: the LSTM state is cut from the

@@ -1,7 +1,7 @@
 """The host side of IC3Net training: the environment, action sampling, episodes, batches,
 returns and the success statistics, independent of what computes the network.
 
-The float reference (:mod:`.reference`) and, in phase B, the simulator's host driver both
+The float reference (:mod:`.reference`) and the simulator's host driver (:mod:`.host`) both
 drive an :class:`Episodes` with a *policy*: any object with ``begin_episode()`` and
 ``act(obs, talk_prev) -> (p_env, p_talk, value)`` (probabilities A x 5 and A x 2, values A).
 So both see the same environment, the same random numbers and the same bookkeeping, and a
@@ -14,7 +14,7 @@ draws one sample), in float64.
 
 Returns are IC3Net's individual returns (``mean_ratio = 0``): ``R_t = r_t + gamma R_{t+1}``
 per agent within an episode; the advantage is ``R - v`` with the policy's values.
-Success rate (the seed's accuracy, IC3Net's ``success``): the fraction of episodes that end
+Success rate (the paper's accuracy, IC3Net's ``success``): the fraction of episodes that end
 with every predator on the prey.
 """
 

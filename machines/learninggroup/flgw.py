@@ -1,6 +1,6 @@
-"""Fully learnable weight grouping (FLGW; seed 000 section III-A and Fig. 4(b)) in numpy.
+"""Fully learnable weight grouping (FLGW; the LearningGroup paper, section III-A and Fig. 4(b)) in numpy.
 
-For a layer of M inputs and N outputs (``y = x W``, ``W`` is M x N, the seed's convention)
+For a layer of M inputs and N outputs (``y = x W``, ``W`` is M x N, the paper's convention)
 and G groups:
 
 * ``IG`` is M x G and ``OG`` is G x N, both learnable and initialised N(0, 1) (as the FLGC

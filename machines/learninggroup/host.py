@@ -1,4 +1,4 @@
-"""The LearningGroup host: the CPU side of seed 000's system (Fig. 3). It steps the predator-
+"""The LearningGroup host: the CPU side of the paper's system (Fig. 3). It steps the predator-
 prey environment, draws the agents' actions from the probabilities the accelerator returns,
 computes returns and advantages at the end of each episode and hands them to the accelerator
 as its training data, and says when a batch is complete (weight update) and when to stop. It

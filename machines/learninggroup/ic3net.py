@@ -2,7 +2,7 @@
 
 The network of ``IC3Net/IC3Net`` ``comm.py`` (``CommNetMLP`` with ``--ic3net --recurrent
 --rnn_type LSTM``, one communication pass, ``comm_mode avg``), for A agents at once (one row
-per agent), every matrix stored input x output (``y = x W + b``, the seed's convention)::
+per agent), every matrix stored input x output (``y = x W + b``, the paper's convention)::
 
     e_t   = x_t W_enc + b_enc                                  encoder, no activation
     cin_t = C_t h_{t-1},  C_t[j, i] = g_j g_i [i != j] / (A - 1)  gated mean of the others
@@ -15,7 +15,7 @@ per agent), every matrix stored input x output (``y = x W + b``, the seed's conv
 ``g`` is each agent's previous talk action (0 at t = 0): IC3Net's hard attention gates both
 the sender and the receiver. ``h`` and ``s`` start at zero every episode. A grouped layer
 computes with ``W * mask`` (:mod:`.flgw`); the masks are refreshed once per iteration, after
-the weight update, as the seed's instruction scheduler regroups at each new iteration.
+the weight update, as the paper's instruction scheduler regroups at each new iteration.
 
 Loss of a batch (IC3Net ``trainer.py``): ``sum_t,a [-adv (log pi(a_env) + log talk(a_talk))
 + value_coeff (v - R)^2] - entropy_coeff * entropy``, divided by the number of time steps of

@@ -1,13 +1,13 @@
-"""ISA rows of the sparse family (LearningGroup, seed 000): weight grouping and OSEL encoding,
+"""ISA rows of the sparse family (LearningGroup): weight grouping and OSEL encoding,
 the cores' sparse matrix operations, and the VPUs' vector operations of IC3Net training.
 
 Owned by the family: its major opcodes (numbered from ``FIRST_OPCODE``), its formats and one
 :func:`~rlaccel.isa.rows.op` row per mnemonic. :mod:`rlaccel.isa.table` assembles the
 families into the one table everything derives from.
 
-The machine (``machines/learninggroup/README.md``; seed 000, section III and Fig. 3) keeps every model
+The machine (``machines/learninggroup/README.md``; the LearningGroup paper, section III and Fig. 3) keeps every model
 parameter in the **global parameter memory** (the synapse space, ``saddr``): a layer of M
-inputs and N outputs is ``W`` (M x N, row-major, the seed's ``y = x W``) followed by its bias
+inputs and N outputs is ``W`` (M x N, row-major, the paper's ``y = x W``) followed by its bias
 as row M, so a parameter block is ``(M+1)*N`` words; its gradient accumulator and its RMSprop
 average are blocks of the same shape. FLGW's grouping matrices ``IG`` (M x G) and ``OG``
 (G x N) and their averages sit there too. Activations, host buffers and the activation
@@ -17,7 +17,7 @@ encoded matrix of R rows takes ``groups + R`` entries from its address (the G tu
 then the index list of R max indexes; the baseline encoder writes R tuples and no index
 list).
 
-Three majors, one per stage of the seed's instruction scheduler:
+Three majors, one per stage of the paper's instruction scheduler:
 
 * ``SGRP`` -- weight grouping and the weight update: the max-index unit (``gmax.row``,
   ``gmax.col``), the sparse data encoder (``osel``, OSEL or the baseline, forward or
@@ -71,7 +71,7 @@ SRM = "groups+rows+t*(cols-rows)"
 HP = "5"
 
 ENTRIES = [
-    # ---- SGRP: weight grouping (seed 000, sections III-A, III-B, Fig. 4(b), 5) ----
+    # ---- SGRP: weight grouping (the LearningGroup paper, sections III-A, III-B, Fig. 4(b), 5) ----
     op("gmax.row", "SGRP", "SG", "dst syn n groups",
         "Max-index unit: dst[i] = the first index of the maximum of row i of the n x groups "
         "input grouping matrix IG at syn (the group of input i).",

@@ -1,12 +1,12 @@
 """The float reference: IC3Net with fully learnable weight grouping trained on predator-prey,
 in plain numpy (float32 by default), no simulator.
 
-One iteration is what the seed's instruction scheduler runs (section III): weight grouping
+One iteration is what the paper's instruction scheduler runs (section III): weight grouping
 (the masks of the current IG/OG), B episodes of forward passes while the host steps the
 environment, then backward propagation and the weight update of the weights, biases and
 grouping matrices (RMSprop), after which the next iteration regroups. The host side
-(environment, sampling, returns, success) is :class:`.episodes.Episodes`, which the phase-B
-host driver shares; the network is :class:`.ic3net.IC3Net`.
+(environment, sampling, returns, success) is :class:`.episodes.Episodes`, which the
+simulator's host driver shares; the network is :class:`.ic3net.IC3Net`.
 
 Deterministic for a seed: ``SeedSequence(seed)`` gives the initial weights and, through
 :class:`Episodes`, every episode seed and action draw; the same seed gives the same bits.

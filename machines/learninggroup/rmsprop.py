@@ -1,5 +1,5 @@
 """RMSprop as PyTorch implements it (``torch.optim.RMSprop``, no momentum, not centred),
-the optimiser of IC3Net's trainer and of the seed (Tieleman & Hinton 2012)::
+the optimiser of IC3Net's trainer and of the paper (Tieleman & Hinton 2012)::
 
     v <- alpha v + (1 - alpha) g^2
     p <- p - lr g / (sqrt(v) + eps)

@@ -12,7 +12,7 @@ For every (A, G): ``rlaccel run machines/learninggroup/programs/predator_prey.to
 manifest's eps and gradient scale), then, with ``--reference``, the float32 reference
 (``machines/learninggroup/reference.py``, IC3Net's eps = 1e-6) with the same seed, episodes
 and batch. The JSON holds per run the configuration, the success rate over the whole run
-(the seed's "total accuracy achieved during the training process", section IV-B), over the
+(the paper's "total accuracy achieved during the training process", section IV-B), over the
 first and the last tenth of the iterations, by quarter, the learning curve, the wall time and,
 for the machine, its report's utilisation, throughput, latency and Table I rows. Results are
 written after every run, and a run's curve so far (machine or reference) every 50 iterations

@@ -6,9 +6,9 @@ final success rates, and Table I's load-balance deviations tracked over training
         [--max-steps 20] [--last 200] [--json out/learninggroup_reference.json]
 
 For every (A, G): trains ``machines/learninggroup/reference.py`` for ``--iterations`` weight
-updates of ``--batch`` episodes each (the seed: 2000 iterations, mini-batch B), prints a
+updates of ``--batch`` episodes each (the paper: 2000 iterations, mini-batch B), prints a
 progress line every 10 % and a summary table, and writes the JSON: per run the configuration,
-the learning curve (one row per iteration), the success rate over all iterations (the seed's
+the learning curve (one row per iteration), the success rate over all iterations (the paper's
 "total accuracy achieved during the training process", section IV-B) and over the first and
 the last ``--last`` iterations, wall seconds per environment step, and, for every grouped layer, the
 maximum over training of the largest deviation of a core's workload from total/3 under the

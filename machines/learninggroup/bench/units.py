@@ -12,7 +12,7 @@ baseline, with the tuples' non-zero indexes stored (Fig. 5) and without (the "co
 of section IV-C). G = 32 needs a 5-bit max index (``max_groups = 32``).
 
 ``--grouping-bits`` sets the width a grouping-matrix entry is counted with (16, FP16, by
-default). ``--rows-per-pass`` changes the four rows a core takes at once (to see what the seed's
+default). ``--rows-per-pass`` changes the four rows a core takes at once (to see what the paper's
 sparse utilisation would need).
 
 Table I on random groupings: the largest deviation of a core's workload from total/3 over
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
     p.add_argument("--grouping-bits", type=int, default=16,
                    help="bits of a stored grouping-matrix entry (FP16: 16)")
     p.add_argument("--rows-per-pass", type=int, default=4,
-                   help="sparse rows a core takes at once (the seed's Fig. 7: four)")
+                   help="sparse rows a core takes at once (the paper's Fig. 7: four)")
     p.add_argument("--packing", choices=("pass", "stream"), default="pass",
                    help="pass: the simulator's passes of four rows (Fig. 7); stream: one "
                         "flattened stream, at most --rows-per-pass rows a cycle (the most "
@@ -203,7 +203,7 @@ def main(argv=None) -> int:
               f"{r['memory_vs_dense']:5.2f} [{r['memory_vs_dense_compact']:4.2f}]")
     t1 = table1_random(a.table1_draws, a.seed)
     print(f"Table I on {a.table1_draws} random groupings of 128 x 512 (max / mean deviation, "
-          f"weights; seed's threshold, row):")
+          f"weights; paper's threshold, row):")
     for G, r in t1.items():
         print(f"  G={G:2d} threshold {r['max_threshold']:6.1f} / {r['mean_threshold']:5.1f}   "
               f"row {r['max_row']:6.1f} / {r['mean_row']:5.1f}   seed {r['seed']}")

@@ -1,10 +1,10 @@
 """IC3Net's predator-prey grid world as a PettingZoo parallel environment
 (``rlaccel/PredatorPrey-v2``).
 
-LearningGroup (seed 000, section IV-A) trains IC3Net on "Predator-Prey-v2": A cooperative
+LearningGroup (the paper, section IV-A) trains IC3Net on "Predator-Prey-v2": A cooperative
 agents (predators) search for a stationary prey. The environment IC3Net defines it with is
 ``ic3net-envs/ic3net_envs/predator_prey_env.py`` of ``IC3Net/IC3Net`` (read for this module,
-re-written here; ``shared/reference/benchmarks.md`` section 4.2). Its rules:
+re-written here). Its rules:
 
 * A ``dim`` x ``dim`` grid, ``nagents`` predators and one prey that never moves. At reset all
   of them take distinct cells drawn uniformly at random.
@@ -27,16 +27,16 @@ re-written here; ``shared/reference/benchmarks.md`` section 4.2). Its rules:
   count (several predators may share a cell). Shape ``(2v+1, 2v+1, vocab)``, float32;
   IC3Net flattens it to ``(2v+1)^2 * vocab`` inputs in this (row, column, entry) order.
 
-Success (IC3Net's ``stat['success']``, the accuracy the seed reports in Fig. 4(a) and 9):
+Success (IC3Net's ``stat['success']``, the accuracy the paper reports in Fig. 4(a) and 9):
 an episode succeeds when every predator stands on the prey when it ends, i.e. the episode
 terminated before ``max_steps``. ``info[agent]["success"]`` carries it at every step (1 once
 all predators are on the prey); ``info[agent]["caught"]`` says whether at least one predator
-has reached the prey, the reading of the seed's "number of successes in catching prey" under
+has reached the prey, the reading of the paper's "number of successes in catching prey" under
 which more agents means more successes (see ``machines/learninggroup/README.md``).
 
 IC3Net's ``competitive`` mode never ends an episode early and counts no success; here the
 episode ends the same way in every mode (all predators on the prey), which changes nothing in
-the default ``mixed`` mode the seed and IC3Net use.
+the default ``mixed`` mode the paper and IC3Net use.
 
 Randomness comes only from the generator seeded by ``reset(seed=...)``, so a seed fixes the
 start cells and, with the same actions, the whole episode.

@@ -1,4 +1,4 @@
-; LearningGroup (seed 000): IC3Net + FLGW trained on predator-prey, G groups (G >= 2).
+; LearningGroup (the paper): IC3Net + FLGW trained on predator-prey, G groups (G >= 2).
 ; The encoder, the communication layer and both LSTM matrices are grouped; the heads stay
 ; dense. Per iteration (section III): weight grouping (max indexes, OSEL forward and
 ; transposed tuples, weight compression), B episodes of forward steps and BPTT with weight

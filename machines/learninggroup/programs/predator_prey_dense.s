@@ -1,5 +1,5 @@
-; LearningGroup (seed 000): IC3Net trained on predator-prey without weight grouping (G = 1,
-; the seed's dense baseline): every weight compressed into the cores once per iteration.
+; LearningGroup (the paper): IC3Net trained on predator-prey without weight grouping (G = 1,
+; the paper's dense baseline): every weight compressed into the cores once per iteration.
 .arch   learninggroup
 .default G, 1                       ; no grouping
 .include "layout.inc"

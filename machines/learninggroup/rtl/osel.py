@@ -1,4 +1,4 @@
-"""LearningGroup's sparse data encoder with OSEL and its sparse row memory (seed 000, section
+"""LearningGroup's sparse data encoder with OSEL and its sparse row memory (the paper, section
 III-B, Fig. 5).
 
 Per layer the block holds the max indexes of the N output-group columns (``col_idx``, one
@@ -10,7 +10,7 @@ Then it takes one row max index a cycle when ``ready``:
   bitvector, a popcount the workload -- writes the tuple (bitvector, workload, max index) into
   the slot of the group and sets its status; then the sparse row memory's write port is busy
   for the tuple's beats, ``ceil(tuple_bits(workload) / srm_port_bits)`` cycles, during which
-  ``ready`` is low. ``tuple_bits`` counts the non-zero index list the seed's Fig. 5 tuple
+  ``ready`` is low. ``tuple_bits`` counts the non-zero index list the paper's Fig. 5 tuple
   carries (``nz_index_bits`` per unmasked column), the width and cycle rule of
   :mod:`machines.learninggroup.tlm.timing` (``miss_cycles``, ``hit_cycles``).
 
@@ -40,7 +40,7 @@ def osel_sizes(prm: LgParams) -> dict:
     if p.compare_cycles != 1 or p.hit_cycles != 1:
         raise RtlError(f"lg_osel compares in one cycle and writes a hit's index in one; the "
                        f"encoder parameters ask for {p.compare_cycles} and {p.hit_cycles}")
-    # the workload register counts 0 .. bitvector_bits (the seed's 9-bit field holds 0..511;
+    # the workload register counts 0 .. bitvector_bits (the paper's 9-bit field holds 0..511;
     # a row of 512 unmasked columns needs the tenth bit)
     return {"slots": p.max_groups, "ib": p.max_index_bits, "cols": p.bitvector_bits,
             "col_bits": bits_for(p.bitvector_bits), "wl_bits": bits_for(p.bitvector_bits),

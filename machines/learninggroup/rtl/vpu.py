@@ -1,4 +1,4 @@
-"""LearningGroup's vector processing unit in FP16 (seed 000, section III-D, Fig. 7).
+"""LearningGroup's vector processing unit in FP16 (the LearningGroup paper, section III-D, Fig. 7).
 
 One VPU: an FP16 multiplier, an FP16 adder, the 4-to-1 activation select and four FP16
 accumulation registers. Each enabled cycle the controller broadcasts four activations; the

@@ -1,4 +1,4 @@
-"""The sparse family (LearningGroup, seed 000): instruction models built on the functional
+"""The sparse family (LearningGroup): instruction models built on the functional
 and timing models of the machine's units, which the RTL benches can use as predictors too.
 
 Units and concepts, one module each (each imports only :mod:`rlaccel.isa`, numpy and its
@@ -33,5 +33,5 @@ from rlaccel.machines.learninggroup.tlm.models import ACTIONS, CATEGORIES, MODEL
 
 FAMILY = Family(name="sparse", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
                 timing_keys=TIMING_KEYS,
-                doc="LearningGroup (seed 000): weight grouping, OSEL, the cores' sparse "
+                doc="LearningGroup (the paper): weight grouping, OSEL, the cores' sparse "
                     "matrix operations, the VPUs' vector operations")

@@ -1,4 +1,4 @@
-"""A LearningGroup layer's sparse matrix-vector dataflow in FP16 (seed 000 sections III-C,
+"""A LearningGroup layer's sparse matrix-vector dataflow in FP16 (the paper, sections III-C,
 III-D; Fig. 6 and 7): what the cores and the aggregator compute, in the order they compute
 it. The timing of the same dataflow is :func:`.timing.core_passes`.
 

@@ -1,4 +1,4 @@
-"""The max-index unit and FLGW's two observations (seed 000 sections III-A, III-B, Fig. 4(b)).
+"""The max-index unit and FLGW's two observations (the LearningGroup paper, sections III-A, III-B, Fig. 4(b)).
 
 For a layer of M inputs and N outputs and G groups, IG is M x G and OG is G x N (FP16 in the
 global parameter memory). The unit finds the maximum of every row of IG and every column of
@@ -23,7 +23,7 @@ __all__ = ["max_index", "row_max_indexes", "col_max_indexes", "bitvector", "mask
 
 
 def check_groups(groups: int, max_groups: int) -> None:
-    """A group count the hardware supports: 1..max_groups (the seed's design: 16; the
+    """A group count the hardware supports: 1..max_groups (the paper's design: 16; the
     encoder's 4-bit max index holds 16 groups)."""
     if not 1 <= groups <= max_groups:
         raise SimError(f"G = {groups} groups is beyond the hardware's 1..{max_groups} "

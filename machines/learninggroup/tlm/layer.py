@@ -1,4 +1,4 @@
-"""A layer as the cores hold it after weight compression (seed 000 sections III-C, III-D):
+"""A layer as the cores hold it after weight compression (the LearningGroup paper, sections III-C, III-D):
 the unmasked weights of every row, the rows split over the cores, and the per-row workloads
 the core controller schedules.
 

@@ -1,4 +1,4 @@
-"""The load allocation unit (seed 000 section III-C, Fig. 6; section IV-D, Table I).
+"""The load allocation unit (the LearningGroup paper, section III-C, Fig. 6; section IV-D, Table I).
 
 It hands every core its rows of the (sparse) weight matrix with their activations, reading
 the unmasked weights from the global parameter memory at addresses it computes from the

@@ -1,8 +1,8 @@
-"""The sparse family's instruction models (LearningGroup, seed 000): one entry per mnemonic of
+"""The sparse family's instruction models (LearningGroup): one entry per mnemonic of
 ``machines/learninggroup/isa.py``, each built on the unit models of this package.
 
 Semantics are bound once per instruction to the agent's memories (binary16 words) and read
-the family's state (:mod:`.state`) when they run. Timing (:mod:`.timing`) follows the seed's
+the family's state (:mod:`.state`) when they run. Timing (:mod:`.timing`) follows the paper's
 units; the units an instruction occupies are
 
 * ``maxindex`` and ``encoder`` -- the sparse data encoder's max-index unit and OSEL loop
@@ -16,7 +16,7 @@ units; the units an instruction occupies are
 
 Energy: every VPU operation (a multiply-accumulate or an element operation on one VPU) is one
 ``vpu_op``; the rest of the machine is priced per clock cycle (the architecture's
-``[energy]`` says how both come from the seed's Fig. 8 and 36.3 W).
+``[energy]`` says how both come from the paper's Fig. 8 and 36.3 W).
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ from rlaccel.machines.learninggroup.tlm.state import state_of
 
 __all__ = ["MODELS", "CATEGORIES", "ACTIONS", "TIMING_KEYS", "NACTIONS"]
 
-#: result categories, in report order (the stages of the seed's instruction scheduler and
+#: result categories, in report order (the stages of the paper's instruction scheduler and
 #: where their cycles go)
 CATEGORIES = ("GROUPING", "COMPRESSION", "MATRIX", "VECTOR", "FRAMES", "UPDATE")
 #: energy action -> energy unit
 ACTIONS = {"vpu_op": "vpu"}
 #: the [timing] constants the family reads (machines/learninggroup/README.md, section 3)
 TIMING_KEYS = {
-    "rows_per_pass": "sparse rows a core's VPUs take at once (seed 000 Fig. 7: four "
+    "rows_per_pass": "sparse rows a core's VPUs take at once (the LearningGroup paper's Fig. 7: four "
                      "activations broadcast, four accumulation registers)",
     "row_packing": "1: a core takes its rows rows_per_pass at a time, each pass padded to "
                    "whole cycles (Fig. 7's time stamps); 2: one flattened stream, at most "

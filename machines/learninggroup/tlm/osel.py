@@ -1,5 +1,5 @@
 """The sparse data encoder with OSEL, the baseline encoder, and the sparse row memory
-(seed 000 section III-B, Fig. 5; section IV-C, Fig. 10).
+(the LearningGroup paper, section III-B, Fig. 5; section IV-C, Fig. 10).
 
 The encoder receives one max index of IG per cycle (the group of input row i) and the max
 indexes of every OG column. For each row it looks up the status of that group's tuple in

@@ -1,5 +1,5 @@
-"""Cycle formulas of LearningGroup's units, as pure functions (seed 000; the sections cited
-with each). The seed gives the structure (one max index per cycle through the encoder, N
+"""Cycle formulas of LearningGroup's units, as pure functions (the paper; the sections cited
+with each). The paper gives the structure (one max index per cycle through the encoder, N
 comparators in parallel, up to four sparse rows per core at once, C cores, 175 MHz) but no
 port widths; where a width is ours it is a field of :class:`EncoderParams` or an argument,
 marked "assumed", and ``machines/learninggroup/README.md`` discusses it.
@@ -43,10 +43,10 @@ class EncoderParams:
     """Widths of the sparse data encoder, its memories and the weight-compression path (by
     default the architecture file's, :data:`ARCH`).
 
-    From the seed (section III-B, IV-C, Fig. 5): ``bitvector_bits`` 512, ``workload_bits`` 9,
+    From the paper (section III-B, IV-C, Fig. 5): ``bitvector_bits`` 512, ``workload_bits`` 9,
     ``max_groups`` 16 ("we design the accelerator to support the grouping up to 16"; the
     4-bit max index), one max index per cycle, the N comparators of a miss in parallel
-    (``compare_cycles`` 1). Assumed (the seed gives no widths): the max-index unit reads
+    (``compare_cycles`` 1). Assumed (the paper gives no widths): the max-index unit reads
     ``grouping_words_per_cycle`` = 32 FP16 grouping-matrix words per cycle (a 512-bit port),
     the sparse row memory is written ``srm_port_bits`` = 512 bits per cycle, the load
     allocation unit reads ``weight_words_per_cycle`` = 32 FP16 weights per cycle from the

@@ -1,9 +1,9 @@
-"""The VPUs' vector operations of IC3Net training in FP16 (seed 000 section III-D: an FP16
+"""The VPUs' vector operations of IC3Net training in FP16 (the LearningGroup paper, section III-D: an FP16
 multiplier and an FP16 adder per VPU; section IV-A: half precision throughout).
 
 Every multiply, add, subtract, divide and square root is one binary16 operation, rounded to
 nearest even (numpy's float16 arithmetic computes each operation in float32 and rounds once,
-which equals the correctly rounded binary16 result). The seed names no function unit; we
+which equals the correctly rounded binary16 result). The paper names no function unit; we
 take the sigmoid, tanh and exp of an FP16 input as the float64 function rounded once to
 FP16 (the rule of :mod:`rlaccel.isa.dtypes` for fp16 activations). Sums of several terms are
 MAC chains in index order from +0 (:func:`.vpu.dot`). The expressions follow the float

@@ -1,4 +1,4 @@
-"""The LearningGroup vector processing unit in FP16 (seed 000 section III-D, Fig. 7).
+"""The LearningGroup vector processing unit in FP16 (the paper, section III-D, Fig. 7).
 
 Each VPU has an FP16 multiplier, an FP16 adder, a 4-to-1 activation multiplexer and four
 accumulation registers. Every multiply and every add is rounded to IEEE binary16 (round to

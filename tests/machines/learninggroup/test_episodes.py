@@ -89,7 +89,7 @@ def test_a_standing_policy_fails_and_runs_to_max_steps():
 
 
 def test_same_seed_same_episodes():
-    """The seed fixes episode starts and action draws: the same policy outputs give the same
+    """The paper fixes episode starts and action draws: the same policy outputs give the same
     episodes; another seed gives others."""
     def run(seed):
         eps = Episodes(LearningConfig(env_kwargs={"nagents": 3}, seed=seed))

@@ -99,7 +99,7 @@ def test_the_machines_gradients_are_the_references(groups):
 def test_a_run_reports_utilization_and_the_success_rate(tmp_path):
     """rlaccel run ... --steps N --json F (the interface other checks rely on): the run stops
     at the first episode end after N steps, updates once and reports utilisation, the
-    success rate and the seed's figures."""
+    success rate and the paper's figures."""
     out = tmp_path / "r.json"
     r = run(MANIFEST, TINY[:4], steps=10, seed=2, json_path=str(out))
     saved = json.loads(out.read_text())

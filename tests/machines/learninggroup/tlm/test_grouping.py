@@ -38,7 +38,7 @@ def test_mask_is_is_times_os_and_has_at_most_g_distinct_rows():
 
 
 def test_groups_beyond_the_hardware_are_an_error():
-    """G must be 1..max_groups (16 on the seed's design)."""
+    """G must be 1..max_groups (16 on the paper's design)."""
     grouping.check_groups(16, 16)
     with pytest.raises(SimError, match=r"G = 32 groups is beyond the hardware's 1..16"):
         grouping.check_groups(32, 16)

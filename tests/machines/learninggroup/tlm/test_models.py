@@ -1,6 +1,6 @@
 """The sparse family's instructions on the simulated LearningGroup machine: what each writes
 (against the unit models and direct computations), what each costs (hand-computed from the
-seed's structure), and the clear errors of programs the hardware cannot run."""
+paper's structure), and the clear errors of programs the hardware cannot run."""
 
 from __future__ import annotations
 

@@ -72,7 +72,8 @@ def _print(d: dict) -> None:
         print(f"  {s['name']}: {', '.join(s['agents']) or '-'}: eq. 6: DSP {s['dsp_used']} of "
               f"{s['dsp_budget']}, BRAM {s['bram_used']:g} of {s['bram_budget']:g}{fab}")
     if d.get("over_guideline"):
-        print("  the slowest design is over UG949's guideline (within the SLRs' capacity): "
+        print(("  the forced design is over the cost model's budgets: " if d["search"] == "forced"
+               else "  the slowest design is over UG949's guideline (within the SLRs' capacity): ")
               + "; ".join(d["over_guideline"]))
     print(f"  eq. 6 total: DSP {d['dsp_used']} ({d['dsp_percent']:.1f} % of {d['dsp_total']}), "
           f"BRAM {d['bram_used']:g} ({d['bram_percent']:.1f} % of {d['bram_total']:g})")

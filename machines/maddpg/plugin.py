@@ -99,6 +99,12 @@ def design(m: dict, arch, task):
                 f"but has {s['dsp_budget']:,} and {_n(s['bram_budget'])}" for s in res.slr
                 if s["dsp_used"] and not (s["dsp_used"] < s["dsp_budget"]
                                           and s["bram_used"] < s["bram_budget"])]
+        res.over_guideline = [f"{s['name']} needs {x[f'{k}_used' if k in ('lut', 'ff') else f'{k}_model']:,.1f} "
+                              f"{k.upper()}s but has {x[f'{k}_budget' if k in ('lut', 'ff') else f'{k}_model_budget']:,.0f}"
+                              for s, x in zip(res.slr, res.fabric())
+                              for k in ("lut", "ff", "dsp", "bram")
+                              if s["agents"] and x[f"{k}_used" if k in ("lut", "ff") else f"{k}_model"]
+                              > x[f"{k}_budget" if k in ("lut", "ff") else f"{k}_model_budget"]]
         if over:
             raise ManifestError(f"{m['__path__']}: 'dse.f' = {f}: the design does not fit "
                                 f"{dev.name} ({'; '.join(over)}); the DSE's own base factor "

@@ -63,6 +63,7 @@ class FixarDriver:
         self.host = DdpgHost(cfg)
         self.S, self.A = self.host.state_dim, self.host.action_dim
         self.acc = get_dtype("fixed32")
+        self.w = get_dtype(cfg.weight_format)          # the weight memory's words
         self.timeline = HostTimeline()
         self.actor_net = actor_net(self.S, self.A, cfg.hidden)
         self.critic_net = critic_net(self.S, self.A, cfg.hidden)
@@ -164,8 +165,8 @@ class FixarDriver:
     def _init_reply(self) -> np.ndarray:
         cfg = self.cfg
         rng = np.random.default_rng([cfg.seed, 1])
-        actor = self.acc.quantize(init_params(self.actor_net, rng))
-        critic = self.acc.quantize(init_params(self.critic_net, rng))
+        actor = self.w.quantize(init_params(self.actor_net, rng))
+        critic = self.w.quantize(init_params(self.critic_net, rng))
         n = self.sym["SIGW"].address + 1 - self.init_base
         reply = np.zeros(n, np.int64)
         self._put(reply, self.init_base, "WINIT", np.concatenate([actor, critic]))

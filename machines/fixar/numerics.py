@@ -33,7 +33,7 @@ import numpy as np
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
 from rlaccel.machines.fixar.tlm import activation
 from rlaccel.machines.fixar.tlm.adam import AdamHyper, adam_fixed, adam_update
-from rlaccel.machines.fixar.tlm.kernels import Operand, matmul_round, saturate
+from rlaccel.machines.fixar.tlm.kernels import Operand, matmul_round, rescale, saturate
 from rlaccel.machines.fixar.tlm.prng import GAUSS_FRAC
 from rlaccel.machines.fixar.tlm.qat import RangeMonitor, operand, qat_params, quantize_raw
 from rlaccel.machines.fixar.tlm.soft_update import soft_update_fixed, soft_update_float
@@ -281,7 +281,7 @@ class FixedEngine:
                 gW, gb = gviews[i]
                 gW[...] = matmul_round(dz.T, x, fe + fx - fg, self.g,
                                        counter=self.sat["gradient"])
-                gb[...] = self._rescale(dz.sum(axis=0), fe - fg, self.g)
+                gb[...] = rescale(dz.sum(axis=0), fe - fg, self.g, self.sat["gradient"])
             if i > 0:
                 d = matmul_round(dz, ops[i], fw, self.e, counter=c)
             elif input_cols is not None:
@@ -289,15 +289,6 @@ class FixedEngine:
             else:
                 d = None
         return grads, d
-
-    def _rescale(self, total: np.ndarray, shift: int, fmt) -> np.ndarray:
-        """An exact integer sum with ``shift`` more fraction bits than ``fmt``, rounded half
-        up and saturated into ``fmt``."""
-        if shift > 0:
-            total = (total + np.int64(1 << (shift - 1))) >> np.int64(shift)
-        elif shift < 0:
-            total = np.clip(total, -(1 << 40), 1 << 40) << np.int64(-shift)
-        return saturate(total, int(fmt.min_raw), int(fmt.max_raw), self.sat["gradient"])
 
     # ---- output gradients ----
     def td_error(self, q, r, done, q_next, gamma: float):

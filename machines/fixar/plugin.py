@@ -1,12 +1,13 @@
 """The FIXAR machine's run plug-in: manifests, the DDPG accelerator program, the host
 driver, results and ``rlaccel report fixar``.
 
-A manifest (``machines/fixar/*.toml``) names the architecture (``fixar``: fixed32 activations
-until the quantization delay; ``fixar-fixed16``: q8.8 activations from the start), the
+A manifest (``machines/fixar/programs/*.toml``) names the architecture (``fixar``: q4.28
+weights, fixed32 activations until the quantization delay; ``fixar-fixed16``: q8.8
+activations from the start), the
 program (``ddpg.s``), the MuJoCo (or any continuous gymnasium) environment, the step budget
 (``rlaccel run --steps N``) and the DDPG knobs of ``[learning]``
 (:class:`~rlaccel.machines.fixar.config.DdpgConfig`, ``machines/fixar/README.md`` section 9);
-``[host]`` has the host link's per-call run-time overhead (seed Fig. 9; ``-1``: derived from
+``[host]`` has the host link's per-call run-time overhead (the FIXAR paper's Fig. 9; ``-1``: derived from
 the paper's own figures, ``machines/fixar/tlm/pcie.py``).
 """
 
@@ -48,18 +49,20 @@ def memory(m: dict) -> None:
 
 
 def config(m: dict, arch=None):
-    """The run's DdpgConfig (fixed-point numerics; the activation storage format from the
-    architecture's ``[fixar] store``)."""
+    """The run's DdpgConfig (fixed-point numerics; the weight, gradient and activation
+    storage formats from the architecture, :func:`~.tlm.state.formats`)."""
     from rlaccel.machines.fixar.config import DdpgConfig
     lr = dict(m["learning"])
     lr["hidden"] = tuple(lr["hidden"])
     lr["qat_delay"] = None if lr["qat_delay"] < 0 else lr["qat_delay"]
-    store = "fixed32"
+    fmt = {}
     if arch is not None:
-        from rlaccel.machines.fixar.tlm.state import _config
-        store = _config(arch)["store"]
+        from rlaccel.machines.fixar.tlm.state import formats
+        f = formats(arch)
+        fmt = {"act_format": f.store.name, "weight_format": f.weight.name,
+               "grad_format": f.grad.name, "error_format": f.acc.name}
     return DdpgConfig(env_id=m["environment"], seed=m["seed"], steps=m["steps"],
-                      numerics="fixed", act_format=store, **lr)
+                      numerics="fixed", **fmt, **lr)
 
 
 class FixarPlugin(PackagePlugin):
@@ -89,6 +92,7 @@ class FixarPlugin(PackagePlugin):
             raise ManifestError(f"{where}: {exc}") from None
         from rlaccel.isa.arch import load_arch
         arch = load_arch(m["arch"])
+        config(m, arch)                   # the formats' combination, an ArchError naming the key
         if lr["batch"] > arch.knobs.max_batch:
             raise ManifestError(f"{where}: 'learning.batch' = {lr['batch']} exceeds the "
                                 f"{arch.knobs.max_batch} vectors an instruction of "

@@ -166,14 +166,15 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
 
 
 class AdamWords:
-    """One ``adam`` instruction's update of ``n`` memory words in place: weights ``W`` and
-    gradients ``G`` (raw words of ``fmt``), moments ``M`` and ``V`` (int64 words holding
+    """One ``adam`` instruction's update of ``n`` memory words in place: weights ``W`` (raw
+    words of ``fmt``) and gradients ``G`` (of ``gfmt``, ``fmt`` when not given), moments ``M`` and ``V`` (int64 words holding
     float32 bit patterns), the seven constants ``H`` (float32 bit patterns, :func:`constants`).
     The same results, bit for bit, as :func:`adam_fixed` (with numba one compiled pass and
     buffers made once; without it, :func:`adam_fixed`'s numpy operations)."""
 
-    def __init__(self, fmt, W, G, M, V, H) -> None:
+    def __init__(self, fmt, W, G, M, V, H, gfmt=None) -> None:
         self.fmt, self.W, self.G, self.M, self.V, self.H = fmt, W, G, M, V, H
+        self.glsb = (gfmt or fmt).lsb
         n = W.shape[0]
         self._m, self._v, self._dw = (np.empty(n, np.float32) for _ in range(3))
         self._mi, self._vi = self._m.view(np.int32), self._v.view(np.int32)
@@ -191,19 +192,19 @@ class AdamWords:
         fmt, W, M, V = self.fmt, self.W, self.M, self.V
         np.copyto(self._k.view(np.int32), self.H, casting="unsafe")
         if HAVE_NUMBA and self._in_place:
-            _adam_words(self.G, fmt.lsb, M, V, self._k, self._dw)
+            _adam_words(self.G, self.glsb, M, V, self._k, self._dw)
         else:
             np.copyto(self._mi, M, casting="unsafe")      # the float32 bit patterns
             np.copyto(self._vi, V, casting="unsafe")
         if not HAVE_NUMBA:
-            g32 = (self.G.astype(np.float64) * fmt.lsb).astype(np.float32)
+            g32 = (self.G.astype(np.float64) * self.glsb).astype(np.float32)
             dw, m2, v2 = adam_step(g32, self._m, self._v, self._k)
             W[...] = fmt.sub(W, round_to(fmt, dw, counter=counter), counter=counter)
             M[...] = np.asarray(m2, np.float32).view(np.int32)
             V[...] = np.asarray(v2, np.float32).view(np.int32)
             return None
         if not self._in_place:
-            _adam_moments(self.G, fmt.lsb, self._m, self._v, self._k, self._dw)
+            _adam_moments(self.G, self.glsb, self._m, self._v, self._k, self._dw)
         done, n_round, n_sub, top = _adam_apply(
             W, self._dw, 2.0 ** fmt.frac_bits, int(fmt.min_raw), int(fmt.max_raw),
             NO_MIRROR if mirror is None else mirror, mirror is not None)

@@ -36,7 +36,7 @@ from rlaccel.util.errors import DTypeError
 from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["matmul_round", "limb_plan", "saturate", "Operand", "operand_into",
+__all__ = ["matmul_round", "limb_plan", "saturate", "rescale", "Operand", "operand_into",
            "MAX_OPERAND_BITS"]
 
 #: widest signed operand the kernels accept (a 32-bit word, or a 17-bit QAT code offset)
@@ -218,6 +218,17 @@ def saturate(y: np.ndarray, lo: int, hi: int, counter=None) -> np.ndarray:
             counter.saturations += int(np.count_nonzero(y < lo) + np.count_nonzero(y > hi))
         return np.clip(y, lo, hi)
     return y
+
+
+def rescale(total: np.ndarray, shift: int, fmt, counter=None) -> np.ndarray:
+    """An exact int64 sum with ``shift`` more fraction bits than ``fmt`` (fewer if negative),
+    rounded half up and saturated into ``fmt`` (a bias gradient: the errors' column sum)."""
+    total = np.asarray(total, dtype=np.int64)
+    if shift > 0:
+        total = _shift_round(total, shift)
+    elif shift < 0:
+        total = np.clip(total, -(1 << 40), 1 << 40) << np.int64(-shift)
+    return saturate(total, int(fmt.min_raw), int(fmt.max_raw), counter)
 
 
 def _shift_round(total: np.ndarray, s: int) -> np.ndarray:

@@ -1,8 +1,9 @@
 """The ddpg family's instruction models (FIXAR, seed 002): one entry per mnemonic of
 ``machines/fixar/isa.py``, each built on this package's unit models.
 
-Semantics are bound once per instruction to the agent's memories (raw q16.16 words in int64)
-and read the family's state (:mod:`.state`: QAT slots, PRNG streams, prepared weight
+Semantics are bound once per instruction to the agent's memories (raw words in int64: the
+weight memory's in the weight format, the gradient memory's in the gradient format, the rest
+in the accumulator's, :mod:`.state`) and read the family's state (:mod:`.state`: QAT slots, PRNG streams, prepared weight
 operands). Every result is the arithmetic of ``machines/fixar/numerics.py``'s fixed-point
 engine, so the simulator and the reference agree bit for bit (tests/programs/fixar).
 
@@ -38,7 +39,8 @@ from rlaccel.machines.fixar.tlm import activation
 from rlaccel.machines.fixar.tlm.adam import AdamWords
 from rlaccel.machines.fixar.tlm.kernels import matmul_round, operand_into, saturate
 from rlaccel.machines.fixar.tlm.soft_update import soft_update_inplace
-from rlaccel.machines.fixar.tlm.state import _config, state_of
+from rlaccel.machines.fixar.tlm.kernels import rescale
+from rlaccel.machines.fixar.tlm.state import _check, state_of
 from rlaccel.machines.fixar.tlm.timing import AapTiming, bp_cycles, ff_cycles, unit_cycles, wg_cycles
 
 __all__ = ["FAMILY", "MODELS", "CATEGORIES", "ACTIONS", "TIMING_KEYS", "aap_timing"]
@@ -119,16 +121,17 @@ def _bff(b: Binding):
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
     xf, work = np.empty((B, cols)), np.empty((B, rows))      # buffers for every execution
     tail = act in ("none", "relu")                           # the accumulator's tail does it
+    fw = st.weight.frac_bits - acc.frac_bits                 # the product's extra fraction
 
     def bff():
         x, fx = _input(st, acc, slot, X, xf, mon, where)
         W = st.operand(S, syn, rows, cols)
         if tail:
-            matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter,
+            matmul_round(x, W.T, fx + fw, acc, addend=bias << np.int64(fx), counter=counter,
                          into=D, work=work, relu=act == "relu")
         else:
-            z = matmul_round(x, W.T, fx, acc, addend=bias << np.int64(fx), counter=counter,
-                             work=work)
+            z = matmul_round(x, W.T, fx + fw, acc, addend=bias << np.int64(fx),
+                             counter=counter, work=work)
             D[...] = _activate(st, act, z, counter)
         return cost[st.half]
     return bff
@@ -167,6 +170,7 @@ def _bbp(b: Binding):
     one = replace(cfg, cores=1)
     per_core = [bp_cycles(rows, cols, v, one) for v in _split(B, cfg.cores)]
     cost = _matrix_cost(b, per_core, _macs(b, B * rows * cols, False))
+    fw = st.weight.frac_bits                    # error x weight, rounded to the error's point
 
     ef, work = np.empty((B, rows)), np.empty((B, cols))
 
@@ -176,7 +180,7 @@ def _bbp(b: Binding):
         if M is not None:
             m = M if st.raw_inputs else st.read_input(slot, M, False, where)[0]
         e = operand_into(E, ef)[0]
-        matmul_round(e, W, 16, acc, counter=counter, into=D, work=work, mask=m)
+        matmul_round(e, W, fw, acc, counter=counter, into=D, work=work, mask=m)
         return cost
     return bbp
 
@@ -190,7 +194,8 @@ def _bwg(b: Binding):
     GB = S[g + rows * cols:g + rows * cols + rows]
     slot, where = o.get("qid", 0), b.where
     cfg = aap_timing(b.knobs, b.timing)
-    lo, hi = int(acc.min_raw), int(acc.max_raw)
+    gfmt = st.grad                              # the gradient memory's words
+    fg = acc.frac_bits - gfmt.frac_bits         # the error's extra fraction over the gradient's
     one = replace(cfg, cores=1)
     cost = {h: _matrix_cost(b, [wg_cycles(rows, cols, v, one, h) for v in _split(B, cfg.cores)],
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
@@ -201,8 +206,8 @@ def _bwg(b: Binding):
         half = st.half
         x, fx = _input(st, acc, slot, X, xf, False, where)
         e, _, _ = operand_into(E, ef)
-        matmul_round(e.T, x, fx, acc, counter=counter, into=GW, work=work)
-        GB[...] = saturate(E.sum(axis=0), lo, hi, counter)
+        matmul_round(e.T, x, fx + fg, gfmt, counter=counter, into=GW, work=work)
+        GB[...] = rescale(E.sum(axis=0), fg, gfmt, counter)
         st.written(g, g + rows * cols + rows)
         return cost[half]
     return bwg
@@ -213,8 +218,8 @@ def _adam(b: Binding):
     U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
     w, g, m, n, hp = o["w"], o["g"], o["m"], o["n"], o["hp"]
     st, counter = state_of(b.agent), b.counter
-    update = AdamWords(b.dt, S[w:w + n], S[g:g + n], S[m:m + n], S[m + n:m + 2 * n],
-                       U[hp:hp + 7])
+    update = AdamWords(st.weight, S[w:w + n], S[g:g + n], S[m:m + n], S[m + n:m + 2 * n],
+                       U[hp:hp + 7], gfmt=st.grad)
 
     def adam():
         top = update(counter, st.mirror_of(S)[w:w + n])
@@ -233,14 +238,15 @@ def _adam_cost(b: Binding) -> Cost:
 def _soft(b: Binding):
     U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
     dst, src, n = o["dst"], o["src"], o["n"]
-    st, acc, counter = state_of(b.agent), b.dt, b.counter
+    st, counter = state_of(b.agent), b.counter
+    fmt = st.weight
     T, Sv, tau = S[dst:dst + n], S[src:src + n], U[o["tau"]:o["tau"] + 1]
     where = b.where
 
     def soft():
         traw = int(tau[0])
         try:
-            top = soft_update_inplace(T, Sv, traw, acc, counter=counter,
+            top = soft_update_inplace(T, Sv, traw, fmt, counter=counter,
                                       mirror=st.mirror_of(S)[dst:dst + n])
         except Exception as exc:
             raise SimError(f"{where}: {exc}") from None
@@ -405,6 +411,6 @@ MODELS = {m: InstructionModel(m, "exec", *_SPEC[m])
           for m, d in TABLE.items() if d.family == "ddpg"}
 
 FAMILY = Family(name="ddpg", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
-                timing_keys=TIMING_KEYS, tables=("fixar",), checks=(_config,),
+                timing_keys=TIMING_KEYS, tables=("fixar",), checks=(_check,),
                 doc="FIXAR (seed 002): batched DDPG on two AAP cores, Adam, soft updates, the "
                     "PRNG, quantisation-aware training")

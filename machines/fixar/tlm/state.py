@@ -1,6 +1,19 @@
 """What a FIXAR agent keeps between instructions: the QAT monitors and quantisers
-(Algorithm 1), the PRNG streams, the activation storage format, and the weight operands
-prepared for the AAP cores (invalidated when the weight memory is written).
+(Algorithm 1), the PRNG streams, the number formats, and the weight operands prepared for
+the AAP cores (invalidated when the weight memory is written).
+
+**Number formats** (``machines/fixar/README.md``, "Number formats"). The accumulator's is the
+architecture's ``[machine] dtype`` (q16.16: every matrix product's output, the errors of
+back-propagation, the host's values, the PRNG's Gaussians); ``[fixar]`` gives the others:
+
+* ``weights`` -- weights and biases, online and target (the weight memory's words);
+* ``gradients`` -- the weight gradients (the gradient memory's words, the Adam unit's input);
+* ``store`` -- stored activations before the quantization delay (``fixed32`` or ``fixed16``).
+
+:func:`formats` checks that they fit the datapath: fixed point, at most 32 bits for weights
+and gradients (the PE's 32 x 16 multipliers take a 32-bit weight; the memories' words are 32
+bits), and products with at least the fraction bits of what they are rounded to. A missing
+``weights`` or ``gradients`` key means the accumulator's format.
 
 One :class:`FixarState` per agent, in ``agent.state["fixar"]``, made on first use with the
 architecture's ``[fixar]`` table checked.
@@ -14,18 +27,75 @@ import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.isa.arch import arch_table
-from rlaccel.util.errors import ArchError, SimError
+from rlaccel.util.errors import ArchError, RlaccelError, SimError
 
 from rlaccel.machines.fixar.tlm.kernels import Operand, operand_into
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.qat import RangeMonitor, operand, qat_params, quantize_raw
 
-__all__ = ["FixarState", "state_of", "FIXAR_KEYS", "STORES"]
+__all__ = ["FixarState", "Formats", "formats", "state_of", "FIXAR_KEYS", "STORES",
+           "ACCUMULATOR"]
 
-#: the ``[fixar]`` keys and their defaults
-FIXAR_KEYS = {"store": "fixed32"}
+#: the ``[fixar]`` keys and their defaults (None: the accumulator's format)
+FIXAR_KEYS = {"store": "fixed32", "weights": None, "gradients": None}
 #: activation storage formats before the quantization delay (machines/fixar/README.md section 4)
 STORES = ("fixed32", "fixed16")
+#: the accumulator's format, the only one the family computes in (the PRNG's Gaussians and
+#: the host's words are q16.16)
+ACCUMULATOR = "q16.16"
+#: the widest weight or gradient word: the PE multiplies a 32-bit weight (two 32 x 16
+#: multipliers, the FIXAR paper's Fig. 5) and the weight and gradient memories hold 32-bit words
+WORD_BITS = 32
+
+
+@dataclass(frozen=True)
+class Formats:
+    """The ddpg family's number formats (module docstring)."""
+
+    acc: object
+    weight: object
+    grad: object
+    store: object
+
+    def names(self) -> dict:
+        return {"accumulator": self.acc.format, "weights": self.weight.format,
+                "gradients": self.grad.format, "activations": self.store.format}
+
+
+def _format(origin, key: str, name, acc):
+    """``[fixar] key`` as a fixed-point format of at most WORD_BITS bits."""
+    if name is None:
+        return acc
+    try:
+        dt = get_dtype(name)
+    except RlaccelError as exc:
+        raise ArchError(f"{origin}: [fixar] {key} = {name!r}: {exc}") from None
+    if dt.is_float or dt.bits > WORD_BITS:
+        raise ArchError(f"{origin}: [fixar] {key} = {name!r}: the AAP cores compute in fixed "
+                        f"point on words of at most {WORD_BITS} bits; give qM.N with M + N <= "
+                        f"{WORD_BITS}")
+    return dt
+
+
+def formats(arch, acc=None) -> Formats:
+    """The architecture's formats, checked against each other (an ArchError naming the key
+    of an impossible combination)."""
+    origin = arch.origin
+    cfg = _config(arch)
+    acc = acc or get_dtype(arch.knobs.dtype)
+    w = _format(origin, "weights", cfg["weights"], acc)
+    g = _format(origin, "gradients", cfg["gradients"], acc)
+    store = acc if cfg["store"] == "fixed32" else get_dtype(cfg["store"])
+    fa, fw, fg, fs = acc.frac_bits, w.frac_bits, g.frac_bits, store.frac_bits
+    if fw + min(fs, fa) < fa:
+        raise ArchError(f"{origin}: [fixar] weights = {w.format}: a product of a weight and "
+                        f"an activation ({store.format}) has {fw + min(fs, fa)} fraction bits, "
+                        f"fewer than the accumulator's {fa} ([machine] dtype = {acc.format})")
+    if fa + min(fs, fa) < fg:
+        raise ArchError(f"{origin}: [fixar] gradients = {g.format}: a product of an error "
+                        f"({acc.format}) and an activation ({store.format}) has "
+                        f"{fa + min(fs, fa)} fraction bits, fewer than the gradient's {fg}")
+    return Formats(acc=acc, weight=w, grad=g, store=store)
 
 
 def _config(arch) -> dict:
@@ -37,6 +107,13 @@ def _config(arch) -> dict:
     return out
 
 
+def _check(arch) -> dict:
+    """The family's architecture check: the ``[fixar]`` table and its formats."""
+    if get_dtype(arch.knobs.dtype).format == ACCUMULATOR:
+        formats(arch)
+    return _config(arch)
+
+
 @dataclass
 class FixarState:
     """The per-agent state of the ddpg family (module docstring)."""
@@ -45,12 +122,18 @@ class FixarState:
     store: object                                 # activation storage before the delay
     segments: int
     prng_lanes: int
+    weight: object = None                         # weights and biases (None: acc)
+    grad: object = None                           # weight gradients (None: acc)
     monitors: dict = field(default_factory=dict)  # QAT slot -> RangeMonitor
     qparams: dict | None = None                   # QAT slot -> QatParams, after qat.freeze
     frozen_at: int | None = None                  # the time step (exchange) of the freeze
     prng: dict = field(default_factory=dict)      # stream -> NoiseGenerator
     weights: dict = field(default_factory=dict)   # (syn, rows, cols) -> Operand
     mirror: np.ndarray | None = None              # float64 copy of the synapse words
+
+    def __post_init__(self):
+        self.weight = self.weight or self.acc
+        self.grad = self.grad or self.acc
 
     @property
     def half(self) -> bool:
@@ -172,13 +255,13 @@ def state_of(agent) -> FixarState:
     st = agent.state.get("fixar")
     if st is None:
         origin = agent.arch.origin
-        if getattr(agent.dt, "format", None) != "q16.16":
-            raise ArchError(f"{origin}: the ddpg family computes in fixed32 = q16.16 (seed 002, "
-                            f"Algorithm 1); this architecture's dtype is {agent.dt.name}")
-        cfg = _config(agent.arch)
-        acc = agent.dt
-        store = acc if cfg["store"] == "fixed32" else get_dtype(cfg["store"])
-        st = agent.state["fixar"] = FixarState(acc=acc, store=store,
+        if getattr(agent.dt, "format", None) != ACCUMULATOR:
+            raise ArchError(f"{origin}: the ddpg family's accumulator is fixed32 = q16.16 (the "
+                            f"FIXAR paper, Algorithm 1); this architecture's dtype is "
+                            f"{agent.dt.name}")
+        f = formats(agent.arch, agent.dt)
+        st = agent.state["fixar"] = FixarState(acc=f.acc, store=f.store, weight=f.weight,
+                                               grad=f.grad,
                                                segments=agent.arch.knobs.pwl_segments,
                                                prng_lanes=agent.timing["prng_lanes"])
     return st

@@ -54,6 +54,7 @@ def test_simulator_trains_like_the_reference_bit_for_bit(extra, arch):
     drv = s.r.state
     agent, out = _reference(drv.cfg)
     assert drv.cfg.act_format == ("fixed16" if arch else "fixed32")
+    assert drv.cfg.weight_format == "q4.28" and drv.cfg.grad_format == "fixed32"
     assert drv.host.learning()["returns"] == out["learning"]["returns"]
     assert drv.quantized_at == agent.quantized_at
     na, nc = agent.actor.size, agent.critic.size
@@ -64,6 +65,41 @@ def test_simulator_trains_like_the_reference_bit_for_bit(extra, arch):
     m = _synapse(s, "MCRITIC", 2 * nc).astype(np.int32).view(np.float32)
     assert np.array_equal(m[:nc], agent.opt_critic.m) and np.array_equal(m[nc:],
                                                                          agent.opt_critic.v)
+
+
+def test_weight_and_gradient_formats_are_honoured_bit_for_bit(tmp_path):
+    """An architecture with other weight and gradient formats (q8.24 weights, q12.20
+    gradients) trains as the fixed-point reference does in those formats, bit for bit, and
+    its weight words are those formats' (the same weights differ from the default's)."""
+    arch = tmp_path / "fmt.toml"
+    arch.write_text('inherit = "fixar"\n[fixar]\nweights = "q8.24"\ngradients = "q12.20"\n')
+    s = _simulate(SMALL, 200, str(arch))
+    drv = s.r.state
+    assert (drv.cfg.weight_format, drv.cfg.grad_format) == ("q8.24", "q12.20")
+    agent, out = _reference(drv.cfg)
+    assert drv.host.learning()["returns"] == out["learning"]["returns"]
+    na, nc = agent.actor.size, agent.critic.size
+    assert np.array_equal(_synapse(s, "ACTOR", na), agent.actor)
+    assert np.array_equal(_synapse(s, "TCRITIC", nc), agent.critic_target)
+    default = _reference(drv.cfg.with_(weight_format="q4.28", grad_format="fixed32"))[0]
+    # the same initial weights at 4 more fraction bits: the words differ by about 2**4
+    assert not np.array_equal(default.actor, agent.actor)
+
+
+@pytest.mark.parametrize("table,match", [
+    ('weights = "fp32"', r"\[fixar\] weights = 'fp32'.*fixed point"),
+    ('gradients = "q8.40"', r"\[fixar\] gradients = 'q8.40'.*32 bits"),
+    ('store = "fixed16"\nweights = "q30.2"', r"\[fixar\] weights = q30.2.*fraction bits"),
+    ('store = "fixed16"\ngradients = "q4.28"', r"\[fixar\] gradients = q4.28"),
+])
+def test_impossible_format_combinations_are_clear_errors(tmp_path, table, match):
+    """A manifest whose architecture combines formats the datapath cannot run is refused
+    before anything runs, with an RlaccelError naming the key (not a traceback)."""
+    arch = tmp_path / "bad.toml"
+    arch.write_text(f'inherit = "fixar"\n[fixar]\n{table}\n')
+    with pytest.raises(RlaccelError, match=match):
+        _Setup(PENDULUM, SMALL, arch=str(arch), seed=None, trace=None, progress=None,
+               datapath=None, kernels="compiled", options={"steps": 10})
 
 
 def test_cycles_per_step_follow_the_formulas():

@@ -16,12 +16,16 @@ from rlaccel.machines.fixar.tlm.adam import AdamHyper, adam_fixed, constants
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 from rlaccel.machines.fixar.tlm.qat import operand, qat_params, quantize_raw
 from rlaccel.machines.fixar.tlm.soft_update import soft_update_fixed, tau_raw
+from rlaccel.machines.fixar.tlm.state import formats
 from rlaccel.tlm.platform import Platform
 
 from tests.machines.fixar.tlm.conftest import python_matmul_round
 
 ACC = get_dtype("fixed32")
 LO, HI = int(ACC.min_raw), int(ACC.max_raw)
+#: fixar.toml's weight and gradient formats (the accumulator is ACC)
+FMT = formats(load_arch("fixar"))
+WGT, WF = FMT.weight, FMT.weight.frac_bits
 
 
 def _words(a) -> str:
@@ -78,7 +82,7 @@ def test_bff_is_exact_with_strides_and_its_cycles(big):
     _poke(p, bin_, "X", rows)
     _poke(p, bin_, "L", np.concatenate([W.ravel(), b]))
     p.run()
-    want = np.maximum(python_matmul_round(X, W.T, 16, LO, HI, addend=b << 16), 0)
+    want = np.maximum(python_matmul_round(X, W.T, WF, LO, HI, addend=b << 16), 0)
     assert np.array_equal(_mem(p, bin_, "Y", B * P).reshape(B, P), want)
     assert _cycles(p, 0) == 5 * 3 * 1
     busy = p.agents[0].controller.dynamic_busy
@@ -103,7 +107,7 @@ def test_bbp_window_mask_and_intra_batch_cycles():
     _poke(p, bin_, "M", M)
     _poke(p, bin_, "L", W)
     p.run()
-    d = python_matmul_round(E, W[:, off:], 16, LO, HI)
+    d = python_matmul_round(E, W[:, off:], WF, LO, HI)
     assert np.array_equal(_mem(p, bin_, "D", B * cols).reshape(B, cols), np.where(M > 0, d, 0))
     busy = p.agents[0].controller.dynamic_busy
     assert (busy["aap0"], busy["aap1"]) == (3 * 1 * 3, 2 * 1 * 3)
@@ -163,11 +167,11 @@ def test_adam_and_soft_update_match_the_units():
     _poke(p, bin_, "M", np.concatenate([m0.view(np.int32), v0.view(np.int32)]))
     _poke(p, bin_, "T", t)
     p.run()
-    w2, m2, v2 = adam_fixed(w, g, m0.copy(), v0.copy(), 3, hp, ACC, ACC)
+    w2, m2, v2 = adam_fixed(w, g, m0.copy(), v0.copy(), 3, hp, WGT, FMT.grad)
     assert np.array_equal(_mem(p, bin_, "W", n), w2)
     mv = _mem(p, bin_, "M", 2 * n).astype(np.int32).view(np.float32)
     assert np.array_equal(mv[:n], m2) and np.array_equal(mv[n:], v2)
-    assert np.array_equal(_mem(p, bin_, "T", n), soft_update_fixed(t, w2, 0.01, ACC))
+    assert np.array_equal(_mem(p, bin_, "T", n), soft_update_fixed(t, w2, 0.01, WGT))
     assert _cycles(p, 0) == -(-n // 16) + 20          # ceil(n/16) + the unit's depth
 
 

@@ -1,0 +1,58 @@
+"""machines/learninggroup/bench/fig9.py: the 95 % intervals over seeds, the resume rule (a
+finished run is skipped, a partial one is not) and the table, figure and JSON it keeps."""
+
+import importlib.util
+import json
+import math
+import sys
+
+import pytest
+
+from rlaccel.isa.machine import machine
+
+BENCH = machine("learninggroup").programs.parent / "bench"
+
+
+@pytest.fixture(scope="module")
+def fig9():
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location("lg_fig9", BENCH / "fig9.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _run(kind, G, seed, success, partial=False):
+    r = {"kind": kind, "agents": 4, "groups": G, "batch": 16, "seed": seed,
+         "success_all": success, "success_last_tenth": 2 * success, "iterations": 2000,
+         "wall_s": 60.0, "curve": [{"iteration": 1, "episodes": 16, "steps": 320,
+                                    "success_rate": success, "caught_rate": 0.5}]}
+    if partial:
+        r.update(partial=True, iterations=200, planned_iterations=2000)
+    return r
+
+
+def test_the_interval_is_students_t_over_the_seeds(fig9):
+    mean, half = fig9.interval([0.1, 0.2, 0.3])
+    assert mean == pytest.approx(0.2)
+    assert half == pytest.approx(4.302652729911275 * 0.1 / math.sqrt(3))
+    assert fig9.interval([0.25]) == (0.25, None)
+
+
+def test_partial_runs_are_neither_summarised_nor_finished(fig9, tmp_path):
+    runs = [_run("reference", 1, s, 0.1 * s) for s in (1, 2, 3)] + \
+        [_run("reference", 2, 1, 0.5, partial=True)]
+    assert fig9.finished(runs) == {("reference", 4, 1, 16, s) for s in (1, 2, 3)}
+    rows = fig9.summary(runs, 16, 2000)
+    assert [(r["groups"], r["seeds"]) for r in rows] == [(1, [1, 2, 3])]
+    assert rows[0]["success_all"] == pytest.approx(0.2)
+    out = tmp_path / "fig9.json"
+    fig9.write(out, runs, "cmd", 16, 2000)
+    doc = json.loads(out.read_text())
+    assert doc["summary"][0]["ci95"] > 0 and len(doc["runs"]) == 4
+    md = (tmp_path / "fig9.md").read_text()
+    assert "Partial: reference A = 4 G = 2 seed 1, 200 of 2000" in md
+    assert (tmp_path / "fig9.png").stat().st_size > 0
+    # the compacted runs come back as dicts
+    back = [fig9.expand(r) for r in doc["runs"]]
+    assert back[0]["curve"][0]["success_rate"] == pytest.approx(0.1)

@@ -188,3 +188,21 @@ def test_written_rows_must_not_overlap(learners):
                  "pfp u=0, a=X, sa=2, syn=W, dst=X, sd=1, rows=2, cols=2, batch=3\ncc.halt\n")
     with pytest.raises(SimError, match="rows of 2 words 1 apart overlap"):
         p.run()
+
+
+def test_relu_in_the_storage_format_is_the_formats_relu_bit_for_bit():
+    """streams._activate takes relu in fp32 itself: the same bits as the format's relu
+    (float64 then rounded), NaNs, infinities, signed zeros and subnormals included."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from rlaccel.isa.dtypes import get_dtype
+    from rlaccel.machines.maddpg.tlm import streams
+    dt = get_dtype("fp32")
+    relu = streams.ACTIVATIONS.index("relu")
+    b = SimpleNamespace(ops={"act": relu}, dt=dt, counter=None)
+    y = (np.random.default_rng(3).standard_normal(4096) * 1e30).astype(np.float32)
+    y[:10] = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 3.4e38, -3.4e38]
+    got, want = streams._activate(b, y), dt.activate("relu", y)
+    assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))

@@ -9,7 +9,7 @@ assumption (``docs/design.md``, "Synapse layout") is a banked SRAM: four
 banks of 24-bit words, word ``a`` in bank ``a mod L``, so any L consecutive words are read in
 one cycle, through a rotation network (a 4:1 multiplexer per word) that aligns them to the
 lanes; ``sram_read``/``sram_write`` price that multiplexer as two 24-bit adds
-(``machines/adhdp/archs/adhdp.toml``, ``[energy_sources]``).
+(``tlm/families/base/energy.py``, priced by ``tlm/cost``).
 
 For each program this prints the synapse words it uses packed, the words it would need with
 tile-aligned matrix rows (each row padded to a whole number of tiles; the virtual-update
@@ -73,8 +73,13 @@ def main(argv=None) -> int:
         r = run(HERE / manifest, ["stop_on_success=false",
                                   f"virtual_update={'true' if '_vu' in program else 'false'}"],
                 arch=chip, seed=a.seed, trials=a.trials)
-        # the rotation multiplexer: two 24-bit adds per SRAM word ([energy_sources] sram_read)
-        mux_pj = 2 * load_arch("adhdp").extra["energy"]["add"] * (
+        # the rotation multiplexer: a 4:1 multiplexer per word, two levels each priced as a
+        # word-wide add (tlm/cost's mux, part of the run's sram_read and sram_write prices);
+        # the baseline chip's add (the VU chip's carries its two 2:1 multiplexers too; each
+        # VU program follows its baseline in PROGRAMS)
+        if chip == "adhdp":
+            add_pj = r["energy_model"]["prices_pj"]["add"]
+        mux_pj = 2 * add_pj * (
             r["actions"]["sram_read"] + r["actions"]["sram_write"])
         row = {"program": program, "chip": chip, **lay,
                "fits_aligned": lay["aligned_rows"] <= lay["synapse_words"],

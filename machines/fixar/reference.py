@@ -23,12 +23,14 @@ warm-up actions (:mod:`.host`). Same seed, same bits.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from rlaccel.machines.fixar.tlm.adam import AdamHyper
 from rlaccel.machines.fixar.tlm.prng import NoiseGenerator
 
-from rlaccel.machines.fixar.config import DdpgConfig
+from rlaccel.machines.fixar.config import ConfigError, DdpgConfig
 from rlaccel.machines.fixar.host import DdpgHost, train
 from rlaccel.machines.fixar.network import actor_net, critic_net, init_params
 from rlaccel.machines.fixar.numerics import AdamState, make_engine
@@ -110,12 +112,75 @@ class DdpgReference:
         return {"updates": self.updates, "quantized_at": self.quantized_at,
                 **self.engine.stats()}
 
+    # ---- checkpoints (float engines; the fixed-point machine checkpoints on the simulator) --
+    _ARRAYS = ("actor", "critic", "actor_target", "critic_target")
 
-def run(cfg: DdpgConfig, on_eval=None) -> dict:
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """Parameters, targets, Adam's moments and steps, the noise generator: ``(arrays,
+        fields)`` for :func:`rlaccel.programs.checkpoint.write`."""
+        if self.engine.name != "float":
+            raise ConfigError("a reference checkpoint holds a float engine's state; the "
+                              "fixed-point machine checkpoints on the simulator (rlaccel run "
+                              "--checkpoint)")
+        arrays = {k: getattr(self, k) for k in self._ARRAYS}
+        for net in ("actor", "critic"):
+            opt = getattr(self, f"opt_{net}")
+            arrays[f"m_{net}"], arrays[f"v_{net}"] = opt.m, opt.v
+        arrays["noise"] = self.noise.state()
+        fields = {"updates": self.updates, "t_actor": self.opt_actor.t,
+                  "t_critic": self.opt_critic.t, "noise_cycles": self.noise.cycles}
+        return arrays, fields
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state (``saved``, a
+        :class:`~rlaccel.programs.checkpoint.Saved`) in this fresh agent."""
+        for k in self._ARRAYS:
+            ref = getattr(self, k)
+            setattr(self, k, saved.array(k, ref.dtype, ref.shape).copy())
+        for net in ("actor", "critic"):
+            opt = getattr(self, f"opt_{net}")
+            opt.m = saved.array(f"m_{net}", np.float32, opt.m.shape).copy()
+            opt.v = saved.array(f"v_{net}", np.float32, opt.v.shape).copy()
+            opt.t = saved.get(f"t_{net}", int, lo=0)
+        self.noise.restore(saved.array("noise", np.uint32, self.noise.regs.shape))
+        self.noise.cycles = saved.get("noise_cycles", int, lo=0)
+        self.updates = saved.get("updates", int, lo=0)
+
+
+def identity(cfg: DdpgConfig) -> dict:
+    """What a reference checkpoint must match to be resumed: the configuration but its step
+    budget (a finished run's checkpoint continues to a larger budget)."""
+    return {"reference": {k: (list(v) if isinstance(v, tuple) else v)
+                          for k, v in cfg.__dict__.items() if k != "steps"}}
+
+
+def run(cfg: DdpgConfig, on_eval=None, checkpoint=None) -> dict:
     """Train the reference on ``cfg.env_id`` for ``cfg.steps`` steps; the learning curve,
-    wall times and the engine's statistics."""
+    wall times and the engine's statistics. With ``checkpoint`` (a path; float engines), the
+    run resumes from that file when it exists and replaces it at every evaluation with the
+    host's and the agent's whole state (:mod:`rlaccel.programs.checkpoint`'s format): a
+    resumed run's curve and weights are the uninterrupted run's, bit for bit; ``result
+    ["resumed_at"]`` says where it resumed (None: from the start)."""
+    from rlaccel.programs import checkpoint as ck
     host = DdpgHost(cfg)
     agent = DdpgReference(cfg, host.state_dim, host.action_dim)
-    result = train(agent, host, on_eval=on_eval)
+    resumed = None
+    if checkpoint is not None and Path(checkpoint).exists():
+        saved = ck.load(checkpoint, identity(cfg))
+        host.restore(saved.part("host"))
+        agent.restore(saved.part("agent"))
+        resumed = host.t
+
+    def hook(step, mean):
+        if checkpoint is not None:
+            arrays, fields = {}, {}
+            ck.nest("host", host.checkpoint_state(), arrays, fields)
+            ck.nest("agent", agent.checkpoint_state(), arrays, fields)
+            ck.write(checkpoint, identity(cfg), fields, arrays)
+        if on_eval is not None:
+            on_eval(step, mean)
+
+    result = train(agent, host, on_eval=hook)
     result["agent"] = agent.stats()
+    result["resumed_at"] = resumed
     return result

@@ -8,22 +8,23 @@
     python machines/fixar/bench/reference.py env [--steps 20000] [--json FILE]
 
 ``learn`` trains machines/fixar/reference.py for a budget of environment steps, evaluating
-every 5,000 steps (10 deterministic episodes from fixed start states, seed 002 VI-B), and
+every 5,000 steps (10 deterministic episodes from fixed start states, the FIXAR paper's VI-B), and
 prints one line per evaluation, then the final figures. ``speed`` measures the wall time of a
 training time step (sample a batch, train, act, step the environment) at each batch size
 after filling the buffer with random steps. ``env`` measures each environment's step cost
 with random actions (resets included). All write JSON with ``--json``.
 
-numpy's BLAS is limited to one thread (``OPENBLAS_NUM_THREADS=1`` unless set): this machine
-has 2 cores shared by several jobs, and two BLAS threads on a loaded machine made a 400x300
-batch-64 update 4x slower, not faster.
+numpy's BLAS runs one thread on one fixed kernel (:mod:`rlaccel.machines.fixar.determinism`,
+set before numpy loads): a float32 run's bits then depend on its seed only.
 """
 
 from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from rlaccel.machines.fixar.determinism import PINNED, pin
+
+pin()
 
 import argparse  # noqa: E402
 import ast  # noqa: E402
@@ -55,7 +56,7 @@ def _overrides(pairs) -> dict:
 def _machine() -> dict:
     return {"python": platform.python_version(), "numpy": np.__version__,
             "cpus": os.cpu_count(), "load_avg": os.getloadavg(),
-            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+            "blas": {k: os.environ.get(k) for k in PINNED}}
 
 
 def learn(a) -> dict:

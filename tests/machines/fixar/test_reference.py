@@ -222,3 +222,26 @@ def test_saturated_tanh_stops_the_actor_gradient(tiny, batch, rule, moves):
     mu, cache = E.forward(ag.actor_net, ag.actor, s)
     g, _ = E.backward(ag.actor_net, ag.actor, cache, E.inputs(np.ones((8, A))))
     assert bool(np.any(g != 0)) is moves
+
+
+def test_float32_reference_resumes_from_its_checkpoint_bit_for_bit(tmp_path):
+    """A float32 run checkpointed at its evaluations and continued to a larger budget ends
+    with the uninterrupted run's curve and weights; a fixed-point reference cannot be
+    checkpointed (the simulator checkpoints the machine)."""
+    from rlaccel.machines.fixar.config import DdpgConfig
+    from rlaccel.machines.fixar.reference import run as ref_run
+    from rlaccel.programs.checkpoint import CheckpointError
+    base = DdpgConfig(env_id="HalfCheetah-v5", seed=2, steps=900, start_steps=300,
+                      eval_every=300, eval_episodes=1, hidden=(32, 24), batch=16)
+    ck = tmp_path / "r.ckpt"
+    first = ref_run(base.with_(steps=600), checkpoint=ck)
+    assert ck.exists() and first["resumed_at"] is None
+    resumed = ref_run(base, checkpoint=ck)
+    whole = ref_run(base)
+    assert resumed["resumed_at"] == 600
+    assert resumed["learning"]["returns"] == whole["learning"]["returns"]
+    assert resumed["learning"]["episode_returns"] == whole["learning"]["episode_returns"]
+    with pytest.raises(CheckpointError, match="another run"):
+        ref_run(base.with_(seed=3, steps=300 + 600), checkpoint=ck)
+    with pytest.raises(ConfigError, match="float engine"):
+        ref_run(base.with_(numerics="fixed", steps=300), checkpoint=tmp_path / "f.ckpt")

@@ -1,0 +1,71 @@
+"""The float32 reference gives the same bits twice from its seed: two runs in fresh
+processes, one started with two BLAS threads and the default kernel asked for, give the same
+returns and weights once determinism.pin() has fixed the kernel and the threads; pin refuses
+to act after numpy has loaded its BLAS."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rlaccel.machines.fixar import determinism
+from rlaccel.util.errors import RlaccelError
+
+RUN = """
+from rlaccel.machines.fixar.determinism import pin
+pin()
+import hashlib, json
+from rlaccel.machines.fixar.config import DdpgConfig
+from rlaccel.machines.fixar.host import DdpgHost, train
+from rlaccel.machines.fixar.reference import DdpgReference
+cfg = DdpgConfig(env_id="HalfCheetah-v5", seed=3, steps=700, start_steps=300, eval_every=350,
+                 eval_episodes=1, hidden=(64, 48), batch=32)
+host = DdpgHost(cfg)
+agent = DdpgReference(cfg, host.state_dim, host.action_dim)
+out = train(agent, host)
+print(json.dumps({"returns": out["learning"]["returns"],
+                  "weights": hashlib.sha256(agent.actor.tobytes()
+                                            + agent.critic.tobytes()).hexdigest()}))
+"""
+
+
+def _run(extra_env: dict) -> dict:
+    env = {**os.environ, **extra_env}
+    r = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_two_short_float32_runs_give_the_same_returns():
+    a = _run({"OPENBLAS_NUM_THREADS": "1"})
+    b = _run({"OPENBLAS_NUM_THREADS": "2", "OPENBLAS_CORETYPE": "SkylakeX"})
+    assert len(a["returns"]) == 2 and a["returns"][-1] != a["returns"][0]
+    assert a == b
+
+
+def test_the_cause_other_blas_kernels_give_other_bits():
+    """Unpinned, the same seed on OpenBLAS's Sandybridge and SkylakeX kernels ends with other
+    weights: the float32 sums' order is the kernel's."""
+    unpinned = RUN.replace("pin()\n", "", 1)
+    runs = []
+    for kernel in ("Sandybridge", "SkylakeX"):
+        env = {**os.environ, "OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "1"}
+        r = subprocess.run([sys.executable, "-c", unpinned], env=env, capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert runs[0]["weights"] != runs[1]["weights"]
+
+
+def test_pin_sets_the_environment_and_refuses_after_numpy(monkeypatch):
+    env = {"OPENBLAS_NUM_THREADS": "4"}
+    assert determinism.pin(env) == determinism.PINNED and determinism.pinned(env)
+    import numpy  # noqa: F401  (numpy has loaded its BLAS in this process)
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    with pytest.raises(RlaccelError, match="before importing numpy"):
+        determinism.pin()

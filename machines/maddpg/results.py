@@ -207,14 +207,34 @@ def efficiency(res, rounds: int, n_learners: int, batch: int, ips: float | None)
             "model": "energy_model (every price derived from cited primitives; fitted: [])"}
 
 
-#: why the model's resources differ from Table II (README, "Energy, power and resources")
-RESIDUAL = ("the search stops at UG949's 70 % of an SLR's LUTs (our element 1,474 LUTs: "
-            "1,149 this project's compute-unit shell, 276 Vitis HLS's fp32 multiplier and "
-            "adder); Table II's Cooperative Communication holds 774K LUTs in its two SLRs, "
-            "98 % of them, beyond that guideline (dse.budget = \"capacity\": LUT -14 %, DSP "
-            "-22 %); flip-flops: our shell is not pipelined as HLS's loops are; BRAM: weight "
-            "banks, Adam's moments, stage buffers and FIFOs only (no batch, AXI or shell "
-            "buffers)")
+def residual(r: dict) -> str:
+    """Why the predicted resources differ from Table II (README, section 1.7), with the
+    figures of this run's design: what binds the search, the element's LUTs, and how much of
+    its SLRs' LUTs Table II's design holds (Fig. 5's SLRs)."""
+    from rlaccel.machines.maddpg.tlm.dse import FIG5, TABLE_II
+    slr = [s for s in r["dse"]["slr"] if "lut_used" in s]
+    unit = r.get("resources", {}).get("units", {}).get("cu_element")
+    if not slr or not unit or not unit["count"]:
+        return "the design search had no cost model to bind it"
+    guide = 100 * slr[0]["lut_budget"] / slr[0]["lut_capacity"]
+    used = max(s["lut_used"] / s["lut_budget"] for s in slr)
+    binds = "LUTs" if used >= max(s["dsp_model"] / s["dsp_model_budget"] for s in slr) \
+        else "DSPs"
+    text = (f"the search is bound by the SLRs' {binds} (our element {unit['lut'] / unit['count']:,.0f}"
+            f" LUTs, {unit['dsp'] / unit['count']:g} DSPs)")
+    t, f = TABLE_II.get(r["environment"]), FIG5.get(r["environment"])
+    if t and f:
+        share = 100 * t["lut"] / (f["occupied"] * slr[0]["lut_capacity"])
+        text += (f"; Table II's design holds {share:.0f} % of the LUTs of the {f['occupied']} "
+                 f"SLRs Fig. 5 gives it (UG949's guideline: {guide:.0f} % of each; "
+                 f"dse.budget = \"capacity\" lets the search fill each SLR)")
+    crowded = [s["name"] for s in slr if len(s.get("agents", ())) > 1]
+    if crowded:
+        text += (f"; {', '.join(crowded)} holds two or more learners and binds while the other "
+                 f"SLRs stay below their budgets")
+    return (text + "; flip-flops: our compute unit is not pipelined as HLS's loops are; BRAM: "
+            "weight banks, Adam's moments, stage buffers and FIFOs only (no batch, AXI or "
+            "shell buffers)")
 
 
 def _table_ii(env: str) -> dict | None:
@@ -318,7 +338,7 @@ def summary(r: dict) -> str:
         lines.append(f"  resources on the {res['device']}: " + ", ".join(
             f"{k.upper()} {res[k]:,.0f}" + (f" (Table II {paper[k]:,}, {100 * err[k]:+.0f} %)"
                                            if k in paper else "")
-            for k in ("lut", "ff", "dsp", "bram")) + f"; {RESIDUAL}")
+            for k in ("lut", "ff", "dsp", "bram")) + f"; {residual(r)}")
     eff = r.get("efficiency")
     if eff:
         eff = eff | r["timing"].get("efficiency", {})

@@ -442,8 +442,8 @@ def markdown(rep: dict) -> str:
     S = rep["paper_figures"]
     L = ["# LearningGroup (the LearningGroup paper) on the simulator", "",
          "Written by `rlaccel report learninggroup`; every number below comes from the "
-         "simulator (the paper's beside it). See the README's LearningGroup section for the "
-         "discussion of each residual.", "",
+         "simulator (the paper's beside it). machines/learninggroup/README.md names the cause of "
+         "each residual.", "",
          "## Headline figures", "", "| figure | paper | ours | ours / paper | what ours is |",
          "|---|---:|---:|---:|---|"]
     for h in rep.get("headline", []):
@@ -592,7 +592,7 @@ def markdown(rep: dict) -> str:
     lt = rep.get("learning")
     L += ["## Fig. 9: success rate over training", ""]
     if not lt:
-        L += ["(no `--learning` file: run `machines/learninggroup/bench/learning.py` and pass its "
+        L += ["(no `--learning` file: run `machines/learninggroup/bench/fig9.py` and pass its "
               "JSON)", ""]
     else:
         L += ["| run | G | success over the run | last tenth | caught | iterations x B | "
@@ -735,4 +735,4 @@ def add_arguments(p) -> None:
                         "--share-batch always)")
     p.add_argument("--seed", type=seed, default=1)
     p.add_argument("--learning", nargs="+", metavar="FILE",
-                   help="JSON of machines/learninggroup/bench/learning.py (Fig. 9, Table I)")
+                   help="JSON of machines/learninggroup/bench/fig9.py or learning.py (Fig. 9, Table I)")

@@ -15,7 +15,8 @@ VPUs select Activation 1, and so on"). The pass takes ``ceil(sum WL / n)`` cycle
 
 :func:`schedule` gives the selects and enables of every cycle; :func:`run_pass` steps a
 :class:`.vpu.VpuArray` through them; :func:`core_cycles` counts a core's cycles over its
-rows, pass by pass, cycle by cycle.
+rows, pass by pass, cycle by cycle, and is what the simulator charges (once per grouping of
+a layer); :func:`.timing.core_passes` is the same count as a formula (tested equal).
 """
 
 from __future__ import annotations
@@ -28,19 +29,20 @@ from rlaccel.machines.learninggroup.tlm.vpu import REGISTERS, VpuArray
 __all__ = ["schedule", "run_pass", "core_cycles"]
 
 
-def _workloads(workloads) -> np.ndarray:
+def _workloads(workloads, registers: int = REGISTERS) -> np.ndarray:
     wl = np.asarray(workloads, dtype=np.int64)
-    if wl.ndim != 1 or not 1 <= wl.size <= REGISTERS or (wl < 0).any():
-        raise SimError(f"a pass takes 1..{REGISTERS} rows of workloads >= 0, not "
+    if wl.ndim != 1 or not 1 <= wl.size <= registers or (wl < 0).any():
+        raise SimError(f"a pass takes 1..{registers} rows of workloads >= 0, not "
                        f"{workloads!r}")
     return wl
 
 
-def schedule(workloads, n: int):
+def schedule(workloads, n: int, registers: int = REGISTERS):
     """The cycles of one pass over ``n`` VPUs: per cycle ``(elements, selects, enables)``,
     arrays of ``n`` (element ``t * n + p`` of the flattened pass for VPU ``p``, its row, and
-    whether it is inside the pass)."""
-    wl = _workloads(workloads)
+    whether it is inside the pass). ``registers``: the rows a pass may take (Fig. 7's four;
+    more for the readings the report compares)."""
+    wl = _workloads(workloads, registers)
     ends = np.cumsum(wl)
     total = int(ends[-1])
     lanes = np.arange(n)
@@ -73,10 +75,13 @@ def run_pass(array: VpuArray, weights, activations, workloads, *, counter=None) 
     return array.cycles - start
 
 
-def core_cycles(workloads, n: int) -> int:
-    """A core's cycles over its rows in order, :data:`REGISTERS` rows a pass (rows without
-    work skipped), counted cycle by cycle through :func:`schedule`."""
+def core_cycles(workloads, n: int, registers: int = REGISTERS) -> int:
+    """A core's cycles over its rows in order, ``registers`` rows a pass (rows without work
+    skipped), counted cycle by cycle through :func:`schedule`: what the simulator charges a
+    core for one vector (:meth:`.layer.PackedLayer.core_cycles`)."""
     wl = np.asarray(workloads, dtype=np.int64)
+    if wl.ndim != 1 or (wl < 0).any():
+        raise SimError(f"core workloads must be a vector of counts >= 0, not {workloads!r}")
     wl = wl[wl > 0]
-    return sum(sum(1 for _ in schedule(wl[i:i + REGISTERS], n))
-               for i in range(0, wl.size, REGISTERS))
+    return sum(sum(1 for _ in schedule(wl[i:i + registers], n, registers))
+               for i in range(0, wl.size, registers))

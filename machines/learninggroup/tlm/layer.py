@@ -18,7 +18,7 @@ import numpy as np
 
 from rlaccel.util.errors import SimError
 
-from rlaccel.machines.learninggroup.tlm import kernels, timing
+from rlaccel.machines.learninggroup.tlm import controller, kernels, timing
 from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory
 
@@ -139,11 +139,12 @@ class PackedLayer:
                             Gu[self.rows])
 
     def core_cycles(self, lanes: int, rows_per_pass: int, stream: bool = False) -> list[int]:
-        """Cycles of each core for one vector (:func:`.timing.core_cycles`, or
-        :func:`.timing.core_stream_cycles` with ``stream``), computed once."""
+        """Cycles of each core for one vector, counted cycle by cycle by the core controller
+        (:func:`.controller.core_cycles`), or :func:`.timing.core_stream_cycles` with
+        ``stream``; computed once per grouping."""
         key = (lanes, rows_per_pass, stream)
         if self._cycles is None or self._cycles[0] != key:
-            f = timing.core_stream_cycles if stream else timing.core_cycles
+            f = timing.core_stream_cycles if stream else controller.core_cycles
             self._cycles = (key, [f(w, lanes, rows_per_pass) for w in self.core_workloads()])
         return self._cycles[1]
 

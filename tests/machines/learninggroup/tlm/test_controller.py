@@ -29,6 +29,20 @@ def test_cycles_equal_the_pass_formula():
         wl = rng.integers(0, 600, int(rng.integers(0, 40)))
         wl[rng.random(wl.size) < 0.2] = 0
         assert controller.core_cycles(wl, n) == timing.core_cycles(wl, n, 4)
+        r = int(rng.integers(1, 33))                 # the readings of more rows a pass
+        assert controller.core_cycles(wl, n, r) == timing.core_cycles(wl, n, r)
+
+
+def test_the_simulator_charges_the_controllers_count():
+    """A packed layer's per-core cycles are the controller's, pass by pass."""
+    from rlaccel.machines.learninggroup.tlm import osel
+    from rlaccel.machines.learninggroup.tlm.layer import PackedLayer
+    rng = np.random.default_rng(5)
+    W = rng.normal(size=(40, 96)).astype(np.float16)
+    srm = osel.encode_osel(rng.integers(0, 4, 40), rng.integers(0, 4, 96), 4).srm
+    lay = PackedLayer.build(W, np.zeros(96, np.float16), srm, 3)
+    want = [controller.core_cycles(w, 264) for w in lay.core_workloads()]
+    assert lay.core_cycles(264, 4) == want and sum(want) > 0
 
 
 def test_a_pass_accumulates_each_rows_products_in_its_register():

@@ -25,7 +25,7 @@ from rlaccel.sweep.figure import figure_files
 from rlaccel.sweep.progress import Progress, duration
 from rlaccel.sweep.spec import Spec, load_spec
 from rlaccel.sweep.store import Store
-from rlaccel.sweep.task import DONE, FAILED, SPEC_ERROR, make_tasks
+from rlaccel.sweep.task import DONE, FAILED, SPEC_ERROR, batch_size, make_tasks
 
 __all__ = ["run_sweep", "SweepSummary", "default_db", "figure_base"]
 
@@ -76,8 +76,9 @@ def run_sweep(spec: str | Path | Spec, db: str | Path | None = None, *,
               on_result: Callable[[dict], None] | None = None) -> SweepSummary:
     """Run the unfinished points of ``spec`` (the first ``limit`` of its order) and store
     them in ``db``. ``ray``: False for the local process pool, True for a local Ray, or a
-    cluster address. ``batch`` overrides the spec's ``[run] batch``; ``retry_failed`` (with
-    ``resume``) runs the failed points again too."""
+    cluster address. ``batch`` overrides the spec's ``[run] batch`` (either is cut so that
+    every worker gets a task: :func:`.task.batch_size`); ``retry_failed`` (with ``resume``)
+    runs the failed points again too."""
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
     if limit is not None and limit < 1:
@@ -114,8 +115,8 @@ def _run(spec, db, executor, *, resume, retry_failed, limit, batch, quiet, strea
             store.retry_failed()
         counts = store.counts()
         todo = store.unfinished(limit)
-        tasks = make_tasks(spec, (spec.point(i) for i in todo if i < spec.size),
-                           spec.batch if batch is None else batch)
+        size = batch_size(spec.batch if batch is None else batch, len(todo), executor.workers)
+        tasks = make_tasks(spec, (spec.point(i) for i in todo if i < spec.size), size)
         progress = Progress(counts["total"], len(todo), stream=stream, quiet=quiet,
                             finished_before=counts["done"] + counts["failed"])
         progress.say(f"sweep: {spec.path}: {counts['total']} points, "

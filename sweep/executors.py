@@ -6,8 +6,11 @@ function, :func:`.task.run_task`, on the same plain task dicts, so a spec gives 
 numbers on both. A task whose worker died yields ``(task, None)``: its points stay
 unfinished for ``--resume``.
 
-* :class:`LocalPool` -- ``workers`` processes started with ``spawn`` (fresh interpreters,
-  as Ray's workers are).
+* :class:`LocalPool` -- ``workers`` local processes. Where the platform allows it (Linux)
+  they are forked from the sweep's process after it has loaded what the first task needs
+  (:func:`.task.warm`: the simulator's modules, the machine's plugin and host, numba's
+  compiler), so that the workers start ready instead of each loading everything again;
+  elsewhere they start with ``spawn`` (fresh interpreters, as Ray's workers are).
 * :class:`RayExecutor` -- ``address=None`` starts a local Ray for the run with ``workers``
   CPUs; an address (``auto``, ``ray://head:10001``) joins an existing cluster, whose nodes
   need rlaccel installed and the spec's manifests at the same paths. Ray is the optional
@@ -19,14 +22,16 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
+import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator
 
 from rlaccel.sweep.errors import SweepError
-from rlaccel.sweep.task import run_task
+from rlaccel.sweep.task import run_task, warm
 
-__all__ = ["LocalPool", "RayExecutor", "default_workers"]
+__all__ = ["LocalPool", "RayExecutor", "default_workers", "start_method"]
 
 #: tasks submitted ahead per worker (the rest are made as these finish)
 IN_FLIGHT = 2
@@ -38,6 +43,21 @@ def default_workers() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except AttributeError:                                   # not on Linux
         return max(os.cpu_count() or 1, 1)
+
+
+def start_method() -> str:
+    """How :class:`LocalPool` starts its workers: ``fork`` on Linux (copies of the sweep's
+    process, which has loaded the simulator once), ``spawn`` elsewhere (macOS and Windows,
+    where forking a process that has loaded system frameworks is unsafe)."""
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
+def _worker_start() -> None:
+    """A forked worker's first act: the default SIGTERM (the sweep's process turns it into
+    its own exit, which a worker must not inherit)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _nonempty(tasks: Iterable[dict]) -> Iterator[dict] | None:
@@ -68,9 +88,15 @@ class LocalPool:
         tasks = _nonempty(tasks)
         if tasks is None:
             return
-        ctx = multiprocessing.get_context("spawn")
+        first = next(tasks)
+        tasks = itertools.chain([first], tasks)
+        method = start_method()
+        if method == "fork":
+            warm(first)                      # once here, inherited by every worker
+        ctx = multiprocessing.get_context(method)
         before = set(multiprocessing.active_children())
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                   initializer=_worker_start if method == "fork" else None)
         finished = False
         inflight: dict = {}
         broken: list = []                     # tasks never started: the pool broke first

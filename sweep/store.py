@@ -6,7 +6,8 @@ JSON, unique), ``coords`` (axis -> value, JSON), ``config`` (every setting the r
 JSON), ``status`` (``pending``, ``running``, ``done``, ``failed``), ``metrics`` (JSON),
 ``error``, ``arch`` (the architecture the run used, a variant's full name), ``version``
 (rlaccel's), ``binary_sha256`` (of the assembled ``.rlb``) and ``timing`` (JSON: what this
-computer measured, ``wall_s``, the ``worker`` that ran it, host:pid, and ``finished_at``,
+computer measured, ``wall_s``, the ``worker`` that ran it, host:pid, the CPU seconds that
+worker process had used when it finished the point, ``worker_cpu_s``, and ``finished_at``,
 UTC), so two sweeps of one spec hold the same rows outside ``timing``. Table ``meta`` holds
 the spec (its path, text and the digest of its points), the metrics, the ``versions`` of
 rlaccel, Python and the simulation's dependencies that created it and, under ``timing``,
@@ -375,7 +376,8 @@ class Store:
         with self._tx():
             for r in results:
                 metrics = json.dumps(r["metrics"]) if r["metrics"] is not None else None
-                timing = {"wall_s": r["wall_s"], "worker": r["worker"], "finished_at": now}
+                timing = {"wall_s": r["wall_s"], "worker": r["worker"], "finished_at": now,
+                          "worker_cpu_s": r.get("worker_cpu_s")}
                 if "timing" in self.columns:
                     self.con.execute(
                         "UPDATE points SET status = ?, metrics = ?, error = ?, arch = ?, "

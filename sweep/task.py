@@ -3,7 +3,8 @@ seed run as one batched simulation (:func:`rlaccel.programs.runner.run_batch`).
 
 :func:`make_tasks` cuts the points to run into tasks (plain, picklable dicts);
 :func:`run_task` runs one in whatever process an executor gives it (a pool worker, a Ray
-worker) and returns one result per point. Every point is deterministic given its settings,
+worker) and returns one result per point, with the CPU seconds its worker process has used so
+far (``worker_cpu_s``, what a sweep's scaling is judged by on a shared machine). Every point is deterministic given its settings,
 so the executor does not change a number. A batch whose run stops on an error (one member's
 plant diverged, say) is run again point by point, so every point gets its own result.
 """
@@ -18,7 +19,7 @@ import traceback
 from rlaccel.sweep.metrics import Metric, MetricError
 from rlaccel.util.version import VERSION
 
-__all__ = ["make_tasks", "run_task", "DONE", "FAILED", "SPEC_ERROR"]
+__all__ = ["make_tasks", "batch_size", "run_task", "warm", "DONE", "FAILED", "SPEC_ERROR"]
 
 DONE, FAILED, SPEC_ERROR = "done", "failed", "spec_error"
 
@@ -42,6 +43,33 @@ def make_tasks(spec, points, batch: int = 1):
         yield last
 
 
+def batch_size(batch: int, points: int, workers: int) -> int:
+    """The seeds a batched task takes: at most ``batch``, and few enough that ``points``
+    points make a task for each of ``workers`` workers (8 seeds on 2 workers: two batches of
+    4, not one of 8 and an idle worker)."""
+    return max(1, min(batch, -(-points // max(workers, 1))))
+
+
+def warm(task: dict) -> None:
+    """Load in this process what :func:`run_task` needs for ``task``'s machine -- the
+    runner and the simulator's modules, the machine's plugin and host (its first point
+    configured and prepared, nothing run), numba's compiler (:func:`rlaccel.tlm.fast.jit.warm`)
+    -- so that workers forked from it start with it loaded. A point that does not configure
+    is left to its task to report."""
+    from rlaccel.isa.arch import load_arch
+    from rlaccel.programs.runner import configure
+    from rlaccel.tlm.fast.jit import warm as warm_compiler
+    from rlaccel.tlm.platform import Platform  # noqa: F401 - loaded for the workers
+    first = task["points"][0]["run"]
+    try:
+        plugin, m = configure(first["manifest"], first["overrides"], seed=first["seed"],
+                              arch_overrides=first["arch_overrides"])
+        plugin.prepare(m, load_arch(m["arch"]))
+    except Exception:  # noqa: BLE001 - its task reports it, as the point's result
+        pass
+    warm_compiler()
+
+
 def _worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -50,7 +78,7 @@ def _result(index, status, *, metrics=None, error=None, wall=0.0, report=None) -
     return {"index": index, "status": status, "metrics": metrics, "error": error,
             "wall_s": wall, "arch": report.get("arch") if report else None,
             "binary_sha256": report.get("binary_sha256") if report else None,
-            "version": VERSION, "worker": _worker()}
+            "version": VERSION, "worker": _worker(), "worker_cpu_s": time.process_time()}
 
 
 def _keep(index, report, metrics, wall) -> dict:

@@ -24,3 +24,22 @@ def test_ray_and_the_process_pool_give_identical_results(tmp_path, write_spec):
     rows = _rows(tmp_path / "pool.sqlite")
     assert rows == _rows(tmp_path / "ray.sqlite")
     assert len({r[3]["cycles"] for r in rows}) > 1     # the points really differ
+
+
+def test_forked_workers_give_the_numbers_of_spawned_ones(tmp_path, write_spec, monkeypatch):
+    """On Linux the pool's workers are forked from the sweep's process once it has loaded
+    the simulator (sweep.task.warm); they give what fresh interpreters give."""
+    import os
+    import sys
+
+    from rlaccel.sweep import executors
+    spec = write_spec()
+    assert executors.start_method() == ("fork" if sys.platform.startswith("linux")
+                                        else "spawn")
+    run_sweep(spec, tmp_path / "default.sqlite", workers=2, quiet=True)
+    monkeypatch.setattr(executors, "start_method", lambda: "spawn")
+    run_sweep(spec, tmp_path / "spawn.sqlite", workers=2, quiet=True)
+    assert _rows(tmp_path / "default.sqlite") == _rows(tmp_path / "spawn.sqlite")
+    with open_existing(tmp_path / "default.sqlite") as st:
+        workers = {r["timing"]["worker"].rpartition(":")[2] for r in st.rows()}
+    assert str(os.getpid()) not in workers

@@ -10,7 +10,7 @@ results, bit for bit (slower).
 
 from __future__ import annotations
 
-__all__ = ["HAVE_NUMBA", "njit", "announce_compiles", "quiet_compiles"]
+__all__ = ["HAVE_NUMBA", "njit", "warm", "announce_compiles", "quiet_compiles"]
 
 import hashlib
 import os
@@ -76,6 +76,16 @@ def njit(fn=None, *, inline: bool = False, nrt: bool = True):
             opts["_nrt"] = False
         return _numba.njit(**opts)(f)
     return wrap(fn) if fn is not None else wrap
+
+
+def warm() -> None:
+    """Set numba's compiler up in this process now: its CPU target's typing and lowering
+    registries, which the first load of any compiled function pays otherwise (a third of a
+    second of CPU; numba then imports its numpy and linear-algebra support). A process that
+    forks workers calls it once for all of them (``rlaccel sweep``)."""
+    if HAVE_NUMBA:
+        from numba.core.registry import cpu_target
+        cpu_target.target_context.refresh()
 
 
 #: where the compile announcements go (None: nowhere), and whether numba has our listener

@@ -1,7 +1,7 @@
 """Fig. 9: success rate against the group number G for A = 4 and A = 8 agents, over several
 random seeds, the FP16 machine beside the float32 reference.
 
-    python machines/learninggroup/bench/fig9.py [--agents 4 8] [--groups 1 2 4 8 16]
+    python machines/learninggroup/bench/fig9.py [--agents 4 8] [--groups 8 4 2 1 16]
         [--seeds 1 2 3] [--iterations 2000] [--batch 16] [--kinds reference machine]
         [--json machines/learninggroup/figures/fig9.json] [--import FILE ...]
     python machines/learninggroup/bench/fig9.py --table-only     # figure + table from the JSON
@@ -148,7 +148,8 @@ def write(out: Path, runs: list[dict], command: str, batch: int, iterations: int
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--agents", type=int, nargs="+", default=[4, 8])
-    p.add_argument("--groups", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    p.add_argument("--groups", type=int, nargs="+", default=[8, 4, 2, 1, 16],
+                   help="in the order they run (default: the cheaper first, G = 16 last)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     p.add_argument("--iterations", type=int, default=2000)
     p.add_argument("--batch", type=int, default=16)

@@ -17,6 +17,14 @@ reference's (the median of the rounds' ratios). ``batch``: the workload's seeds 
 over batch), and whether every member's report equals its single run's outside the
 ``timing`` key; a machine whose batch is refused says why.
 
+``--commands``: the whole commands instead, each its own process, as a user starts them:
+``rlaccel --help``, ``rlaccel run`` of the workload at its large budget (``-q``) and the
+float reference for the same budget as its own command (``python -c``: the workload's
+``reference``); CPU seconds (user and system, from the operating system) and wall seconds,
+medians of ``--repeats`` interleaved rounds after an untimed one, and ``command_ratio``, the
+run's CPU over the reference's. The commands keep their bytecode caches in a temporary
+folder (``PYTHONPYCACHEPREFIX``), as an installed package has them.
+
 ``--quick`` takes each workload's quick budgets (about a minute a machine); ``--json F``
 writes ``{"machines": {"adhdp": {"ratio": R, ...}, ...}, ...}``. numpy's BLAS runs one
 thread (``OPENBLAS_NUM_THREADS=1`` unless set), as every bench here. Not a test: the
@@ -32,8 +40,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import resource  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 
@@ -118,6 +129,57 @@ def measure_batch(m, w, manifest: str, members: int, budget: int, log=print) -> 
     return out
 
 
+def _command(cmd: list[str], env: dict) -> tuple[float, float]:
+    """CPU (user and system, the process and its children) and wall seconds of a command."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - w
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime, wall
+
+
+#: the float reference of a machine's workload as its own command (argv: machine, budget)
+_REFERENCE = ("import sys; from rlaccel.isa.machine import machine; m = machine(sys.argv[1]); "
+              "w = m.resolve(m.speed); w.reference(int(sys.argv[2]), 1)")
+
+
+def measure_commands(name: str, quick: bool, repeats: int, log=print) -> dict:
+    """``rlaccel --help``, the workload's ``rlaccel run`` and its reference as commands
+    (module docstring)."""
+    from rlaccel.isa.machine import machine
+    m = machine(name)
+    w = m.resolve(m.speed)
+    budget = w.budgets["quick" if quick else "full"][1]
+    run = [sys.executable, "-m", "rlaccel", "run", str(m.programs / w.manifest), "-q",
+           f"--{w.option}", str(budget)]
+    for o in w.overrides:
+        run += ["--set", o]
+    if w.arch:
+        run += ["--arch", w.arch]
+    cmds = {"help": [sys.executable, "-m", "rlaccel", "--help"], "run": run,
+            "reference": [sys.executable, "-c", _REFERENCE, name, str(budget)]}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = cache
+        for cmd in cmds.values():                # untimed: bytecode and numba's caches
+            _command(cmd, env)
+        rounds = []
+        for i in range(repeats):
+            row = {k: dict(zip(("cpu_s", "wall_s"), _command(c, env))) for k, c in cmds.items()}
+            row["command_ratio"] = row["run"]["cpu_s"] / row["reference"]["cpu_s"]
+            rounds.append(row)
+            log(f"  {name} commands round {i + 1}/{repeats}: help {row['help']['cpu_s']:.2f} s, "
+                f"run {row['run']['cpu_s']:.2f} s, reference {row['reference']['cpu_s']:.2f} s "
+                f"of CPU: {row['command_ratio']:.2f}x")
+    med = lambda k, f: statistics.median(r[k][f] for r in rounds)  # noqa: E731
+    return {"workload": w.title, w.option: budget,
+            "commands": {k: " ".join(c[1:]) for k, c in cmds.items()},
+            **{f"{k}_{f}": med(k, f) for k in cmds for f in ("cpu_s", "wall_s")},
+            "command_ratio": statistics.median(r["command_ratio"] for r in rounds),
+            "rounds": rounds}
+
+
 def table(res: dict) -> str:
     """The Markdown table of a result."""
     lines = ["| machine | workload | simulator ms/step | reference ms/step | CPU ratio | "
@@ -136,6 +198,18 @@ def table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def commands_table(res: dict) -> str:
+    """The Markdown table of a ``--commands`` result."""
+    lines = ["| machine | workload | budget | `rlaccel --help` CPU s | `rlaccel run` CPU s | "
+             "reference command CPU s | run / reference |", "|---|---|---:|---:|---:|---:|---:|"]
+    for name, r in res["machines"].items():
+        budget = r.get("trials", r.get("steps"))
+        lines.append(f"| {name} | {r['workload']} | {budget} | {r['help_cpu_s']:.2f} | "
+                     f"{r['run_cpu_s']:.2f} | {r['reference_cpu_s']:.2f} | "
+                     f"{r['command_ratio']:.2f}x |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="the workloads' quick budgets")
@@ -145,6 +219,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=None,
                    help="interleaved rounds (default 2 quick, 3 full)")
     p.add_argument("--no-batch", action="store_true", help="skip the batch speed-ups")
+    p.add_argument("--commands", action="store_true",
+                   help="instead: the whole commands (rlaccel --help, rlaccel run, the "
+                        "reference as its own command), each its own process")
     a = p.parse_args(argv)
     from rlaccel.isa.machine import machines
     from rlaccel.util.files import atomic_write
@@ -159,11 +236,12 @@ def main(argv=None) -> int:
            "machines": {}}
     for name in names:
         log(f"{name}:")
-        res["machines"][name] = measure(name, a.quick, repeats, not a.no_batch, log)
+        res["machines"][name] = (measure_commands(name, a.quick, repeats, log) if a.commands
+                                 else measure(name, a.quick, repeats, not a.no_batch, log))
         if a.json:
             atomic_write(a.json, json.dumps(res, indent=1))
     res["host"]["load_average_after"] = os.getloadavg()[0]
-    text = table(res)
+    text = commands_table(res) if a.commands else table(res)
     print(text)
     if a.json:
         atomic_write(a.json, json.dumps(res, indent=1))

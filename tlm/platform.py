@@ -17,7 +17,8 @@ units and host link) and the interconnect of ``[interconnect]``::
     energy_pj_per_word = 1.5  # per word and hop
 
 ``like``: a platform of the same architecture whose agents' ops the loader reuses for agents
-running the same binary text (a batch's members, :func:`~.loader.predecode`).
+running the same binary text (a batch's members, :func:`~.loader.predecode`), and whose
+tables judged and derived from the architecture alone the platform shares.
 
 The agents run as SimPy processes until every one has halted. ``kernels`` picks the
 controllers' loop (:data:`rlaccel.tlm.controller.KERNELS`: the compiled loop by default, or
@@ -70,7 +71,10 @@ class Platform:
     def __init__(self, arch: Arch, binaries: Binary | Sequence[Binary], hosts=None, *,
                  quantum: int = 10_000, max_instructions: int | None = None, trace=None,
                  progress=None, datapath=None, kernels: str = "compiled", like=None):
-        self._configure(arch)
+        if like is not None and like.arch is arch:
+            self._configure_like(like)
+        else:
+            self._configure(arch)
         self.trace = trace
         binaries = self._per_agent(binaries, "binary", "binaries")
         hosts = self._per_agent(hosts if hosts is not None else _NoHost(), "host", "hosts")
@@ -116,6 +120,17 @@ class Platform:
         self.interconnect = self._interconnect()
         HostLink(None, arch.extra.get("hostlink"), self.origin)    # as each agent builds it
         check_tables(arch, k.families)
+
+    def _configure_like(self, like: "Platform") -> None:
+        """:meth:`_configure` for a platform of the same architecture object as ``like``
+        (a batch's member): the tables judged and derived once (models, number format,
+        energy prices, timing), shared; what a run changes -- the SimPy environment and the
+        interconnect on it -- its own."""
+        for name in ("arch", "origin", "enc", "models", "families", "dt", "energy", "timing",
+                     "categories", "n_agents", "space_words"):
+            setattr(self, name, getattr(like, name))
+        self.env = simpy.Environment()
+        self.interconnect = self._interconnect()
 
     def _check_tables(self) -> None:
         """Every table of the architecture file is one the platform or a family reads."""

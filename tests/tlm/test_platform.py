@@ -104,3 +104,19 @@ def test_the_one_agent_view(tmp_path):
     p = Platform(arch, [_binary(arch, i, 2) for i in range(2)])
     with pytest.raises(SimError, match="has 2 agents; pick one of platform.agents"):
         p.agent
+
+
+def test_a_platform_like_another_shares_the_architectures_tables_not_its_counters():
+    """A batch member's platform (``like`` one of the same architecture) shares what the
+    architecture alone gives -- models, energy prices, timing -- and keeps its own SimPy
+    environment; it runs as a platform built alone."""
+    from tests.tlm.conftest import ScriptedHost
+    from tests.tlm.test_loader import SOURCE
+    a = assemble(".arch adhdp\n" + SOURCE, "t.s")
+    arch = load_arch("adhdp")
+    first = Platform(arch, a.binary, ScriptedHost([0.0]))
+    p = Platform(arch, a.binary, ScriptedHost([0.0]), like=first)
+    assert (p.energy, p.timing, p.models) == (first.energy, first.timing, first.models)
+    assert p.energy is first.energy and p.env is not first.env
+    alone = Platform(arch, a.binary, ScriptedHost([0.0]))
+    assert p.run().as_dict() | {"timing": None} == alone.run().as_dict() | {"timing": None}

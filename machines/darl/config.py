@@ -57,7 +57,7 @@ class HdqlConfig:
     form: str = "qhd"                  # "qhd": QHD's update on the next state (eq. 13-14 as
                                        # the algorithm DARL accelerates computes them);
                                        # "printed": eq. 9, 13 and 14 as the DARL paper prints
-                                       # them (README section 2.2-2.3)
+                                       # them (README section 2)
     sync: str = "average"              # Q' += the agents' average update (eq. 19) or "sum"
     beta_scale: str = "agents"         # "agents": several agents averaging every round learn
                                        # at beta x agents (the host loads it; the linear

@@ -1,6 +1,6 @@
 """ISA rows of the hdc family (the DARL paper): hyperdimensional Q-learning -- the encoding
 layer with its sin/cos codebook, the chunked regression against Q and Q', selection, the
-update value, the delayed update cache and the butterfly all-reduce (``machines/darl/README.md`` §9).
+update value, the delayed update cache and the butterfly all-reduce (``machines/darl/README.md``).
 
 Owned by the family: its major opcodes (numbered from ``FIRST_OPCODE``), its formats and one
 :func:`~rlaccel.isa.rows.op` row per mnemonic. :mod:`rlaccel.isa.table` assembles the

@@ -26,7 +26,7 @@ from rlaccel.util.memory import reserve
 __all__ = ["PLUGIN", "DarlPlugin", "config", "T_ENV_QUIET", "FORM_PROGRAMS"]
 
 #: seconds of one environment step through gymnasium.make on a quiet machine
-#: (../shared/reference/speeds.md; machines/darl/README.md section 8.4-8.5)
+#: (the project's reference speeds; machines/darl/README.md section 4)
 T_ENV_QUIET = {"CartPole-v1": 6.4e-6, "LunarLander-v3": 36.3e-6}
 
 #: the kernel of each form of the algorithm (``learning.form``; ``qhd`` is the manifest's

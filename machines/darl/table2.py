@@ -5,7 +5,7 @@ LunarLander per agent count.
 The host reading (:data:`HOST`), the one every DARL figure of IPS uses: eq. 24 as printed
 charges ``T_env`` once per interaction round (``sum_i T_env T_i``, ``T_i`` the steps of one
 agent), i.e. the agents' environments stepped at once; ``T_env`` is a quiet host's
-gymnasium step (:data:`~.plugin.T_ENV_QUIET`, ``../shared/reference/speeds.md``); the
+gymnasium step (:data:`~.plugin.T_ENV_QUIET`, the project's reference speeds); the
 transfers are the simulated host link's, the agents' exchanges overlapping (the busiest
 agent's); ``T_other`` is 0. The kernel's iterations are the simulated ones (marks 1 and 2).
 

@@ -17,7 +17,7 @@ IPS eq. 23-25 give for the accelerator with this run's episodes (kernel iteratio
 time measured here, transfers and XRT overhead left out). ``--budget-min T`` ends a run after the stage that
 passes T minutes. ``--t-env-us X`` adds the IPS with X microseconds per environment step (every agent's
 environment stepped one after another on the host), e.g. the quiet-machine figure of
-``../shared/reference/speeds.md``. ``--json`` writes every run's summary and curve;
+the project's reference speeds. ``--json`` writes every run's summary and curve;
 ``--progress N`` prints a line on stderr every N stages (default 10).
 
 ``--window K`` judges the target on the mean of the last K stage means (a full window of K

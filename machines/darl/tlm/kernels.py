@@ -4,7 +4,7 @@ kernel of the simulator's compiled loop, and one HDQL training iteration fused.
 The unit models of this package (:mod:`.encoder`, :mod:`.codebook`, :mod:`.regression`,
 :mod:`.updating`, :mod:`.update_cache`, :mod:`.allreduce`) are the semantics; each works on
 whole 2,048-element vectors through numpy, so an iteration costs tens of numpy calls and
-their per-call overhead, not arithmetic (``machines/darl/README.md`` section 13.4). These kernels do
+their per-call overhead, not arithmetic. These kernels do
 the same integer operations element by element in one compiled pass, and give the same bits
 (``tests/machines/darl/tlm/test_kernels.py`` compares every output and the saturation count
 against the unit models):

@@ -303,6 +303,8 @@ def _family_state(agent) -> tuple[dict, dict]:
               "monitor_count": np.array([st.monitors[k].count for k in slots], np.int64)}
     qparams = None if st.qparams is None else [
         [k, p.bits, p.delta, p.zero, p.exponent] for k, p in sorted(st.qparams.items())]
+    arrays["tally"] = np.array([[pc, int(h), n, c] for (pc, h), (n, c) in
+                                sorted(st.tally.items())], np.int64).reshape(-1, 4)
     streams = {}
     for s, g in sorted(st.prng.items()):
         streams[str(s)] = {"seed": g.seed, "lanes": g.lanes, "cycles": g.cycles}
@@ -337,6 +339,9 @@ def _restore_family(agent, saved) -> None:
     st.qparams = None if qp is None else {
         k: QatParams(bits=b, delta=d, zero=z, exponent=e) for k, b, d, z, e in qp}
     st.frozen_at = saved.get("frozen_at", int, none=True, lo=0)
+    if saved.where + "tally" in saved.arrays:            # (older checkpoints have none)
+        st.tally = {(int(pc), bool(h)): [int(n), int(c)] for pc, h, n, c in
+                    saved.array("tally", np.int64, (None, 4)).tolist()}
     st.prng = {}
     streams = saved.part("prng")
     for key in streams.fields:

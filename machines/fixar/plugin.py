@@ -112,6 +112,23 @@ class FixarPlugin(PackagePlugin):
         run.state.bind(binary)
         run.binary = binary
 
+    def headline(self, r: dict):
+        """The common block's figures: the PEs' and the issue slots' utilisation, the
+        accelerator IPS (the FIXAR paper's Fig. 10 measure; the run's mean over its phases)
+        and the training run's environment steps."""
+        from rlaccel.programs.summary import Headline, Throughput
+        u, ips = r["utilization"], r.get("ips", {})
+        util = ({"PEs": u["pe"]} if "pe" in u else {}) | {"instruction issue": u["issue_busy"]}
+        tp = None
+        if ips.get("accelerator"):
+            tp = Throughput("accelerator IPS", ips["accelerator"], "IPS",
+                            "batch samples per simulated second of training, the run's mean; "
+                            "paper 53,826.8")
+        return Headline(utilisation=util, throughput=tp,
+                        no_throughput="no training step ran (the warm-up took the budget)",
+                        env_steps=r["config"]["steps"],
+                        steps_what="training environment steps (evaluation episodes apart)")
+
     def progress(self, run: Run) -> list[str]:
         lines, run.state.progress_lines = run.state.progress_lines, []
         return lines

@@ -64,7 +64,7 @@ def _predicted(env_dims, B: int, half: bool, arch) -> dict:
 
 
 #: what report.json keeps under ``timing``: the figures with this host's measured time
-TIMING = ("points.*.*.ips.system", "points.*.*.ips.system_seed_host",
+TIMING = ("points.*.*.ips.system", "points.*.*.ips.system_paper_host",
           "points.*.*.breakdown_s.environment", "points.*.*.breakdown_s.host_other",
           "points.*.*.sim_wall_s")
 
@@ -78,7 +78,7 @@ def inputs(args) -> list[tuple[str, str]]:
 def cmd_report(args) -> int:
     from rlaccel.isa.arch import load_arch
     from rlaccel.machines.fixar.host import env_dims, make_env
-    from rlaccel.machines.fixar.results import SEED
+    from rlaccel.machines.fixar.results import PAPER
     from rlaccel.programs.runner import write_json
     from rlaccel.util import plots
     from rlaccel.util.files import atomic_write
@@ -98,7 +98,7 @@ def cmd_report(args) -> int:
             print(f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
                   f"{p['ips']['accelerator']:,.1f} IPS (formula {p['predicted']['ips']:,.1f}), "
                   f"system {p['ips']['system']:,.1f} IPS", flush=True)
-    rep = {"seed": SEED, "env": env_id, "train_steps": args.train_steps, "points": points}
+    rep = {"paper": PAPER, "env": env_id, "train_steps": args.train_steps, "points": points}
     import copy
     from rlaccel.tlm.results import move_timing
     write_json(out / "report.json", move_timing(copy.deepcopy(rep), TIMING))
@@ -116,7 +116,7 @@ def cmd_report(args) -> int:
         lines.append(f"| {B} | {a['cycles_per_step']:,.0f} | {a['ips']['accelerator']:,.1f} | "
                      f"{a['predicted']['ips']:,.1f} | {h['ips']['accelerator']:,.1f} | "
                      f"{h['ips']['accelerator'] / a['ips']['accelerator']:.2f}x | "
-                     f"{SEED['accelerator_ips']:,.1f} |")
+                     f"{PAPER['accelerator_ips']:,.1f} |")
     lines += ["", "## Utilisation, power, efficiency (Table II)", "",
               "| B | PE utilization 32-bit | 16-bit | cores (aap0/aap1) | power W | IPS/W 32-bit "
               "| IPS/W 16-bit | seed |", "|---:|---:|---:|---|---:|---:|---:|---|"]
@@ -136,8 +136,8 @@ def cmd_report(args) -> int:
         bd = a["breakdown_s"]
         lines.append(f"| {B} | {bd['environment'] * 1e3:.3f} | {bd['host_other'] * 1e3:.3f} | "
                      f"{bd['transfer'] * 1e3:.3f} | {bd['accelerator'] * 1e3:.3f} | "
-                     f"{a['ips']['system']:,.1f} | {a['ips']['system_seed_host']:,.1f} | "
-                     f"{SEED['system_ips']:,.1f} (B unstated) |")
+                     f"{a['ips']['system']:,.1f} | {a['ips']['system_paper_host']:,.1f} | "
+                     f"{PAPER['system_ips']:,.1f} (B unstated) |")
     lines += ["", "The transfer includes the run-time's per-call overhead "
               f"{p32[Bs[0]]['breakdown_s']['pcie_call_overhead'] * 1e3:.2f} ms, derived from the "
               "seed's own figures at B = 512 (machines/fixar/README.md section 7), so the system IPS there "
@@ -147,13 +147,13 @@ def cmd_report(args) -> int:
     series = {"32-bit": plots.points(Bs, [p32[B]["ips"]["accelerator"] for B in Bs]),
               "16-bit": plots.points(Bs, [p16[B]["ips"]["accelerator"] for B in Bs])}
     plots.save(plots.lines("Fig. 10(a): accelerator IPS", "batch size", "IPS", series,
-                           reference=SEED["accelerator_ips"], reference_label="seed 53,826.8",
+                           reference=PAPER["accelerator_ips"], reference_label="seed 53,826.8",
                            xticks=Bs), out / "fig10a_accelerator_ips")
     sysser = {"this host": plots.points(Bs, [p32[B]["ips"]["system"] for B in Bs]),
-              "seed's 2 ms host": plots.points(Bs, [p32[B]["ips"]["system_seed_host"]
+              "seed's 2 ms host": plots.points(Bs, [p32[B]["ips"]["system_paper_host"]
                                                     for B in Bs])}
     plots.save(plots.lines("Fig. 8: system IPS", "batch size", "IPS", sysser,
-                           reference=SEED["system_ips"], reference_label="seed 25,293.3",
+                           reference=PAPER["system_ips"], reference_label="seed 25,293.3",
                            xticks=Bs), out / "fig8_system_ips")
     parts = ("environment", "host_other", "transfer", "accelerator")
     vals = {B: {"32-bit": [p32[int(B)]["breakdown_s"][k] * 1e3 for k in parts]} for B in xs}

@@ -2,12 +2,21 @@
 and of the whole system, utilisation, the time-step breakdown of Fig. 9, energy and IPS/W,
 QAT, and the learning curve.
 
-**What IPS counts.** The seed: "the number of inferences processed per second", accelerator
+**What IPS counts.** The paper: "the number of inferences processed per second", accelerator
 time only for Fig. 10(a), "linear to the size of input batch", i.e. batch samples trained
 per second. Ours: ``B`` samples per training time step over the simulated cycles of the
 program's training body (``train`` .. ``tend`` in ddpg.s: the critic and actor updates, the
 targets' soft updates as far as they hold the controller, and the action for the current
 state), at the architecture's clock. Evaluation exchanges and host transfers are not in it.
+
+**The two phases.** ``ips.accelerator`` is the run's mean (all its training steps' cycles);
+``ips.accelerator_32bit`` and ``ips.accelerator_16bit`` are those of the steps before and
+after Algorithm 1's quantisation (a fixed32 run has only the first, a 16-bit-from-the-start
+run only the second). A step's cycles differ between the phases by the AAP cores' cycles
+alone (their instructions hold the controller; everything else is the same), which the
+family counts per instruction and mode (:meth:`~.tlm.state.FixarState.count`): with ``D``
+the difference per step, ``n32`` and ``n16`` the phases' steps and ``C`` the run's cycles,
+``c32 = (C + n16 D) / n`` and ``c16 = c32 - D`` (tested against runs of one phase).
 
 **System IPS** adds, per training step, the host's time measured on this machine as this
 process's CPU seconds (environment step, replay sampling, packing the request; on a shared
@@ -24,15 +33,15 @@ from rlaccel.tlm.results import move_timing
 
 from rlaccel.machines.fixar.tlm import pcie
 
-__all__ = ["results", "summary", "train_region", "SEED", "PAPER_RESOURCES", "RESIDUALS",
+__all__ = ["results", "summary", "train_region", "PAPER", "PAPER_RESOURCES", "RESIDUALS",
            "TIMING"]
 
 #: the figures measured on this computer, or derived from them: the report's ``timing``
-TIMING = ("ips.system", "ips.system_seed_host", "breakdown_s.environment",
+TIMING = ("ips.system", "ips.system_paper_host", "breakdown_s.environment",
           "breakdown_s.host_other", "host_wall_s", "host_cpu_s")
 
 #: the paper's headline figures (abstract, VI-C, Table II)
-SEED = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
+PAPER = {"accelerator_ips": 53826.8, "system_ips": 25293.3, "utilization": 0.924,
         "power_w": 20.4, "ips_per_w": 2638.0, "peak_ips_table2": 38779.8}
 #: the FIXAR paper's Table I, the whole design on the U50 (PCIe DMA, kernel and HBM interfaces in)
 PAPER_RESOURCES = {"lut": 508100, "ff": 408800, "dsp": 2302, "bram": 774, "uram": 128}
@@ -74,6 +83,24 @@ def _region(platform, binary) -> dict:
     return {"steps": steps, "cycles": cycles, "actions": acts, "energy_pj": energy}
 
 
+def phases(tally: dict, first: int, last: int, cycles: int, steps: int) -> dict:
+    """Training steps and cycles per step of the 32-bit and 16-bit phases (module
+    docstring) from the family's ``tally`` of the training body ``[first, last]``."""
+    pcs = sorted({pc for pc, _ in tally if first <= pc <= last})
+    if not pcs or not steps:
+        return {}
+    n = {h: tally.get((pcs[0], h), [0, 0])[0] for h in (False, True)}
+    aap = {h: sum(tally.get((pc, h), [0, 0])[1] for pc in pcs) for h in (False, True)}
+    if n[False] and n[True]:
+        d = aap[False] / n[False] - aap[True] / n[True]
+        c32 = (cycles + n[True] * d) / steps
+        per = {False: c32, True: c32 - d}
+    else:
+        per = {h: cycles / steps for h in (False, True)}
+    return {name: {"train_steps": n[h], "cycles_per_step": per[h] if n[h] else None}
+            for name, h in (("32bit", False), ("16bit", True))}
+
+
 def results(m: dict, run, res, platform) -> dict:
     drv = run.state
     cfg = drv.cfg
@@ -105,27 +132,36 @@ def results(m: dict, run, res, platform) -> dict:
         acc_cycles = res.cycles - res.host_cycles
         power = reg["energy_pj"] * 1e-12 / (reg["cycles"] / clock)
         ips = B / t_acc
+        st = platform.agents[0].state.get("fixar")
+        split = phases(st.tally if st else {}, *train_region(run.binary), reg["cycles"], n)
+        by = {k: (B * clock / v["cycles_per_step"] if v["cycles_per_step"] else None)
+              for k, v in split.items()}
         out.update({
             "cycles_per_step": cyc,
+            "phases": split,
             "ips": {"accelerator": ips,
+                    "accelerator_32bit": by.get("32bit"),
+                    "accelerator_16bit": by.get("16bit"),
+                    "counts": "batch samples trained per simulated second of the training "
+                              "body's cycles (accelerator only), the paper's Fig. 10 measure",
                     "system": B / (t_host + t_link + t_acc),
-                    "system_seed_host": B / (pcie.SEED_ENV_SECONDS + t_link + t_acc),
-                    "seed_accelerator": SEED["accelerator_ips"],
-                    "seed_system": SEED["system_ips"]},
+                    "system_paper_host": B / (pcie.PAPER_ENV_SECONDS + t_link + t_acc),
+                    "paper_accelerator": PAPER["accelerator_ips"],
+                    "paper_system": PAPER["system_ips"]},
             "utilization": {**res.utilization,
                             "pe": pe_cycles / (cores * reg["cycles"]),
                             "cores": {u: b / acc_cycles for u, b in sorted(busy.items())},
-                            "seed": SEED["utilization"]},
+                            "paper": PAPER["utilization"]},
             "breakdown_s": {"environment": t_env, "host_other": t_host - t_env,
                             "transfer": t_link, "accelerator": t_acc,
                             "pcie_call_overhead": link.call_overhead_s,
                             "pcie_sources": list(link.sources),
-                            "paper_implied_call_overhead": pcie.overhead_from_seed()},
+                            "paper_implied_call_overhead": pcie.overhead_from_paper()},
             "power": {"train_w": power, "ips_per_w": ips / power,
                       "energy_per_sample_uj": reg["energy_pj"] * 1e-6 / (n * B),
-                      "seed_w": SEED["power_w"], "seed_ips_per_w": SEED["ips_per_w"],
-                      "error_w": power / SEED["power_w"] - 1,
-                      "error_ips_per_w": ips / power / SEED["ips_per_w"] - 1},
+                      "paper_w": PAPER["power_w"], "paper_ips_per_w": PAPER["ips_per_w"],
+                      "error_w": power / PAPER["power_w"] - 1,
+                      "error_ips_per_w": ips / power / PAPER["ips_per_w"] - 1},
             "train_energy_pj": reg["energy_pj"],
         })
     else:
@@ -137,17 +173,35 @@ def results(m: dict, run, res, platform) -> dict:
     return move_timing(out, TIMING)
 
 
+def _ips_line(r: dict) -> str:
+    """The accelerator's IPS per phase and the run's mean, beside the paper's."""
+    ips, ph = r["ips"], r.get("phases", {})
+    parts = []
+    for key, name in (("32bit", "32-bit activations"), ("16bit", "16-bit activations")):
+        v = ips.get(f"accelerator_{key}")
+        if v:
+            parts.append(f"{name} {v:,.1f} IPS ({ph[key]['train_steps']:,} steps, "
+                         f"{ph[key]['cycles_per_step']:,.0f} cycles/step)")
+    return (f"  accelerator IPS: {'; '.join(parts)}; run mean {ips['accelerator']:,.1f} "
+            f"(paper {ips['paper_accelerator']:,.1f}, 'for all different batch sizes'); "
+            f"IPS = batch samples per second of the training step's simulated cycles")
+
+
 def summary(r: dict) -> str:
     lines = [f"FIXAR {r['config']['env_id']} B={r['config']['batch']}: {r['train_steps']} "
-             f"training steps of {r['config']['steps']} (seed {r['seed']}, arch {r['arch']})"]
+             f"training steps of {r['config']['steps']}; formats: weights "
+             f"{r['config']['weight_format']}, gradients {r['config']['grad_format']}, "
+             f"activations {r['config']['act_format']}"
+             + (" then Algorithm 1's 16-bit codes" if r['config']['qat_delay'] is not None
+                else "") + ", accumulator fixed32"]
     if r.get("cycles_per_step"):
         ips, u, p = r["ips"] | r["timing"]["ips"], r["utilization"], r["power"]
-        lines.append(f"  accelerator: {r['cycles_per_step']:,.0f} cycles/step, "
-                     f"{ips['accelerator']:,.1f} IPS (paper {ips['seed_accelerator']:,.1f}); "
-                     f"PE utilization {u['pe'] * 100:.1f} % (paper 92.4 %)")
+        lines.append(_ips_line(r))
+        lines.append(f"  PE utilization {u['pe'] * 100:.1f} % of the run's training cycles "
+                     f"(paper 92.4 %)")
         lines.append(f"  system: {ips['system']:,.1f} IPS on this host, "
-                     f"{ips['system_seed_host']:,.1f} IPS with the paper's 2 ms host "
-                     f"(paper {ips['seed_system']:,.1f})")
+                     f"{ips['system_paper_host']:,.1f} IPS with the paper's 2 ms host "
+                     f"(paper {ips['paper_system']:,.1f})")
         lines.append(f"  power {p['train_w']:.2f} W, {p['ips_per_w']:,.1f} IPS/W (paper 20.4 W, "
                      f"2638.0 IPS/W: {100 * p['error_w']:+.0f} %, "
                      f"{100 * p['error_ips_per_w']:+.0f} %); {RESIDUALS['power']}")
@@ -158,7 +212,6 @@ def summary(r: dict) -> str:
     ret = r["learning"]["returns"]
     if ret:
         lines.append(f"  evaluation returns: {', '.join(f'{x:.1f}' for x in ret)}")
-    lines.append(f"  simulator wall {r['timing']['sim']['run_wall_s']:.1f} s")
     return "\n".join(lines)
 
 

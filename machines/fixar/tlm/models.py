@@ -122,6 +122,7 @@ def _bff(b: Binding):
     xf, work = np.empty((B, cols)), np.empty((B, rows))      # buffers for every execution
     tail = act in ("none", "relu")                           # the accumulator's tail does it
     fw = st.weight.frac_bits - acc.frac_bits                 # the product's extra fraction
+    pc, count = b.pc, st.count
 
     def bff():
         x, fx = _input(st, acc, slot, X, xf, mon, where)
@@ -133,7 +134,9 @@ def _bff(b: Binding):
             z = matmul_round(x, W.T, fx + fw, acc, addend=bias << np.int64(fx),
                              counter=counter, work=work)
             D[...] = _activate(st, act, z, counter)
-        return cost[st.half]
+        c = cost[st.half]
+        count(pc, st.half, c.issue)
+        return c
     return bff
 
 
@@ -171,6 +174,7 @@ def _bbp(b: Binding):
     per_core = [bp_cycles(rows, cols, v, one) for v in _split(B, cfg.cores)]
     cost = _matrix_cost(b, per_core, _macs(b, B * rows * cols, False))
     fw = st.weight.frac_bits                    # error x weight, rounded to the error's point
+    pc = b.pc
 
     ef, work = np.empty((B, rows)), np.empty((B, cols))
 
@@ -181,6 +185,7 @@ def _bbp(b: Binding):
             m = M if st.raw_inputs else st.read_input(slot, M, False, where)[0]
         e = operand_into(E, ef)[0]
         matmul_round(e, W, fw, acc, counter=counter, into=D, work=work, mask=m)
+        st.count(pc, st.half, cost.issue)
         return cost
     return bbp
 
@@ -199,6 +204,7 @@ def _bwg(b: Binding):
     one = replace(cfg, cores=1)
     cost = {h: _matrix_cost(b, [wg_cycles(rows, cols, v, one, h) for v in _split(B, cfg.cores)],
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
+    pc = b.pc
 
     ef, xf, work = np.empty((B, rows)), np.empty((B, cols)), np.empty((rows, cols))
 
@@ -209,6 +215,7 @@ def _bwg(b: Binding):
         matmul_round(e.T, x, fx + fg, gfmt, counter=counter, into=GW, work=work)
         GB[...] = rescale(E.sum(axis=0), fg, gfmt, counter)
         st.written(g, g + rows * cols + rows)
+        st.count(pc, half, cost[half].issue)
         return cost[half]
     return bwg
 

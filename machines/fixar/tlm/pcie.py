@@ -13,7 +13,7 @@ midpoint), about 5.4 us per small DMA on a U50 (an ``xbutil validate`` reading, 
 6787) and PCIe Gen3 x16's 15.75 GB/s. The host's own time (the environment, the replay
 sampling, the packing) is measured on this machine by the driver, never taken from the seed.
 
-:func:`overhead_from_seed` is what the seed's throughput figures would imply for the per-call
+:func:`overhead_from_paper` is what the seed's throughput figures would imply for the per-call
 overhead if the three parts of a step ran one after the other (8.73 ms at B = 512): it is
 reported beside the model as the residual the model does not explain (Fig. 9's "initial
 overhead of buffer allocation and PCIe communication in the run-time"), never used as a
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from rlaccel.util.errors import ArchError
 
 __all__ = ["PcieLink", "cited_link", "step_bytes", "transfer_seconds", "step_transfer_seconds",
-           "overhead_from_seed", "SEED_SYSTEM_IPS", "SEED_ACCELERATOR_IPS", "SEED_ENV_SECONDS"]
+           "overhead_from_paper", "SEED_SYSTEM_IPS", "SEED_ACCELERATOR_IPS", "PAPER_ENV_SECONDS"]
 
 #: seed 002's figures, for comparison (abstract, section VI-C)
 SEED_SYSTEM_IPS = 25293.3
 SEED_ACCELERATOR_IPS = 53826.8
-SEED_ENV_SECONDS = 2e-3          # "the CPU time spent on running MuJoCo ... around 2 ms"
+PAPER_ENV_SECONDS = 2e-3          # "the CPU time spent on running MuJoCo ... around 2 ms"
 
 
 @dataclass(frozen=True)
@@ -86,9 +86,9 @@ def step_transfer_seconds(state_dim: int, action_dim: int, batch: int, link: Pci
             + link.latency_s + up / link.bandwidth)
 
 
-def overhead_from_seed(batch: int = 512, system_ips: float = SEED_SYSTEM_IPS,
+def overhead_from_paper(batch: int = 512, system_ips: float = SEED_SYSTEM_IPS,
                        accelerator_ips: float = SEED_ACCELERATOR_IPS,
-                       env_seconds: float = SEED_ENV_SECONDS, calls: int = 1) -> float:
+                       env_seconds: float = PAPER_ENV_SECONDS, calls: int = 1) -> float:
     """The per-call overhead that makes the seed's figures add up, assuming the system IPS
     was measured at ``batch`` and the three parts of a step (environment, run-time,
     accelerator) run one after the other (Fig. 9(a) stacks them)::

@@ -130,6 +130,9 @@ class FixarState:
     prng: dict = field(default_factory=dict)      # stream -> NoiseGenerator
     weights: dict = field(default_factory=dict)   # (syn, rows, cols) -> Operand
     mirror: np.ndarray | None = None              # float64 copy of the synapse words
+    #: (pc, half) -> [executions, cycles] of the AAP cores' instructions: the phases' split
+    #: of a run's cycles (machines/fixar/results.py)
+    tally: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.weight = self.weight or self.acc
@@ -178,6 +181,16 @@ class FixarState:
             raise SimError(f"{where}: qat.freeze before any activation was monitored (bff "
                            f"mon=1); for 16 bits from the start use [fixar] store = 'fixed16'")
         self.qparams = {k: qat_params(m.amin, m.amax, bits) for k, m in self.monitors.items()}
+
+    def count(self, pc: int, half: bool, cycles: int) -> None:
+        """An AAP instruction at ``pc`` ran ``cycles`` in the 32-bit (``half`` False) or
+        16-bit activation mode."""
+        t = self.tally.get((pc, half))
+        if t is None:
+            self.tally[(pc, half)] = [1, cycles]
+        else:
+            t[0] += 1
+            t[1] += cycles
 
     def qat_report(self) -> dict:
         if self.qparams is None:

@@ -102,6 +102,24 @@ def test_impossible_format_combinations_are_clear_errors(tmp_path, table, match)
                datapath=None, kernels="compiled", options={"steps": 10})
 
 
+def test_ips_of_the_two_phases_equal_single_phase_runs(tmp_path):
+    """A QAT run reports the IPS of its 32-bit and 16-bit phases and its mean: the phases'
+    equal those of a fixed32 run and of a 16-bit-from-the-start run of the same settings,
+    and the mean is the harmonic mix of the two by their steps."""
+    sets = SMALL + ["learning.eval_every=1000"]
+    qat = run(PENDULUM, sets + ["learning.qat_delay=180"], steps=260)
+    f32 = run(PENDULUM, sets, steps=260)
+    f16 = run(PENDULUM, sets, steps=260, arch="fixar-fixed16")
+    ph = qat["phases"]
+    assert (ph["32bit"]["train_steps"], ph["16bit"]["train_steps"]) == (80, 80)
+    assert qat["ips"]["accelerator_32bit"] == pytest.approx(f32["ips"]["accelerator"])
+    assert qat["ips"]["accelerator_16bit"] == pytest.approx(f16["ips"]["accelerator"])
+    assert f32["ips"]["accelerator_16bit"] is None and f16["ips"]["accelerator_32bit"] is None
+    assert qat["ips"]["accelerator_16bit"] > 1.1 * qat["ips"]["accelerator_32bit"]
+    mean = 160 / (80 / qat["ips"]["accelerator_32bit"] + 80 / qat["ips"]["accelerator_16bit"])
+    assert qat["ips"]["accelerator"] == pytest.approx(mean)
+
+
 def test_cycles_per_step_follow_the_formulas():
     """The simulated training body takes the cycles of timing.ddpg_step (section V-B) up to
     the pipeline fills: the hazard model makes a result usable depth - 1 cycles after the

@@ -3,7 +3,7 @@
 import pytest
 
 from rlaccel.util.errors import ArchError
-from rlaccel.machines.fixar.tlm.pcie import (PcieLink, cited_link, overhead_from_seed,
+from rlaccel.machines.fixar.tlm.pcie import (PcieLink, cited_link, overhead_from_paper,
                                              step_bytes, step_transfer_seconds,
                                              transfer_seconds)
 
@@ -32,15 +32,15 @@ def test_the_default_link_is_cited_not_solved():
     assert link.bandwidth == pytest.approx(15.75e9)
     assert set(link.sources) == {"ug1023", "xrt6787", "pcie3"}
     assert cited_link(1e-3).call_overhead_s == 1e-3
-    assert link.call_overhead_s < overhead_from_seed() / 100
+    assert link.call_overhead_s < overhead_from_paper() / 100
 
 
 def test_overhead_from_the_seed():
     """512 / 25293.3 - 2 ms - 512 / 53826.8 = 8.73 ms at B = 512; no room at B = 64."""
-    assert overhead_from_seed(512) == pytest.approx(512 / 25293.3 - 2e-3 - 512 / 53826.8)
-    assert overhead_from_seed(512) == pytest.approx(8.73e-3, abs=0.01e-3)
+    assert overhead_from_paper(512) == pytest.approx(512 / 25293.3 - 2e-3 - 512 / 53826.8)
+    assert overhead_from_paper(512) == pytest.approx(8.73e-3, abs=0.01e-3)
     with pytest.raises(ArchError, match="cannot have been measured there"):
-        overhead_from_seed(64)
+        overhead_from_paper(64)
 
 
 def test_bad_link():

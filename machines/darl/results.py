@@ -27,9 +27,11 @@ RESIDUALS = {
     "resources": "every unit is this project's RTL synthesised by Yosys (the encoder, the "
                  "regression arrays' 4 A C processing elements and the update lanes with their "
                  "32 x 32 multiplies in LUTs, the butterfly with its buffers as flip-flops, "
-                 "extrapolated to 256-word links); Yosys's LUT multiplier is larger than "
-                 "Vivado's, the chunk C = 16 is the model's choice (the paper leaves it open), "
-                 "and the control, the AXI and HBM interfaces are not counted"}
+                 "extrapolated to 256-word links), mapped by Yosys, not Vivado; the chunk C = 16 "
+                 "is the model's choice (the paper leaves it open), and the control, the AXI "
+                 "and HBM interfaces are not counted",
+    "power_agents": "with several agents, the butterfly's flip-flops (its buffers at the "
+                    "assumed 8,192-bit links) clocked every cycle"}
 
 #: the figures measured on this computer, or derived from them (eq. 23's IPS with this
 #: host's T_env, its IPS/W): the report's ``timing``
@@ -162,12 +164,12 @@ def results(m: dict, run, res, platform) -> dict:
 
 def summary(r: dict) -> str:
     lr = r["learning"]
-    lines = [f"DARL {lr['env']}, {lr['agents']} agent(s): {lr['stages']} stage(s), "
-             f"{lr['env_steps']} environment steps"]
+    lines = [f"DARL {lr['env']}, {lr['agents']} agent(s): {lr['stages']} stage(s)"]
     if lr["returns"]:
+        at = lr["first_stage_at_target"]
         lines.append(f"  returns: last {lr['returns'][-1]:.1f}, best {max(lr['returns']):.1f};"
-                     f" target {lr['target']:.0f} reached at stage "
-                     f"{lr['first_stage_at_target']}")
+                     f" target {lr['target']:.0f} "
+                     + (f"reached at stage {at}" if at is not None else "not reached"))
     if r["latency_cycles"] is not None:
         paper_L = r["latency_paper_table1"]
         lines.append(f"  latency: training iteration {r['latency_cycles']:.0f} cycles "
@@ -187,18 +189,18 @@ def summary(r: dict) -> str:
                      f" cycles; butterfly formula {r['allreduce']['formula_cycles']}")
     if "ips" in r:
         t = r["timing"]
-        lines.append(f"  IPS (eq. 23): {t['ips']['system']:,.0f} with this host's T_env"
-                     + (f", {r['ips']['quiet_host']:,.0f} with a quiet host's"
-                        + (f" ({r['ips']['quiet_host_parallel_envs']:,.0f} stepping the "
-                           f"environments at once)" if r["learning"]["agents"] > 1
-                           else "")
-                        if "quiet_host" in r["ips"] else "")
+        lines.append(f"  IPS (eq. 23) with this host's T_env: {t['ips']['system']:,.0f}"
+                     + (f"; a quiet host's stepping the environments one after another: "
+                        f"{r['ips']['quiet_host']:,.0f}"
+                        if "quiet_host" in r["ips"] and r["learning"]["agents"] > 1 else "")
                      + f"; {r['power']['watts']:.2f} W -> "
                        f"{t['power']['ips_per_watt']:,.0f} IPS/W")
         if r["power"].get("paper_watts"):
             lines.append(f"  power {r['power']['watts']:.2f} W against Table 2's "
                          f"{r['power']['paper_watts']:.2f} W (XPE, "
-                         f"{100 * r['power']['error']:+.0f} %): {RESIDUALS['power']}")
+                         f"{100 * r['power']['error']:+.0f} %): "
+                         + (RESIDUALS["power_agents"] + "; " if lr["agents"] > 1 else "")
+                         + RESIDUALS["power"])
     res = r.get("resources")
     if res:
         paper, err = res.get("paper", {}), res.get("error", {})

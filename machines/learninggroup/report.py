@@ -91,7 +91,7 @@ def _fig10_run(groups: int, enc: int, seed: int) -> dict:
     from rlaccel.assembler.assemble import assemble
     from rlaccel.machines.learninggroup.tlm import osel
     from rlaccel.machines.learninggroup.tlm.state import state_of
-    from rlaccel.machines.learninggroup.tlm.timing import compression_cycles, encoder_params
+    from rlaccel.machines.learninggroup.tlm.timing import encoder_params
     from rlaccel.tlm.platform import Platform
     arch = _arch(groups)
     binary = assemble(_FIG10.format(G=groups, enc=enc, seed=seed), "fig10.s", arch=arch).binary
@@ -109,10 +109,16 @@ def _fig10_run(groups: int, enc: int, seed: int) -> dict:
     encoding = osel.Encoding(method, st.srm[0], osel.EncoderCycles(), [])
     bits = {gb: osel.footprint(encoding, groups, _with(params, grouping_bits=gb))
             for gb in (16, 8)}
-    # the reading where Weight Compression finds each row's unmasked weights by scanning
-    # its bitvector (no non-zero indexes kept): every row's full width, whatever G
-    scan = compression_cycles(np.full(128, 512), params)
-    return {"cycles": cyc, "bits": bits, "tuples": enc_row["tuples"], "scan": scan}
+    # the baseline read as "generates the mask matrix": compact tuples for every row, and
+    # Weight Compression scanning every bitvector (osel.mask_baseline), on this run's max
+    # indexes (RIDX, CIDX at the start of the unified space)
+    U = p.agent.memory("unified")
+    mask = osel.mask_baseline(U[:128].astype(np.int64), U[128:640].astype(np.int64), groups,
+                              params, cyc["max_index"]).cycles
+    return {"cycles": cyc, "bits": bits, "tuples": enc_row["tuples"],
+            "mask_cycles": {"index_miss": mask.index_miss,
+                            "weight_compression": mask.weight_compression,
+                            "total": mask.total}}
 
 
 def _with(params, **kw):
@@ -132,17 +138,18 @@ def fig10(groups=(2, 4, 8, 16, 32), draws: int = 5, seed: int = 1) -> dict:
                         for k in runs[0]["bits"][gb]} for gb in (16, 8)}
             row[name] = {"cycles": cyc, "bytes": mem[16], "bytes_grouping8": mem[8],
                          "tuples": float(np.mean([r["tuples"] for r in runs]))}
-            row[name]["scan_compression"] = runs[0]["scan"]
+            if name == "baseline":
+                row["mask_baseline"] = {"cycles": {k: float(np.mean([r["mask_cycles"][k]
+                                                                     for r in runs]))
+                                                   for k in runs[0]["mask_cycles"]}}
         o, b = row["osel"], row["baseline"]
-        bc = b["cycles"]
-        scan_total = bc["max_index"] + bc["index_miss"] + bc["index_hit"] + \
-            b["scan_compression"]
+        scan_total = row["mask_baseline"]["cycles"]["total"]
         row.update({
             "osel_cycles": o["cycles"]["total"], "baseline_cycles": b["cycles"]["total"],
             "osel_bytes": o["bytes"]["total"], "baseline_bytes": b["bytes"]["total"],
             "dense_bytes": o["bytes"]["dense"],
             "cycle_speedup": b["cycles"]["total"] / o["cycles"]["total"],
-            # the baseline whose Weight Compression scans every row's bitvector
+            # the baseline that makes the mask: compact tuples, bitvectors scanned
             "baseline_scan_cycles": scan_total,
             "scan_speedup": scan_total / o["cycles"]["total"],
             # the encoding loops alone: MaxIndex and Weight Compression are the same work
@@ -257,7 +264,8 @@ def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
 
 def measured(rep: dict, share_batch: int) -> dict:
     """The five figures other checks read at the top of report.json, each from this run:
-    ``osel_speedup`` (Fig. 10(a), the largest over G), ``speedup_inference`` (Fig. 13, G =
+    ``osel_speedup`` (Fig. 10(a), the largest over G, against the baseline that makes the
+    mask, :func:`.tlm.osel.mask_baseline`), ``speedup_inference`` (Fig. 13, G =
     16: the forward products per environment step) and ``speedup_training`` (every
     accelerator cycle per environment step), ``sparse_utilization`` (the VPUs' sparse
     multiply-accumulates, mean over G = 2..16) and ``sparse_generation_share`` (Fig. 12(b):
@@ -268,7 +276,7 @@ def measured(rep: dict, share_batch: int) -> dict:
     th, f10 = rep["throughput"], rep["osel"]
     out = {}
     if f10:
-        out["osel_speedup"] = max(r["cycle_speedup"] for r in f10.values())
+        out["osel_speedup"] = max(r["scan_speedup"] for r in f10.values())
     s16 = th["speedup"].get(ROWS_PER_PASS, {}).get(16)
     if s16:
         out["speedup_inference"] = s16["inference_matrix"]
@@ -372,9 +380,14 @@ def headline(rep: dict) -> list[dict]:
     def add(figure, paper, ours, text, how, ratio=True):
         rows.append({"figure": figure, "paper": paper, "ours": ours, "text": text,
                      "ratio": (ours / paper) if ratio and paper else None, "how": how})
-    best = max(f10, key=lambda g: f10[g]["cycle_speedup"])
+    best = max(f10, key=lambda g: f10[g]["scan_speedup"])
     add("Fig. 10(a) OSEL cycle speed-up (max over G)", S["osel_speedup_max"],
-        f10[best]["cycle_speedup"], _x(f10[best]["cycle_speedup"]), f"G = {best}")
+        f10[best]["scan_speedup"], _x(f10[best]["scan_speedup"]),
+        f"G = {best}, against the baseline that makes the mask")
+    best = max(f10, key=lambda g: f10[g]["cycle_speedup"])
+    add("Fig. 10(a) OSEL cycle speed-up against a tuple per row (max over G)",
+        S["osel_speedup_max"], f10[best]["cycle_speedup"], _x(f10[best]["cycle_speedup"]),
+        f"G = {best}, the baseline keeping non-zero indexes")
     m16 = max(r["memory_vs_dense"] for r in f10.values())
     m8 = max(r["memory_vs_dense_grouping8"] for r in f10.values())
     add("Fig. 10(b) memory compression vs dense (max)", S["memory_max"], m16,
@@ -457,7 +470,7 @@ def markdown(rep: dict) -> str:
     L += ["## Fig. 10(a): sparse data generation cycles (128 x 512 mask)", "",
           "| G | OSEL: MaxIndex / Miss / Hit / Weight Compression | OSEL | baseline | "
           "speed-up | encoding loops alone | MaxIndex + Weight Compression in OSEL's | "
-          "baseline scanning bitvectors | its speed-up |",
+          "baseline making the mask | its speed-up |",
           "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for G, r in f10.items():
         c = r["osel"]["cycles"]
@@ -469,18 +482,21 @@ def markdown(rep: dict) -> str:
                  f"{_x(r['scan_speedup'])} |")
     best = max(r["cycle_speedup"] for r in f10.values())
     need = implied_miss_cycles(f10)
-    L += ["", f"Largest speed-up {_x(best)}; the paper: up to {_x(S['osel_speedup_max'])}. "
-              f"Both encoders share MaxIndex and Weight Compression; the baseline differs only "
-              f"by encoding every row (an Index Miss of {need['miss_cycles']:.1f} cycles on "
-              f"average here). For the paper's {_x(S['osel_speedup_max'])} at G = {need['G']} "
-              f"a baseline row would have to cost about {need['needed']:.0f} cycles. "
-              f"The encoding loops alone (Index Miss and Hit) differ by up to "
-              f"{_x(max(r['loop_speedup'] for r in f10.values()))}. A baseline whose Weight "
-              f"Compression scans every row's bitvector (no non-zero indexes kept) reaches "
-              f"{_x(max(r['scan_speedup'] for r in f10.values()))}. The paper's baseline "
-              f"rises with G; ours goes from {f10[min(f10)]['baseline_cycles']:.0f} cycles at "
-              f"G = {min(f10)} to {f10[max(f10)]['baseline_cycles']:.0f} at G = {max(f10)}, "
-              f"since Weight Compression (shared) falls as 1/G.", "",
+    mask = max(f10, key=lambda g: f10[g]["scan_speedup"])
+    L += ["", f"Against the baseline that makes the mask (a compact tuple for every row, "
+              f"Weight Compression scanning every row's bitvector: `osel_speedup`), OSEL is up "
+              f"to {_x(f10[mask]['scan_speedup'])} faster (G = {mask}); the paper: up to "
+              f"{_x(S['osel_speedup_max'])}. That baseline rises with G, as the paper's does "
+              f"({f10[min(f10)]['baseline_scan_cycles']:.0f} cycles at G = {min(f10)}, "
+              f"{f10[max(f10)]['baseline_scan_cycles']:.0f} at G = {max(f10)}). Against a "
+              f"baseline that keeps every row's non-zero indexes, the largest speed-up is "
+              f"{_x(best)}: both encoders then share MaxIndex and Weight Compression and differ "
+              f"only by encoding every row (an Index Miss of {need['miss_cycles']:.1f} cycles "
+              f"on average here; {_x(S['osel_speedup_max'])} at G = {need['G']} would need "
+              f"about {need['needed']:.0f}); the encoding loops alone differ by up to "
+              f"{_x(max(r['loop_speedup'] for r in f10.values()))}, and that baseline falls "
+              f"with G ({f10[min(f10)]['baseline_cycles']:.0f} to "
+              f"{f10[max(f10)]['baseline_cycles']:.0f} cycles).", "",
           "## Fig. 10(b): sparse data memory", "",
           "| G | OSEL bytes | baseline bytes | vs baseline | vs dense (FP16 grouping) | "
           "vs dense (8-bit grouping) | sparse row memory share |",

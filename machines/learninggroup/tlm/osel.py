@@ -26,7 +26,7 @@ weights); :func:`footprint` is Fig. 10(b), in bits. Cycle costs come from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,10 +34,10 @@ from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm import grouping
 from rlaccel.machines.learninggroup.tlm.timing import (EncoderParams, compression_cycles, hit_cycles, max_index_cycles,
-                     miss_cycles)
+                     miss_cycles, scan_compression_cycles)
 
 __all__ = ["SparseTuple", "SparseRowMemory", "EncoderCycles", "Encoding", "encode_osel",
-           "encode_baseline", "sparse_generation", "footprint", "METHODS"]
+           "encode_baseline", "mask_baseline", "sparse_generation", "footprint", "METHODS"]
 
 METHODS = ("osel", "baseline")
 
@@ -171,6 +171,21 @@ def encode_baseline(row_idx, col_idx, groups: int, p: EncoderParams = EncoderPar
                     start_cycle: int = 0) -> Encoding:
     """The baseline: every row computes and writes its own tuple (slot = row)."""
     return _encode("baseline", row_idx, col_idx, groups, p, start_cycle)
+
+
+def mask_baseline(row_idx, col_idx, groups: int, p: EncoderParams = EncoderParams(),
+                  max_index: int = 0) -> Encoding:
+    """The baseline read as the paper's "generates the mask matrix every iteration"
+    (section IV-C): every row computes its bitvector and writes a compact tuple (bitvector,
+    workload, max index; no non-zero indexes, section IV-C's "compact tuple format"), so
+    Weight Compression finds each row's unmasked weights by scanning its bitvector
+    (:func:`.timing.scan_compression_cycles`). ``max_index``: the MaxIndex cycles, the same
+    work as OSEL's."""
+    compact = replace(p, store_nz_indexes=False)
+    enc = _encode("baseline", row_idx, col_idx, groups, compact, max_index)
+    enc.cycles.max_index = max_index
+    enc.cycles.weight_compression = scan_compression_cycles(enc.srm.rows, enc.srm.width, p)
+    return enc
 
 
 def sparse_generation(IG: np.ndarray, OG: np.ndarray, method: str = "osel",

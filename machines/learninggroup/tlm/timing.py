@@ -22,7 +22,8 @@ from rlaccel.util.errors import SimError
 from rlaccel.isa.arch import load_arch
 
 __all__ = ["EncoderParams", "max_index_cycles", "tuple_bits", "tuple_write_cycles",
-           "miss_cycles", "hit_cycles", "compression_cycles", "core_passes", "core_cycles",
+           "miss_cycles", "hit_cycles", "compression_cycles", "scan_compression_cycles",
+           "core_passes", "core_cycles",
            "core_stream_cycles", "speedup_bound", "layer_cycles", "utilization", "gflops",
            "peak_gflops", "CLOCK_MHZ", "CORES", "VPUS", "ROWS_PER_PASS", "vector_cycles",
            "frame_cycles", "encoder_params", "ARCH"]
@@ -114,6 +115,12 @@ def compression_cycles(workloads, p: EncoderParams) -> int:
     wl = np.asarray(workloads, dtype=np.int64)
     w = p.weight_words_per_cycle
     return int(((wl + w - 1) // w).sum())
+
+
+def scan_compression_cycles(rows: int, cols: int, p: EncoderParams) -> int:
+    """Weight Compression without non-zero indexes: every row's ``cols``-bit bitvector is
+    scanned, ``weight_words_per_cycle`` positions a cycle, whatever its workload."""
+    return rows * -(-int(cols) // p.weight_words_per_cycle)
 
 
 def core_passes(workloads, vpus: int = VPUS, rows_per_pass: int = ROWS_PER_PASS) -> np.ndarray:

@@ -123,3 +123,16 @@ def test_hardware_limits_are_clear_errors():
         osel.sparse_generation(IG, OG[:3, :512])
     with pytest.raises(SimError, match=r"a row max index is outside 0..1"):
         osel.encode_osel([0, 2], [0, 1], 2)
+
+
+def test_the_mask_baseline_writes_compact_tuples_and_scans_every_row():
+    """Every row a miss of 1 + ceil((512 + 9 + 4) / 512) = 3 cycles whatever its workload,
+    and Weight Compression of 512 / 32 = 16 cycles a row whatever G."""
+    rng = np.random.default_rng(8)
+    for G in (2, 16):
+        enc = osel.mask_baseline(rng.integers(0, G, 128), rng.integers(0, G, 512), G,
+                                 max_index=7)
+        c = enc.cycles
+        assert (c.max_index, c.index_miss, c.index_hit, c.weight_compression) == \
+            (7, 128 * 3, 0, 128 * 16)
+        assert c.misses == 128 and len(enc.srm.tuples) == 128

@@ -269,13 +269,18 @@ def _matrix(b: Binding):
             raise SimError(f"{where}: the cores hold the layer at {syn} as "
                            f"{lay.rows} x {lay.cols}, not {rows} x {cols}")
 
+    memo: list = [None]          # the last layer's figures (a layer lasts a grouping)
+
     def cost(lay, extra_ops: int, add_agg: bool) -> Cost:
-        per = lay.core_cycles(lanes, rpp, stream=packing == 2)
-        issue = B * max(per) + (agg if add_agg else 0)
-        busy = tuple((f"core{c}", B * n) for c, n in enumerate(per)) + (("lau", 0),)
-        macs = B * lay.nnz
+        hit = memo[0]
+        if hit is None or hit[0] is not lay:
+            per = lay.core_cycles(lanes, rpp, stream=packing == 2)
+            issue = B * max(per) + (agg if add_agg else 0)
+            busy = tuple((f"core{c}", B * n) for c, n in enumerate(per)) + (("lau", 0),)
+            hit = memo[0] = (lay, issue, busy, B * lay.nnz, B * max(per))
+        _, issue, busy, macs, core = hit
         stats.add(stats.matrix, mn, count=1, macs=macs, dense_macs=B * rows * cols,
-                  cycles=issue, core_cycles=B * max(per))
+                  cycles=issue, core_cycles=core)
         return Cost(issue, 1, busy, {"vpu_op": macs + extra_ops})
 
     if mn in ("sff", "sbp"):                  # sbp: the forward pass of the transposed layer

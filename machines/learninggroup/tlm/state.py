@@ -39,7 +39,9 @@ class Counters:
     matrix: dict = field(default_factory=dict)
 
     def add(self, table: dict, key, **values) -> None:
-        row = table.setdefault(key, dict.fromkeys(values, 0))
+        row = table.get(key)
+        if row is None:
+            row = table[key] = dict.fromkeys(values, 0)
         for k, v in values.items():
             row[k] = row.get(k, 0) + v
 

@@ -22,9 +22,7 @@ from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
 from rlaccel.rtl.clock import half_period_ps
 
-from rlaccel.util.errors import SimError
-
-from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.errors import RtlError, job_allowance, job_overrun
 
 __all__ = ["JobSim", "counted_clock", "job_sim", "JOB_BACKENDS"]
 
@@ -99,16 +97,16 @@ class JobSim:
 
     def run(self, job: Callable[["JobSim"], Generator], budget: int, task: str = "a job"):
         """Run ``job`` on the block; ``budget`` is the cycles it should take (the simulation
-        gives up, with a :class:`SimError` naming ``task``, after four times that plus 64)."""
+        gives up, with a :class:`SimError` naming ``task``, after
+        :func:`rtl.errors.job_allowance` cycles)."""
         if self._sim is None:
             raise RtlError(f"the RTL {self.what} is closed")
         wall = time.perf_counter()
         self._job, self._result = job, _NONE
-        spent, step = 0, budget + 2
+        spent, step, limit = 0, budget + 2, job_allowance(budget)
         while self._result is _NONE:
-            if spent > 4 * budget + 64:
-                raise SimError(f"the RTL {self.what} did not finish {task} in {spent} cycles "
-                               f"(expected about {budget})")
+            if spent > limit:
+                raise job_overrun(self.what, task, spent, budget)
             self._sim.run(step * 2 * self._half, quiet=1)
             spent += step
             step = 4

@@ -13,9 +13,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Generator
 
-from rlaccel.util.errors import SimError
-
-from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.errors import RtlError, job_allowance, job_overrun
 from rlaccel.rtl.verilator.sim import BlockSim
 
 __all__ = ["VerilatorJobSim"]
@@ -56,17 +54,17 @@ class VerilatorJobSim:
     def run(self, job: Callable[["VerilatorJobSim"], Generator], budget: int,
             task: str = "a job"):
         """Run ``job`` on the block from the next falling edge until it returns (its value);
-        a :class:`SimError` naming ``task`` after four times ``budget`` cycles plus 64."""
+        a :class:`SimError` naming ``task`` after :func:`rtl.errors.job_allowance` cycles."""
         if self._sim is None:
             raise RtlError(f"the RTL {self.what} is closed")
         wall = time.perf_counter()
         k = self._kernel
         gen = k.start_at_fall(job(self), watch=True)
-        limit = k.cycles + 4 * budget + 64
+        allowed = job_allowance(budget)
+        limit = k.cycles + allowed
         k.run(until=lambda: k.finished(gen) or k.cycles > limit)
         if not k.finished(gen):
-            raise SimError(f"the RTL {self.what} did not finish {task} in "
-                           f"{4 * budget + 64} cycles (expected about {budget})")
+            raise job_overrun(self.what, task, allowed, budget)
         result = k.result(gen)
         self.wall_s += time.perf_counter() - wall
         return result

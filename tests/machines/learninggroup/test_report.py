@@ -26,7 +26,7 @@ def _learning(tmp_path):
 def test_the_report_writes_the_papers_figures(tmp_path, capsys):
     out = tmp_path / "rep"
     status = main(["report", "learninggroup", "-o", str(out), "--draws", "1", "--agents", "3",
-                   "--batches", "1", "--groups", "1", "2", "--rows-per-pass", "4",
+                   "--batches", "1", "--groups", "1", "2", "16", "--rows-per-pass", "4",
                    "--episodes", "1", "--share-batch", "1", "--share-batches", "--fig10-groups", "2", "32",
                    "--learning",
                    str(_learning(tmp_path))])
@@ -51,11 +51,14 @@ def test_the_report_writes_the_papers_figures(tmp_path, capsys):
     assert rep["throughput"]["speedup"]["4"]["2"]["inference"] > 1
     # the measured figures at the top, each from this run's own points
     assert rep["osel_speedup"] == max(r["scan_speedup"] for r in rep["osel"].values())
-    g2 = rep["throughput"]["groups"]["4"]["2"]
-    assert rep["sparse_utilization"] == g2["vpu_matrix"]
-    assert rep["sparse_generation_share"] == g2["grouping_share"]
+    g = rep["throughput"]["groups"]["4"]
+    assert rep["sparse_utilization"] == (g["2"]["vpu_matrix"] + g["16"]["vpu_matrix"]) / 2
+    assert rep["sparse_generation_share"] == \
+        (g["2"]["grouping_share"] + g["16"]["grouping_share"]) / 2
     assert 0 < rep["sparse_generation_share"] < 1 and 0 < rep["sparse_utilization"] <= 1
-    assert "speedup_inference" not in rep                         # no G = 16 point asked
+    s16 = rep["throughput"]["speedup"]["4"]["16"]
+    assert rep["speedup_inference"] == s16["inference_matrix"] > 1
+    assert rep["speedup_training"] == s16["training"] > 1
     names = {h["figure"] for h in rep["headline"]}
     assert "Fig. 10(a) OSEL cycle speed-up (max over G)" in names
     md = (out / "report.md").read_text()

@@ -61,10 +61,7 @@ def test_every_machine_starts_with_the_common_block(reports, name):
     assert lines[len(BLOCK):] == load_plugin(name).summary(r).splitlines()
 
 
-@pytest.mark.parametrize("name", [n for n in sorted(SHORT) if n != "darl"] + [pytest.param(
-    "darl", marks=pytest.mark.xfail(strict=True, reason="the DARL summary's own lines print "
-                                    "'target 500 reached at stage None' when no stage reached "
-                                    "it (machines/darl/results.py)"))])
+@pytest.mark.parametrize("name", sorted(SHORT))
 def test_no_summary_prints_none(reports, name):
     assert "None" not in summary(reports[name])
 

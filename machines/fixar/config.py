@@ -1,6 +1,6 @@
 """The knobs of a FIXAR DDPG run, in one frozen dataclass, with where each value comes from.
 
-Seed 002 (section VI-B) fixes the networks (actor S-400-300-A, ReLU, tanh output; critic
+The FIXAR paper (section VI-B) fixes the networks (actor S-400-300-A, ReLU, tanh output; critic
 (S+A)-400-300-1, ReLU, the action entering at the input layer), Adam with a learning rate of
 1e-4 for both networks, mini-batches of 64..512, 1 M time steps with an evaluation every 5000
 (the mean return of 10 episodes). What it leaves to DDPG (Lillicrap et al. 2016, via
@@ -36,25 +36,25 @@ class ConfigError(RlaccelError):
 
 @dataclass(frozen=True)
 class DdpgConfig:
-    """One run. Steps are environment time steps (the seed's ``t``)."""
+    """One run. Steps are environment time steps (the paper's ``t``)."""
 
     env_id: str = "HalfCheetah-v5"
     seed: int = 1
     steps: int = 100_000             # environment steps of the run
     start_steps: int = 10_000        # uniform random actions, no training, before this step
-    batch: int = 64                  # B (seed: 64, 128, 256, 512)
+    batch: int = 64                  # B (the paper: 64, 128, 256, 512)
     buffer: int = 1_000_000          # replay capacity (transitions)
-    hidden: tuple = (400, 300)       # seed VI-B
-    lr_actor: float = 1e-4           # seed VI-B
-    lr_critic: float = 1e-4          # seed VI-B
+    hidden: tuple = (400, 300)       # the paper, VI-B
+    lr_actor: float = 1e-4           # the paper, VI-B
+    lr_critic: float = 1e-4          # the paper, VI-B
     beta1: float = 0.9
     beta2: float = 0.999
     adam_eps: float = 1e-8
     gamma: float = 0.99
     tau: float = 0.001
     noise_sigma: float = 0.1         # Gaussian, in units of the action's half-range
-    eval_every: int = 5000           # seed VI-B
-    eval_episodes: int = 10          # seed VI-B
+    eval_every: int = 5000           # the paper, VI-B
+    eval_episodes: int = 10          # the paper, VI-B
     numerics: str = "float32"
     weight_format: str = "fixed32"   # weights and biases (fixed numerics)
     act_format: str = "fixed32"      # stored activations before the delay / without QAT

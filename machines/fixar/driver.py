@@ -1,4 +1,4 @@
-"""The host driver of the simulated FIXAR (seed 002, Fig. 3): the MuJoCo environment, the
+"""The host driver of the simulated FIXAR (the FIXAR paper, Fig. 3): the MuJoCo environment, the
 replay buffer and evaluation on the CPU, every DNN operation on the accelerator
 (``machines/fixar/programs/ddpg.s``), over the platform's host link.
 

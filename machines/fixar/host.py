@@ -1,7 +1,7 @@
 """The FIXAR host: the MuJoCo environment, the replay buffer, warm-up, evaluation and the
 learning curve, independent of what computes the actions.
 
-Seed 002, Fig. 3: every time step the host sends the current state and a random batch of
+The FIXAR paper, Fig. 3: every time step the host sends the current state and a random batch of
 ``B`` transitions; the accelerator trains on the batch, then computes the action for the
 state (with exploration noise) and returns it; the host steps the environment with it and
 stores the transition. :func:`train` is that loop around any *agent* with
@@ -31,7 +31,7 @@ from rlaccel.machines.fixar.replay import ReplayBuffer
 __all__ = ["make_env", "env_dims", "DdpgHost", "train", "EVAL_SEED_OFFSET"]
 
 #: evaluation episodes start from the states of seeds ``seed + EVAL_SEED_OFFSET + k``, the
-#: same ten at every evaluation (seed 002: "for given random 10 states")
+#: same ten at every evaluation (the FIXAR paper: "for given random 10 states")
 EVAL_SEED_OFFSET = 10_000
 
 

@@ -1,4 +1,4 @@
-"""ISA rows of the ddpg family (FIXAR, seed 002): batched matrix operations on the AAP cores,
+"""ISA rows of the ddpg family (FIXAR, the FIXAR paper): batched matrix operations on the AAP cores,
 the Adam unit, the soft update and weight loads, the PRNG, quantisation-aware training and the
 activation unit's vector operations.
 
@@ -14,7 +14,7 @@ Conventions:
   read with different ``cols``, and the actor writes ``mu(s)`` into the action columns.
 * A layer at ``syn`` is ``W`` (``rows x cols``, row-major) followed by its ``rows`` biases
   (``machines/fixar/network.py``'s layout). Weights, target weights, gradients and the Adam
-  moments are regions of the synapse space (the seed's weight and gradient memories and the
+  moments are regions of the synapse space (the paper's weight and gradient memories and the
   memories machines/fixar/README.md section 13 adds for targets and moments).
 * ``qid`` names the QAT slot of a layer input (Algorithm 1 keeps one range per layer input
   per network): before ``qat.freeze``, a forward with ``mon=1`` folds its inputs into the
@@ -60,7 +60,7 @@ FORMATS = {
 HP_WORDS = 7                   # Adam's block: lr*c1, c2, b1, 1-b1, b2, 1-b2, eps (float32)
 
 ENTRIES = [
-    # ---- ddpg: the AAP cores (seed 002, section V-B) ----
+    # ---- ddpg: the AAP cores (the FIXAR paper, section V-B) ----
     op("bff", "BMM", "DFF", "src sstride syn dst dstride rows cols batch act=none qid=0 mon=0",
         "Batched forward (intra-layer parallelism): dst[b] = act(W x_b + bias) for b < batch, "
         "x_b = src[b][0:cols] read through QAT slot qid (mon=1: fold it into the slot's range "
@@ -81,14 +81,14 @@ ENTRIES = [
         fixed={"funct": 2}, reads={"err": batch_rows("estride", "rows"),
                                    "x": batch_rows("xstride", "cols")},
         writes={"grad": WB}),
-    # ---- ddpg: the Adam unit, local to the weight memory (seed 002, section III) ----
+    # ---- ddpg: the Adam unit, local to the weight memory (the FIXAR paper, section III) ----
     op("adam", "ADAM", "DAD", "w g m n hp",
         "Adam on n weights at w with the gradients at g; float32 moments m[0:n] and v = "
         "m[n:2n]; hp = [lr*c1, c2, b1, 1-b1, b2, 1-b2, eps] as float32 words (the host folds "
         "the bias corrections into lr*c1 and c2 each step).",
         fixed={"funct": 0}, reads={"w": "n", "g": "n", "m": "2*n", "hp": str(HP_WORDS)},
         writes={"w": "n", "m": "2*n"}),
-    # ---- ddpg: the PRNG (seed 002, section III) ----
+    # ---- ddpg: the PRNG (the FIXAR paper, section III) ----
     op("noise", "RNG", "DRN", "dst src n sigma stream=1",
         "dst[i] = src[i] + sigma * g_i, g the stream's q16.16 Gaussians (12-term CLT of "
         "xorshift32 lanes), sigma the word at sigma.",
@@ -96,7 +96,7 @@ ENTRIES = [
     op("rng.seed", "RNG", "DRN", "src stream=1",
         "Reseed a PRNG stream from the 64-bit seed in src[0] (low 32 bits) and src[1] (high).",
         fixed={"funct": 1}, reads={"src": "2"}),
-    # ---- ddpg: quantisation-aware training (seed 002, Algorithm 1) ----
+    # ---- ddpg: quantisation-aware training (the FIXAR paper, Algorithm 1) ----
     op("qat.freeze", "QAT", "DQ", "bits=16",
         "Algorithm 1 at t = d: every monitored slot gets its bits-bit quantiser (power-of-two "
         "step delta, zero point z) from its range; from now on its inputs are read as codes "

@@ -1,7 +1,7 @@
-"""The actor and critic of seed 002 as flat parameter vectors, laid out as the weight memory.
+"""The actor and critic of the FIXAR paper as flat parameter vectors, laid out as the weight memory.
 
 A network of widths ``(in, h1, ..., out)`` has, per layer, its ``P x Q`` weight matrix row by
-row (seed 002, section V-B: "the weight memory stores the model's matrix parameters row by
+row (the FIXAR paper, section V-B: "the weight memory stores the model's matrix parameters row by
 row"), then its ``P`` biases. One flat vector per network lets the Adam unit and the soft
 update stream over every parameter in memory order, and gives phase B the memory image.
 
@@ -54,13 +54,13 @@ class Net:
 
 
 def actor_net(state_dim: int, action_dim: int, hidden=(400, 300)) -> Net:
-    """Actor S-400-300-A, ReLU, tanh output (seed 002, VI-B)."""
+    """Actor S-400-300-A, ReLU, tanh output (the FIXAR paper, VI-B)."""
     return Net("actor", (state_dim, *hidden, action_dim), "tanh")
 
 
 def critic_net(state_dim: int, action_dim: int, hidden=(400, 300)) -> Net:
     """Critic (S+A)-400-300-1, ReLU, linear output; the action joins the state at the input
-    layer (seed 002, VI-B: "receives both the state and action as inputs"; Lillicrap et al.
+    layer (the FIXAR paper, VI-B: "receives both the state and action as inputs"; Lillicrap et al.
     add it at the second layer instead)."""
     return Net("critic", (state_dim + action_dim, *hidden, 1), "none")
 

@@ -1,7 +1,7 @@
 """DDPG as FIXAR runs it, without a simulator: the float32 CPU baseline and, with ``numerics =
 "fixed"``, the accelerator's fixed-point arithmetic and Algorithm 1's QAT.
 
-One time step (seed 002, section III and Fig. 3), given the current state and a batch:
+One time step (the FIXAR paper, section III and Fig. 3), given the current state and a batch:
 
 1. **critic**: ``a' = mu'(s')``, ``y = r + gamma (1 - done) Q'(s', a')``, ``q = Q(s, a)``;
    back-propagate ``q - y`` (the loss ``1/2 sum (q - y)^2``), weight gradients, Adam;

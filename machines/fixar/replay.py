@@ -1,4 +1,4 @@
-"""The host's replay buffer (seed 002, section III: the host "stores transition information
+"""The host's replay buffer (the FIXAR paper, section III: the host "stores transition information
 from the current step and samples a training batch in order to send to FPGA").
 
 A ring of float32 arrays; uniform sampling with replacement from a generator the caller owns

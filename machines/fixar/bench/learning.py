@@ -1,4 +1,4 @@
-"""FIXAR (seed 002) learning and speed through the simulator, beside the float reference.
+"""FIXAR (the FIXAR paper) learning and speed through the simulator, beside the float reference.
 
     python machines/fixar/bench/learning.py learn --env halfcheetah --steps 50000 --seed 1 \
         [--qat-delay 25000 | --arch fixar-fixed16] [--tag NAME]
@@ -16,15 +16,15 @@ resumes from there, bit for bit, and the finished run removes the file.
 
 ``speed`` measures, in one process on this machine, the wall time per environment step with
 training at B = 64 on HalfCheetah after the warm-up: the simulator (``rlaccel run``) and the
-float32 reference (``machines/fixar/reference.py``), same seed, same steps (issue 8,
-done-when 4: the simulator at most 3x the reference), then the same in this process's CPU
+float32 reference (``machines/fixar/reference.py``), same seed, same steps (the
+simulator's target: at most 3x the reference), then the same in this process's CPU
 seconds (``cpu_ratio``; on a shared machine the wall clock counts waiting for a core), with
 the load average after each repeat and the medians over ``--repeats``, and writes
 ``out/fixar_speed.json``. ``table`` prints the evaluation returns of several runs side by
 side as Markdown, from a learn run's log (``out/fixar_learning_<tag>.log``, complete or
 not) or a reference JSON (``machines/fixar/bench/reference.py learn --json``); ``plot`` draws the same
 curves as ``BASE.png`` and ``BASE.svg`` (``util/plots.lines``; ``--delay`` marks the
-quantisation delay, as Fig. 7 of the seed does). Run long jobs with ``nice -n 10``.
+quantisation delay, as Fig. 7 of the paper does). Run long jobs with ``nice -n 10``.
 
 numpy's BLAS is limited to one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as in
 ``machines/fixar/bench/reference.py``: on this 2-core machine shared by several jobs, two BLAS threads

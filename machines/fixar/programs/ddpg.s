@@ -1,4 +1,4 @@
-; FIXAR (seed 002): one DDPG time step per host exchange (Fig. 3), every DNN operation on the
+; FIXAR (the FIXAR paper): one DDPG time step per host exchange (Fig. 3), every DNN operation on the
 ; accelerator. Host protocol (machines/fixar/driver.py): the first exchange brings the initial
 ; weights and constants; then each exchange sends the last action and brings a request:
 ; DONE (halt), EVAL (the deterministic action for ST: evaluation), or a training step (the

@@ -1,2 +1,2 @@
-"""RTL of FIXAR's blocks (seed 002): the configurable processing element (:mod:`.pe`) and
+"""RTL of FIXAR's blocks (the FIXAR paper): the configurable processing element (:mod:`.pe`) and
 the Gaussian noise generator (:mod:`.prng`). See docs/rtl.md."""

@@ -1,5 +1,5 @@
 """FIXAR's AAP core: an ``R x C`` array of configurable PEs with the column-wise dataflow
-(seed 002, section V-B, Fig. 4-5).
+(the FIXAR paper, section V-B, Fig. 4-5).
 
 Column-wise matrix decomposition: a layer ``y = W x`` (``P`` outputs, ``Q`` inputs) is cut
 into tiles of ``R`` inputs by ``C`` outputs. In a tile, input ``q`` of the block is broadcast

@@ -1,4 +1,4 @@
-"""FIXAR's configurable processing element (seed 002, section V-C, Fig. 5).
+"""FIXAR's configurable processing element (the FIXAR paper, section V-C, Fig. 5).
 
 Two 32 x 17-bit signed multipliers share the 32-bit weight ``w``. **Full precision**
 (``half`` low): the activation ``a`` is split, ``a_hi = a >> 16`` (signed) to the upper

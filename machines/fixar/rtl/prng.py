@@ -1,4 +1,4 @@
-"""FIXAR's Gaussian noise generator (seed 002, section III: the PRNG that adds exploration
+"""FIXAR's Gaussian noise generator (the FIXAR paper, section III: the PRNG that adds exploration
 noise to the actor's output), as :mod:`machines.fixar.tlm.prng` defines it.
 
 ``lanes`` lanes of ``REGISTERS`` 32-bit xorshift registers (Marsaglia's (13, 17, 5) triple).

@@ -1,4 +1,4 @@
-"""Functional models of FIXAR's units (seed 002), for the ``ddpg`` ISA family.
+"""Functional models of FIXAR's units (the FIXAR paper), for the ``ddpg`` ISA family.
 
 Pure numpy on the number formats of :mod:`rlaccel.isa.dtypes`; nothing here knows about the
 simulator, so the phase-B instruction models call these as their semantics and the RTL

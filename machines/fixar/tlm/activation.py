@@ -1,4 +1,4 @@
-"""FIXAR's activation unit: ReLU and the actor's output tanh (seed 002, V-A and VI-B), forward
+"""FIXAR's activation unit: ReLU and the actor's output tanh (the FIXAR paper, V-A and VI-B), forward
 and backward, in fixed point.
 
 The forward tanh is the project's PWL table (:class:`rlaccel.isa.dtypes.PwlTable`: uniform

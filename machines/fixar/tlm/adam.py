@@ -1,7 +1,7 @@
-"""The Adam unit of FIXAR (seed 002, section III: "weight update occurs in Adam optimizer
+"""The Adam unit of FIXAR (the FIXAR paper, section III: "weight update occurs in Adam optimizer
 module, which is fully local to FPGA as the entire model parameters are stored on-chip").
 
-The seed gives the optimiser (Adam, learning rate 1e-4, section VI-B) but not the unit's
+The paper gives the optimiser (Adam, learning rate 1e-4, section VI-B) but not the unit's
 arithmetic. Table I gives it 46.7K LUTs, 70.2K flip-flops and **3 DSPs**: too few for
 fixed-point multipliers per lane, about one IEEE single-precision multiplier (LUTs for the
 adders, square root and divider). We therefore model its datapath as float32, with every
@@ -42,7 +42,7 @@ __all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", 
 
 @dataclass(frozen=True)
 class AdamHyper:
-    """Adam's hyper-parameters (seed 002: lr 1e-4; betas and eps are Kingma & Ba's)."""
+    """Adam's hyper-parameters (the FIXAR paper: lr 1e-4; betas and eps are Kingma & Ba's)."""
 
     lr: float = 1e-4
     beta1: float = 0.9

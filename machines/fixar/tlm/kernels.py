@@ -2,7 +2,7 @@
 
 FIXAR's PEs multiply a 32-bit weight by a 32-bit activation (or by a 16-bit one, two a cycle:
 :mod:`.pe`); the products of a column are summed down the array, the columns' partial sums in
-the accumulator and, in forward propagation, the cores' partial sums again (seed 002, section
+the accumulator and, in forward propagation, the cores' partial sums again (the FIXAR paper, section
 V-B). The functional rule is the project's (``isa/dtypes/README.md``): **every product exact,
 the whole sum exact, one round half up at the output's binary point, one saturation**. An
 exact sum does not depend on the order it is formed in, so interleaving columns across cores

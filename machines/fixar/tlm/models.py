@@ -1,4 +1,4 @@
-"""The ddpg family's instruction models (FIXAR, seed 002): one entry per mnemonic of
+"""The ddpg family's instruction models (FIXAR, the FIXAR paper): one entry per mnemonic of
 ``machines/fixar/isa.py``, each built on this package's unit models.
 
 Semantics are bound once per instruction to the agent's memories (raw words in int64: the
@@ -52,8 +52,8 @@ ACTIONS = {"pe_mac32": "pe", "pe_mac16": "pe", "adam_word": "adam", "soft_word":
            "prng_sample": "prng", "vec_op": "vector"}
 #: the [timing] constants the family reads (besides the base family's pipeline_depth)
 TIMING_KEYS = {
-    "pe_rows": "inputs per tile: PE rows of an AAP core (seed 002: 16)",
-    "pe_cols": "outputs per tile: PE columns of an AAP core (seed 002: 16)",
+    "pe_rows": "inputs per tile: PE rows of an AAP core (the FIXAR paper: 16)",
+    "pe_cols": "outputs per tile: PE columns of an AAP core (the FIXAR paper: 16)",
     "adam_lanes": "words the Adam unit updates per cycle (assumed 16: a 512-bit line)",
     "adam_depth": "the Adam unit's pipeline (assumed 20 cycles of float32 operations)",
     "soft_lanes": "words the soft update moves per cycle (assumed 16)",
@@ -419,5 +419,5 @@ MODELS = {m: InstructionModel(m, "exec", *_SPEC[m])
 
 FAMILY = Family(name="ddpg", models=MODELS, actions=ACTIONS, categories=CATEGORIES,
                 timing_keys=TIMING_KEYS, tables=("fixar",), checks=(_check,),
-                doc="FIXAR (seed 002): batched DDPG on two AAP cores, Adam, soft updates, the "
+                doc="FIXAR (the FIXAR paper): batched DDPG on two AAP cores, Adam, soft updates, the "
                     "PRNG, quantisation-aware training")

@@ -1,6 +1,6 @@
 """The PCIe host link of the FIXAR platform: what a host <-> accelerator transfer costs.
 
-Seed 002 (section III, Fig. 3): every time step the host sends the actor's current state and
+The FIXAR paper (section III, Fig. 3): every time step the host sends the actor's current state and
 a batch of ``B`` transitions, the accelerator trains and returns the action. A transfer costs
 a fixed per-call overhead of the run time (enqueueing the kernel with its buffers) plus the
 DMA's latency plus the bytes at the link's bandwidth::
@@ -11,9 +11,9 @@ DMA's latency plus the bytes at the link's bandwidth::
 ``tlm/cost/primitives.toml``): Xilinx's 30-60 us per enqueued kernel command (UG1023; the
 midpoint), about 5.4 us per small DMA on a U50 (an ``xbutil validate`` reading, XRT issue
 6787) and PCIe Gen3 x16's 15.75 GB/s. The host's own time (the environment, the replay
-sampling, the packing) is measured on this machine by the driver, never taken from the seed.
+sampling, the packing) is measured on this machine by the driver, never taken from the paper.
 
-:func:`overhead_from_paper` is what the seed's throughput figures would imply for the per-call
+:func:`overhead_from_paper` is what the paper's throughput figures would imply for the per-call
 overhead if the three parts of a step ran one after the other (8.73 ms at B = 512): it is
 reported beside the model as the residual the model does not explain (Fig. 9's "initial
 overhead of buffer allocation and PCIe communication in the run-time"), never used as a
@@ -29,7 +29,7 @@ from rlaccel.util.errors import ArchError
 __all__ = ["PcieLink", "cited_link", "step_bytes", "transfer_seconds", "step_transfer_seconds",
            "overhead_from_paper", "SEED_SYSTEM_IPS", "SEED_ACCELERATOR_IPS", "PAPER_ENV_SECONDS"]
 
-#: seed 002's figures, for comparison (abstract, section VI-C)
+#: the FIXAR paper's figures, for comparison (abstract, section VI-C)
 SEED_SYSTEM_IPS = 25293.3
 SEED_ACCELERATOR_IPS = 53826.8
 PAPER_ENV_SECONDS = 2e-3          # "the CPU time spent on running MuJoCo ... around 2 ms"
@@ -89,7 +89,7 @@ def step_transfer_seconds(state_dim: int, action_dim: int, batch: int, link: Pci
 def overhead_from_paper(batch: int = 512, system_ips: float = SEED_SYSTEM_IPS,
                        accelerator_ips: float = SEED_ACCELERATOR_IPS,
                        env_seconds: float = PAPER_ENV_SECONDS, calls: int = 1) -> float:
-    """The per-call overhead that makes the seed's figures add up, assuming the system IPS
+    """The per-call overhead that makes the paper's figures add up, assuming the system IPS
     was measured at ``batch`` and the three parts of a step (environment, run-time,
     accelerator) run one after the other (Fig. 9(a) stacks them)::
 
@@ -97,6 +97,6 @@ def overhead_from_paper(batch: int = 512, system_ips: float = SEED_SYSTEM_IPS,
     """
     rest = batch / system_ips - env_seconds - batch / accelerator_ips
     if rest <= 0:
-        raise ArchError(f"the seed's figures leave no time for the host link at batch {batch} "
+        raise ArchError(f"the paper's figures leave no time for the host link at batch {batch} "
                         f"({rest * 1e3:.3f} ms): the system IPS cannot have been measured there")
     return rest / calls

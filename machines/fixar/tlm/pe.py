@@ -1,4 +1,4 @@
-"""FIXAR's configurable processing element (seed 002, section V-C, Fig. 5).
+"""FIXAR's configurable processing element (the FIXAR paper, section V-C, Fig. 5).
 
 Each PE holds two 32x16-bit multipliers. **Full precision** (before the quantization delay):
 the 32-bit activation ``a`` is split into its upper and lower 16 bits, ``a = a_hi * 2**16 +
@@ -26,7 +26,7 @@ from rlaccel.util.errors import DTypeError
 
 __all__ = ["WEIGHT_BITS", "MUL_BITS", "split", "product_full", "products_half"]
 
-#: a weight is a 32-bit signed word (seed 002: "Weight: Fixed-point 32-bit")
+#: a weight is a 32-bit signed word (the FIXAR paper: "Weight: Fixed-point 32-bit")
 WEIGHT_BITS = 32
 #: each of the two multipliers takes a 17-bit signed operand beside the weight
 MUL_BITS = 17

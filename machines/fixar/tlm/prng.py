@@ -1,8 +1,8 @@
 """FIXAR's pseudo-random number generator: Gaussian exploration noise for the actor's output
-(seed 002, section III: "The pseudo random number generator (PRNG) module injects random
+(the FIXAR paper, section III: "The pseudo random number generator (PRNG) module injects random
 noise to the final results of the actor's inference to help action exploration").
 
-The seed names the module only. We choose a generator that costs a few hundred LUTs and no
+The paper names the module only. We choose a generator that costs a few hundred LUTs and no
 DSP, and whose output is exactly a fixed-point number:
 
 * each output **lane** has six 32-bit xorshift registers (Marsaglia 2003, "Xorshift RNGs",

@@ -1,4 +1,4 @@
-"""Algorithm 1 of seed 002: quantisation-aware training's activation quantiser.
+"""Algorithm 1 of the FIXAR paper: quantisation-aware training's activation quantiser.
 
 While the time step is below the quantization delay ``d`` the activations stay 32-bit fixed
 point and a monitor keeps their minimum and maximum (:class:`RangeMonitor`). From step ``d``
@@ -9,7 +9,7 @@ on every activation is stored as an ``n``-bit code::
 
 and its value is ``(Q - z) * delta`` (:func:`dequantize`). Weights and gradients stay 32-bit.
 
-Two choices the seed leaves open, made here (``machines/fixar/README.md`` says why):
+Two choices the paper leaves open, made here (``machines/fixar/README.md`` says why):
 
 * **Codes are clipped to ``[0, 2**n - 1]``**, the unsigned ``n``-bit word: ``A_max`` itself
   maps to ``2**n`` when ``A_max - A_min`` is a multiple of ``delta``, and ``A_min`` to ``-1``

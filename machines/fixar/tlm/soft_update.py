@@ -1,5 +1,5 @@
 """The soft target update of DDPG, ``theta' <- tau * theta + (1 - tau) * theta'`` (Lillicrap et
-al. 2016; seed 002 names target networks only through DDPG).
+al. 2016; the FIXAR paper names target networks only through DDPG).
 
 On the fixed-point machine it is one multiply per word (:func:`soft_update_fixed`)::
 

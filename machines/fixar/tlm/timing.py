@@ -1,6 +1,6 @@
-"""Cycle formulas of FIXAR's units, written once, with the seed section each comes from.
+"""Cycle formulas of FIXAR's units, written once, with the paper's section each comes from.
 
-Seed 002, section V (AAP cores) and III (the platform):
+The FIXAR paper, section V (AAP cores) and III (the platform):
 
 * **Tiles.** An AAP core is a 16x16 PE array. Column-wise matrix decomposition (V-B, Fig. 4):
   a layer ``W`` of ``P`` outputs by ``Q`` inputs is cut into tiles of 16 inputs (PE rows, each
@@ -27,13 +27,13 @@ Seed 002, section V (AAP cores) and III (the platform):
 * **Biases** cost no PE cycle: the accumulator starts from the bias (forward) and sums the
   errors into the bias gradient (backward).
 * **Adam unit and soft update** (III): local to the weight memory, ``lanes`` words a cycle
-  (a 512-bit line is 16 words); the seed gives neither their width nor their pipeline.
+  (a 512-bit line is 16 words); the paper gives neither their width nor their pipeline.
 * **Pipeline**: every dependent matrix instruction adds ``pipeline_depth`` cycles of fill
   (weight read, two multiplier stages, a 4-level column adder tree, accumulate, activate,
-  write back, SLR-crossing registers: about 10; the seed gives no figure).
+  write back, SLR-crossing registers: about 10; the paper gives no figure).
 
 :func:`ddpg_step` lays out one training time step in the order of Fig. 3 and returns every
-phase's cycles and MACs; :func:`accelerator_ips` turns it into the seed's IPS (batch samples
+phase's cycles and MACs; :func:`accelerator_ips` turns it into the paper's IPS (batch samples
 per second of accelerator time, section VI-C).
 
 :class:`AapTiming`'s defaults are read from the machine's architecture file,
@@ -59,7 +59,7 @@ _TIMING = ARCH.extra["timing"]
 
 @dataclass(frozen=True)
 class AapTiming:
-    """The knobs of the timing model (seed 002 where it gives them; the defaults are
+    """The knobs of the timing model (the FIXAR paper where it gives them; the defaults are
     :data:`ARCH`'s)."""
 
     cores: int = ARCH.knobs.cores                   # N AAP cores (VI-A: 2, across the 2 SLRs)
@@ -72,7 +72,7 @@ class AapTiming:
     soft_lanes: int = _TIMING["soft_lanes"]         # assumption: a 512-bit weight line
     prng_lanes: int = _TIMING["prng_lanes"]         # our PRNG (prng.py): a Gaussian per lane
     vector_lanes: int = _TIMING["vector_lanes"]     # accumulator/activation unit width
-    bp_half: bool = False           # BP's error operand 16-bit after the delay (not the seed's)
+    bp_half: bool = False           # BP's error operand 16-bit after the delay (not the paper's)
 
     @property
     def peak_macs(self) -> int:
@@ -238,7 +238,7 @@ def ddpg_step(state_dim: int, action_dim: int, batch: int, cfg: AapTiming = AapT
 
 
 def accelerator_ips(step: StepTiming) -> float:
-    """Seed 002's accelerator IPS: batch samples per second of accelerator time (VI-C: "the
+    """The FIXAR paper's accelerator IPS: batch samples per second of accelerator time (VI-C: "the
     IPS performance of the FIXAR's accelerator remains high at 53826.8 IPS for all different
     batch sizes", with accelerator time "linear to the size of input batch")."""
     return step.batch * step.cfg.clock_mhz * 1e6 / step.cycles

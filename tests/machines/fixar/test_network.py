@@ -1,4 +1,4 @@
-"""The actor and critic of seed 002 as flat parameter vectors in weight-memory order."""
+"""The actor and critic of the FIXAR paper as flat parameter vectors in weight-memory order."""
 
 import numpy as np
 
@@ -7,7 +7,7 @@ from rlaccel.machines.fixar.network import actor_net, critic_net, init_params
 
 def test_sizes_fill_the_seeds_weight_memory():
     """HalfCheetah: actor 17-400-300-6 has 129,306 parameters, critic 23-400-300-1 130,201;
-    at 4 bytes a word the two are 1.038 MB, the seed's 1.05 MB weight memory (section III)."""
+    at 4 bytes a word the two are 1.038 MB, the paper's 1.05 MB weight memory (section III)."""
     a, c = actor_net(17, 6), critic_net(17, 6)
     assert a.size == 17 * 400 + 400 + 400 * 300 + 300 + 300 * 6 + 6 == 129_306
     assert c.size == 23 * 400 + 400 + 400 * 300 + 300 + 300 + 1 == 130_201

@@ -65,6 +65,7 @@ import numpy as np
 
 from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import atomic_output, read_bytes
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["CheckpointError", "Checkpointable", "Saved", "run_checkpointed", "identity",
            "read", "write", "nest", "rng_state", "py_random_state", "env_state",
@@ -610,7 +611,7 @@ def run_checkpointed(setup, path: str | os.PathLike, every: int, ident: dict):
     (:func:`identity`); returns the platform's Results and sets ``setup.checkpoint`` (the
     file, every, the exchange resumed at, the saves, the exchanges)."""
     from rlaccel.tlm.fast.engine import prepare
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+    if not is_whole(every):
         raise CheckpointError(f"--checkpoint-every must be at least 1, not {every!r}")
     path = Path(path)
     if path.is_dir():

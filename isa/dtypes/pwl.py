@@ -39,6 +39,7 @@ import numpy as np
 from rlaccel.isa.dtypes._rounding import round_shift
 from rlaccel.isa.dtypes.activations import PWL_FUNCTIONS, exact_raw
 from rlaccel.util.errors import DTypeError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["PwlTable", "PWL_DEFAULT_SEGMENTS", "PWL_DEFAULT_XMAX"]
 
@@ -77,8 +78,7 @@ class PwlTable:
         func = func.lower()
         if segments is None:
             segments = dtype.segments
-        if isinstance(segments, bool) or not isinstance(segments, (int, np.integer)) \
-                or segments < 1:
+        if not is_whole(segments, types=(int, np.integer)):
             raise DTypeError(f"PWL segments must be a positive integer, not {segments!r}")
         if xmax is None:
             xmax = PWL_DEFAULT_XMAX[func]

@@ -36,6 +36,7 @@ from rlaccel.isa.dtypes.fixed import FixedType
 from rlaccel.isa.dtypes.floating import Float64Type, Fp16Type, Fp32Type
 from rlaccel.isa.dtypes.pwl import PWL_DEFAULT_SEGMENTS
 from rlaccel.util.errors import DTypeError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["get_dtype", "ALIASES", "VALID_FORMS"]
 
@@ -60,7 +61,7 @@ def get_dtype(name: str, **opts) -> DType:
                          f"are {', '.join(_OPTIONS)}")
     full = {**_OPTIONS, **{k: v for k, v in opts.items() if v is not None}}
     seg = full["segments"]
-    if isinstance(seg, bool) or not isinstance(seg, (int, np.integer)) or seg < 1:
+    if not is_whole(seg, types=(int, np.integer)):
         raise DTypeError(f"segments must be a positive integer, not {seg!r}")
     seg = int(seg)
     if not isinstance(name, str):

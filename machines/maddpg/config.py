@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from rlaccel.programs.manifest import ManifestError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["MaddpgConfig"]
 
@@ -59,17 +60,14 @@ class MaddpgConfig:
     def __post_init__(self):
         def positive_int(name):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_whole(v):
                 raise ManifestError(f"MADDPG: {name} must be a positive integer, not {v!r}")
         for name in ("max_episode_len", "episodes", "batch", "buffer", "update_every"):
             positive_int(name)
-        if self.learning_starts is not None and (
-                isinstance(self.learning_starts, bool) or not isinstance(self.learning_starts, int)
-                or self.learning_starts < 1):
+        if self.learning_starts is not None and not is_whole(self.learning_starts):
             raise ManifestError(f"MADDPG: learning_starts must be a positive integer or None, "
                                 f"not {self.learning_starts!r}")
-        if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1
-                                  for h in self.hidden):
+        if not self.hidden or not all(map(is_whole, self.hidden)):
             raise ManifestError(f"MADDPG: hidden must list positive layer widths, not "
                                 f"{self.hidden!r}")
         for name, lo, hi in (("gamma", 0.0, 1.0), ("tau", 0.0, 1.0)):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlaccel.programs.manifest import ManifestError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["ReplayBuffer", "Batch", "gumbel_noise"]
 
@@ -64,7 +65,7 @@ class ReplayBuffer:
         if len(obs_dims) != len(act_dims) or not obs_dims:
             raise ManifestError(f"replay buffer: {len(obs_dims)} observation widths and "
                                 f"{len(act_dims)} action widths (need one of each per agent)")
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+        if not is_whole(capacity):
             raise ManifestError(f"replay buffer: capacity must be a positive integer, not "
                                 f"{capacity!r}")
         self.obs_dims, self.act_dims = tuple(obs_dims), tuple(act_dims)

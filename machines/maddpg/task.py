@@ -32,6 +32,7 @@ from importlib import import_module
 import numpy as np
 
 from rlaccel.programs.manifest import ManifestError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["TASKS", "AgentSpec", "Task", "make_task"]
 
@@ -63,7 +64,7 @@ class Task:
         if name not in TASKS:
             raise ManifestError(f"environment {name!r} is not a MADDPG task: known tasks are "
                                 f"{', '.join(TASKS)}")
-        if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
+        if not is_whole(max_cycles):
             raise ManifestError(f"{name}: max_cycles must be a positive integer, not "
                                 f"{max_cycles!r}")
         module, ddpg = TASKS[name]

@@ -38,6 +38,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from rlaccel.programs.envs.rk4 import rk4_step
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["PlantEnv"]
 
@@ -65,8 +66,7 @@ class PlantEnv(gym.Env[np.ndarray, np.ndarray]):
                 "(the rlaccel plants have no graphical rendering)")
         self.render_mode = render_mode
         self.dt = _positive("dt", dt)
-        if isinstance(substeps, bool) or not isinstance(substeps, (int, np.integer)) \
-                or substeps < 1:
+        if not is_whole(substeps, types=(int, np.integer)):
             raise ValueError(f"substeps must be a positive integer, not {substeps!r}")
         self.substeps = int(substeps)
         n = len(self.state_names)

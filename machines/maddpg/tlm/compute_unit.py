@@ -30,6 +30,7 @@ import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.util.errors import ArchError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["ComputeUnit", "cu_cycles", "DSP_PER_MAC", "fp", "bp", "wu"]
 
@@ -42,7 +43,7 @@ _F32 = get_dtype("fp32")
 def cu_cycles(id_: int, od: int, f: int) -> int:
     """Cycles of one sample through an ``ID x OD`` layer on ``F`` elements (eq. 4)."""
     for name, v in (("ID", id_), ("OD", od), ("F", f)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        if not is_whole(v, types=(int, np.integer)):
             raise ArchError(f"compute unit: {name} must be a positive integer, not {v!r}")
     return ceil(id_ * od / f)
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from math import ceil, floor
 
 from rlaccel.util.errors import ArchError
+from rlaccel.util.numbers import is_whole
 
 from rlaccel.machines.maddpg.tlm.compute_unit import DSP_PER_MAC, cu_cycles
 from rlaccel.machines.maddpg.tlm.device import FABRIC_KINDS
@@ -132,7 +133,7 @@ def _base_work(learners) -> int:
 
 
 def _positive(v, what: str) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+    if not is_whole(v):
         raise ArchError(f"{what} must be a positive integer, not {v!r}")
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError, SimError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["LEARNER_KEYS", "Learner", "learner", "unit_name", "RING_UNIT"]
 
@@ -50,7 +51,7 @@ def _constants(arch) -> dict:
     out = dict(LEARNER_KEYS)
     for key, v in table.items():
         low = 0 if key == "stage_depth" else 1
-        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        if not is_whole(v, low):
             raise ArchError(f"{origin}: [learner] {key} must be a whole number >= {low}, "
                             f"not {v!r}")
         out[key] = v

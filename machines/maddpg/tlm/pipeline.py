@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rlaccel.util.errors import ArchError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["Stage", "value_stages", "policy_stages", "learner_stages"]
 
@@ -55,8 +56,7 @@ class Stage:
 
 def _check(sizes, what: str) -> tuple[int, ...]:
     sizes = tuple(sizes)
-    if len(sizes) < 2 or any(isinstance(s, bool) or not isinstance(s, int) or s < 1
-                             for s in sizes):
+    if len(sizes) < 2 or not all(map(is_whole, sizes)):
         raise ArchError(f"{what} widths must be two or more positive integers, not {sizes!r}")
     return sizes
 

@@ -24,6 +24,7 @@ from math import ceil
 import numpy as np
 
 from rlaccel.util.errors import ArchError
+from rlaccel.util.numbers import is_whole
 
 __all__ = ["throughput", "bottleneck", "fill_cycles", "batch_cycles", "schedule",
            "apply_cycles", "seconds"]
@@ -67,7 +68,7 @@ def fill_cycles(cycles, depth=None) -> int:
 
 def batch_cycles(cycles, batch: int, depth=None) -> int:
     """Cycles from the first sample entering to the last leaving, for ``batch`` samples."""
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+    if not is_whole(batch, types=(int, np.integer)):
         raise ArchError(f"a batch must hold one or more samples, not {batch!r}")
     c = _cycles(cycles)
     return fill_cycles(c, depth) + (int(batch) - 1) * max(c)

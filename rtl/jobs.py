@@ -15,14 +15,14 @@ the same jobs run.
 
 from __future__ import annotations
 
-import time
 from typing import Callable, Generator
 
 from myhdl import ResetSignal, Signal, Simulation, block, delay, instance
 
 from rlaccel.rtl.clock import half_period_ps
 
-from rlaccel.rtl.errors import RtlError, job_allowance, job_overrun
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.job_base import JobSimBase, job_allowance, job_overrun
 
 __all__ = ["JobSim", "counted_clock", "job_sim", "JOB_BACKENDS"]
 
@@ -47,7 +47,7 @@ def counted_clock(clk, tick, half: int):
     return clock
 
 
-class JobSim:
+class JobSim(JobSimBase):
     """Drives ``block(clk, rst, **ports, prm=prm)`` and the models beside it (``beside``:
     :class:`rtl.memory.Memory` descriptions, run as processes on the ports); ``what``
     names the block in errors."""
@@ -95,13 +95,7 @@ class JobSim:
         """One rising edge of the simulation's clock."""
         self.cycles += 1
 
-    def run(self, job: Callable[["JobSim"], Generator], budget: int, task: str = "a job"):
-        """Run ``job`` on the block; ``budget`` is the cycles it should take (the simulation
-        gives up, with a :class:`SimError` naming ``task``, after
-        :func:`rtl.errors.job_allowance` cycles)."""
-        if self._sim is None:
-            raise RtlError(f"the RTL {self.what} is closed")
-        wall = time.perf_counter()
+    def _run(self, job: Callable[["JobSim"], Generator], budget: int, task: str):
         self._job, self._result = job, _NONE
         spent, step, limit = 0, budget + 2, job_allowance(budget)
         while self._result is _NONE:
@@ -111,13 +105,10 @@ class JobSim:
             spent += step
             step = 4
         result, self._result = self._result, _NONE
-        self.wall_s += time.perf_counter() - wall
         return result
 
-    def close(self) -> None:
-        if self._sim is not None:
-            self._sim.quit()
-            self._sim = None
+    def _end(self) -> None:
+        self._sim.quit()
 
 
 def _forever(gen):

@@ -10,10 +10,9 @@ block (:class:`rtl.memory.Memory`) run in the compiled shim. Out of reset as
 
 from __future__ import annotations
 
-import time
 from typing import Callable, Generator
 
-from rlaccel.rtl.errors import RtlError, job_allowance, job_overrun
+from rlaccel.rtl.job_base import JobSimBase, job_allowance, job_overrun
 from rlaccel.rtl.verilator.sim import BlockSim
 
 __all__ = ["VerilatorJobSim"]
@@ -22,7 +21,7 @@ __all__ = ["VerilatorJobSim"]
 _RESET_RUN = 4
 
 
-class VerilatorJobSim:
+class VerilatorJobSim(JobSimBase):
     """Drives ``block(clk, rst, **ports, prm=prm)`` compiled by Verilator, with the memories
     ``beside`` it; ``what`` names the block in errors; ``announce`` hears of a first
     compilation."""
@@ -51,13 +50,8 @@ class VerilatorJobSim:
         """Rising clock edges so far."""
         return self._kernel.cycles
 
-    def run(self, job: Callable[["VerilatorJobSim"], Generator], budget: int,
-            task: str = "a job"):
-        """Run ``job`` on the block from the next falling edge until it returns (its value);
-        a :class:`SimError` naming ``task`` after :func:`rtl.errors.job_allowance` cycles."""
-        if self._sim is None:
-            raise RtlError(f"the RTL {self.what} is closed")
-        wall = time.perf_counter()
+    def _run(self, job: Callable[["VerilatorJobSim"], Generator], budget: int, task: str):
+        """From the next falling edge until ``job`` returns."""
         k = self._kernel
         gen = k.start_at_fall(job(self), watch=True)
         allowed = job_allowance(budget)
@@ -65,11 +59,7 @@ class VerilatorJobSim:
         k.run(until=lambda: k.finished(gen) or k.cycles > limit)
         if not k.finished(gen):
             raise job_overrun(self.what, task, allowed, budget)
-        result = k.result(gen)
-        self.wall_s += time.perf_counter() - wall
-        return result
+        return k.result(gen)
 
-    def close(self) -> None:
-        if self._sim is not None:
-            self._sim.close()
-            self._sim = None
+    def _end(self) -> None:
+        self._sim.close()

@@ -1,5 +1,5 @@
-"""rtl.jobs: a job simulation gives a job :func:`rtl.errors.job_allowance` cycles, then stops
-it with the error :func:`rtl.errors.job_overrun` makes; a job that returns in time gives its
+"""rtl.jobs, on both back ends: a job simulation gives a job :func:`rtl.job_base.job_allowance` cycles, then stops
+it with the error :func:`rtl.job_base.job_overrun` makes; a job that returns in time gives its
 value."""
 
 from types import SimpleNamespace
@@ -7,8 +7,9 @@ from types import SimpleNamespace
 import pytest
 from myhdl import Signal, always_seq, block, intbv
 
-from rlaccel.rtl.errors import job_allowance
-from rlaccel.rtl.jobs import JobSim
+from rlaccel.rtl.errors import RtlError
+from rlaccel.rtl.job_base import job_allowance
+from rlaccel.rtl.jobs import JOB_BACKENDS, job_sim
 from rlaccel.util.errors import SimError
 
 PRM = SimpleNamespace(arch=SimpleNamespace(knobs=SimpleNamespace(clock_mhz=100)))
@@ -22,16 +23,23 @@ def _counter(clk, rst, q, *, prm):
     return count
 
 
-def _sim():
-    return JobSim(_counter, {"q": Signal(intbv(0)[8:])}, PRM, "counter")
+@pytest.fixture(params=JOB_BACKENDS)
+def backend(request):
+    if request.param == "verilator":
+        request.getfixturevalue("hdl_tools")
+    return request.param
+
+
+def _sim(backend="myhdl"):
+    return job_sim(backend, _counter, {"q": Signal(intbv(0)[8:])}, PRM, "counter")
 
 
 def test_the_allowance_is_four_budgets_and_64_cycles():
     assert [job_allowance(b) for b in (0, 1, 10)] == [64, 68, 104]
 
 
-def test_a_job_in_time_returns_its_value():
-    sim = _sim()
+def test_a_job_in_time_returns_its_value(backend):
+    sim = _sim(backend)
 
     def job(io):
         start = io.cycles
@@ -45,8 +53,8 @@ def test_a_job_in_time_returns_its_value():
         sim.close()
 
 
-def test_a_job_past_its_allowance_stops_with_the_overrun_error():
-    sim = _sim()
+def test_a_job_past_its_allowance_stops_with_the_overrun_error(backend):
+    sim = _sim(backend)
 
     def forever(io):
         while True:
@@ -60,3 +68,11 @@ def test_a_job_past_its_allowance_stops_with_the_overrun_error():
         assert job_allowance(3) < sim.cycles - start <= job_allowance(3) + 5
     finally:
         sim.close()
+
+
+def test_a_closed_simulation_refuses_a_job_and_closes_once(backend):
+    sim = _sim(backend)
+    sim.close()
+    sim.close()
+    with pytest.raises(RtlError, match="the RTL counter is closed"):
+        sim.run(lambda io: iter(()), budget=1)

@@ -24,6 +24,7 @@ from rlaccel.util.args import SEED_MAX
 from rlaccel.util.errors import RlaccelError, did_you_mean
 from rlaccel.isa.machine import machines
 
+from rlaccel.programs.headline import Headline
 from rlaccel.programs.manifest import Knob
 
 __all__ = ["PackagePlugin", "Plugin", "Run", "load_plugin", "plugin_machines", "COMMON_SCHEMA"]
@@ -112,7 +113,6 @@ class Plugin:
         and the host's calls to the environment (steps and resets); no throughput measure.
         A machine overrides it to name its own utilisation, its paper's throughput measure
         and its environment steps."""
-        from rlaccel.programs.summary import Headline
         calls = [a["timeline"]["calls"].get("environment")
                  for a in r.get("host", {}).get("agents", [])]
         counted = [c for c in calls if c is not None]

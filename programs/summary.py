@@ -13,38 +13,9 @@ machine. A figure a run does not have is left out or says why; no line prints ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from rlaccel.programs.headline import Headline, Throughput
 
 __all__ = ["Headline", "Throughput", "common_block", "summary", "si", "seconds_text"]
-
-
-@dataclass(frozen=True)
-class Throughput:
-    """The throughput measure of a machine's paper: its name, value and unit (``IPS``,
-    ``inferences/s``); ``note`` says in a few words what it counts or how it was taken."""
-
-    name: str
-    value: float
-    unit: str
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Headline:
-    """Where a run's headline figures are (what :meth:`Plugin.headline` returns).
-
-    ``utilisation``: ``{what: fraction}`` in the order to print (``{"MAC lanes": 0.30}``);
-    ``throughput``: the paper's measure, or None with ``no_throughput`` saying why;
-    ``env_steps``: the environment steps the run took (None: not counted, with ``steps_note``
-    saying why); ``steps_what`` names them when they are not plain steps (``environment
-    calls (steps and resets)``)."""
-
-    utilisation: dict = field(default_factory=dict)
-    throughput: Throughput | None = None
-    no_throughput: str = "the machine's plug-in names no throughput measure"
-    env_steps: int | None = None
-    steps_what: str = "environment steps"
-    steps_note: str = "the machine's plug-in does not count them"
 
 
 #: SI prefixes from pico to tera

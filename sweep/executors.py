@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator
@@ -47,9 +48,12 @@ def default_workers() -> int:
 
 def start_method() -> str:
     """How :class:`LocalPool` starts its workers: ``fork`` on Linux (copies of the sweep's
-    process, which has loaded the simulator once), ``spawn`` elsewhere (macOS and Windows,
-    where forking a process that has loaded system frameworks is unsafe)."""
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+    process, which has loaded the simulator once) when that process runs one thread (a
+    fork copies no other thread, and a lock one of them held would stay locked in the
+    copy), ``spawn`` otherwise (and on macOS and Windows, where forking a process that has
+    loaded system frameworks is unsafe)."""
+    if (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1):
         return "fork"
     return "spawn"
 

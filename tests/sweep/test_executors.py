@@ -31,11 +31,20 @@ def test_forked_workers_give_the_numbers_of_spawned_ones(tmp_path, write_spec, m
     the simulator (sweep.task.warm); they give what fresh interpreters give."""
     import os
     import sys
+    import threading
 
     from rlaccel.sweep import executors
     spec = write_spec()
     assert executors.start_method() == ("fork" if sys.platform.startswith("linux")
                                         else "spawn")
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)        # a second thread: no fork
+    other.start()
+    try:
+        assert executors.start_method() == "spawn"
+    finally:
+        done.set()
+        other.join()
     run_sweep(spec, tmp_path / "default.sqlite", workers=2, quiet=True)
     monkeypatch.setattr(executors, "start_method", lambda: "spawn")
     run_sweep(spec, tmp_path / "spawn.sqlite", workers=2, quiet=True)

@@ -185,6 +185,11 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
         if not isinstance(row.get("source"), str) or len(row["source"].split()) < 3:
             raise ArchError(f"{where} needs a source (the synthesis command, or the cited "
                             f"figure, its per-instance counts come from)")
+        for kind in KINDS:
+            v = row.get(kind, 0)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e9:
+                raise ArchError(f"{where} {kind} = {v!r}: a unit's {kind} per instance is a "
+                                f"number from 0 up")
     for name, row in rows.items():
         where = f"{arch.origin}: [resources.{name}]"
         try:

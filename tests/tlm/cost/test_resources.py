@@ -1,11 +1,15 @@
 """FPGA resources per unit, per SLR and in total (tlm/cost/resources.py)."""
 
+import tomllib
+
 import pytest
 
-from rlaccel.isa.arch import load_arch
+from rlaccel.isa.arch import arch_files, load_arch
 from rlaccel.tlm.cost import resources_of
 from rlaccel.tlm.cost.resources import evaluate
 from rlaccel.util.errors import ArchError
+
+from tests.util.tomlgen import toml_text
 
 
 def test_expressions_of_the_knobs():
@@ -47,3 +51,13 @@ def test_a_design_search_names_its_elements():
 
 def test_an_asic_has_no_fpga_resources():
     assert resources_of(load_arch("adhdp")) is None
+
+
+@pytest.mark.parametrize("bad", [[], "many", True, -1, float("nan")])
+def test_a_unit_whose_count_is_not_a_number_is_refused(bad, tmp_path):
+    table = tomllib.loads(arch_files()["darl"].read_text())
+    table["resources"]["update"]["lut"] = bad
+    path = tmp_path / "a.toml"
+    path.write_text(toml_text(table))
+    with pytest.raises(ArchError, match=r"\[resources.*update\W+lut"):
+        resources_of(load_arch(path))

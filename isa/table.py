@@ -22,7 +22,7 @@ assembler's operand checks, the disassembler, the generated reference (``rlaccel
 
 The virtual-update (VU) state of a layer lives in synapse memory right after its weight matrix
 ``W`` (``rows*cols`` words at ``syn``): ``Lambda`` (1 word), ``o0`` (rows), ``E`` (rows) —
-seed 001, section IV-B ("they can be stored conveniently in the synapse memory").
+the ADHDP paper, section IV-B ("they can be stored conveniently in the synapse memory").
 """
 
 from __future__ import annotations

@@ -383,8 +383,8 @@ def _add_isa(sub) -> None:
 
 
 def _add_report(sub) -> None:
-    rep = sub.add_parser("report", help="reproduce a seed's figures on the simulator",
-                         description="Run a machine's programs and write the seed's figures "
+    rep = sub.add_parser("report", help="reproduce a machine's paper's figures on the simulator",
+                         description="Run a machine's programs and write its paper's figures "
                                      "as Markdown, JSON and plots; without MACHINE, list the "
                                      "machines that have reports.")
     machines = rep.add_subparsers(dest="machine", metavar="MACHINE")

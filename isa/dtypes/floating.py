@@ -17,7 +17,7 @@ fp16 stores IEEE binary16 values (raw arrays are ``float16``):
   float32 sequentially in index order (a MAC chain from a +0 accumulator, ``j = 0 .. K-1``,
   not numpy's pairwise or BLAS order), then rounded once to float16. With the option
   ``accumulate="fp16"`` (``get_dtype("fp16", accumulate="fp16")``: an FP16 multiplier and
-  an FP16 adder with FP16 accumulation registers, as LearningGroup's VPUs, seed 000 section
+  an FP16 adder with FP16 accumulation registers, as LearningGroup's VPUs, the LearningGroup paper, section
   III-D) every product is rounded to float16 and every partial sum too, in the same order
   from +0 (``2048 + 1 + 1 + 1 + 1`` is 2048, where the float32 rule gives 2052).
 * activations: the float64 functions of the fp16 input, rounded once to float16;
@@ -26,7 +26,7 @@ fp16 stores IEEE binary16 values (raw arrays are ``float16``):
 Every float16 result that is inf from finite inputs counts as a saturation (an overflow).
 
 fp32 stores IEEE binary32 values (raw arrays are ``float32``); it is the number format of the
-MADDPG accelerator (seed 003, section IV-A: a float multiplier-adder costs 5 DSPs in Vitis
+MADDPG accelerator (the MADDPG paper, section IV-A: a float multiplier-adder costs 5 DSPs in Vitis
 HLS, i.e. a separate multiplier and adder, not a fused multiply-add):
 
 * ``quantize``: float64 to float32, round to nearest even; overflow to inf is counted (or

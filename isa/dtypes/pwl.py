@@ -43,7 +43,7 @@ from rlaccel.util.numbers import is_whole
 
 __all__ = ["PwlTable", "PWL_DEFAULT_SEGMENTS", "PWL_DEFAULT_XMAX"]
 
-#: Default segment count: 16, as in DianNao's activation unit (the seed's reference [23]) and
+#: Default segment count: 16, as in DianNao's activation unit (the ADHDP paper's reference [23]) and
 #: the ``pwl_segments`` of the ADHDP architecture files.
 PWL_DEFAULT_SEGMENTS = 16
 

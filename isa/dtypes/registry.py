@@ -4,7 +4,7 @@ Names (case-insensitive, surrounding blanks ignored):
 
 * ``qM.N``: signed fixed point, M integer bits counting the sign, N fraction bits,
   M >= 1, N >= 0, M + N <= 32 (``q6.18``: 24 bits, range [-32, 32), LSB 2^-18).
-* ``fixed32`` = ``q16.16`` and ``fixed16`` = ``q8.8``: FIXAR's formats (seed 002). FIXAR
+* ``fixed32`` = ``q16.16`` and ``fixed16`` = ``q8.8``: FIXAR's formats (the FIXAR paper). FIXAR
   says only "32-bit fixed point", halved to 16-bit activations after the quantization delay,
   never where the binary point is. We put it in the middle of the word: 16.16 keeps the
   DDPG critic's returns (hundreds to thousands on MuJoCo) inside +-32768 while its LSB
@@ -13,7 +13,7 @@ Names (case-insensitive, surrounding blanks ignored):
   the 8-bit resolution QuaRL finds sufficient). A QAT format with another split is simply a
   ``qM.N`` name.
 * ``fp16`` (IEEE binary16, float32 arithmetic), ``fp32`` (IEEE binary32 with unfused
-  multiply-add chains: the MADDPG accelerator's format, seed 003) and ``float64`` (the exact
+  multiply-add chains: the MADDPG accelerator's format, the MADDPG paper) and ``float64`` (the exact
   reference).
 
 Options: ``segments`` (positive int, default 16) is the PWL segment count

@@ -1,4 +1,4 @@
-"""ADHDP in float64 written from seed 001's text alone: equations (2)-(24), Fig. 2 and Fig. 7.
+"""ADHDP in float64 written from the ADHDP paper's text alone: equations (2)-(24), Fig. 2 and Fig. 7.
 
 This model does not follow the ADHDP programs (``fig2.inc``, ``fig7.inc``) or their memory
 layout: it is the algorithm as the paper states it, with the choices the paper leaves open

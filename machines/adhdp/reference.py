@@ -1,4 +1,4 @@
-"""The golden model: ADHDP (seed 001, Fig. 2 and Fig. 7) in plain numpy float64.
+"""The golden model: ADHDP (the ADHDP paper, Fig. 2 and Fig. 7) in plain numpy float64.
 
 No simulator, no fixed point: the algorithm the ADHDP programs implement, operation for
 operation in the same order, so that the simulator running ``adhdp-f64`` must produce the

@@ -1,4 +1,4 @@
-"""The activation unit: PWL tanh, sigmoid and bsig, relu, and the bypass (seed 001, III-B-2).
+"""The activation unit: PWL tanh, sigmoid and bsig, relu, and the bypass (the ADHDP paper, III-B-2).
 
 One word per cycle, registered output. With ``deriv`` low it computes ``act(x)``; with
 ``deriv`` high it computes the derivative ``act'`` from an activation *output* ``x``, which

@@ -1,4 +1,4 @@
-"""The L-lane datapath of seed 001 (section III) executing one FF, BP, WU or BP_WU.
+"""The L-lane datapath of the ADHDP paper (section III) executing one FF, BP, WU or BP_WU.
 
 Pipeline (III-B): **schedule** (the scheduler issues one slot per cycle), **fetch** (memory
 ports addressed; the words arrive with the next clock), **multiply** (the lanes' multipliers),

@@ -1,4 +1,4 @@
-"""One datapath lane: the multiply and add stages of seed 001, III-B-2, in fixed point.
+"""One datapath lane: the multiply and add stages of the ADHDP paper, III-B-2, in fixed point.
 
 The lane is a two-stage pipeline. The multiply stage registers the full ``2W``-bit product
 ``a*b`` (also an output, ``p``, for the datapath's adder tree) beside the add operand ``c``.

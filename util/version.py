@@ -4,6 +4,7 @@ every run report and sweep database records (:func:`versions`)."""
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib.metadata import PackageNotFoundError, version
 
@@ -22,7 +23,13 @@ DEPENDENCIES = ("numpy", "numba", "simpy", "lark", "myhdl", "scipy", "gymnasium"
 
 def versions() -> dict[str, str | None]:
     """``{"rlaccel": ..., "python": ..., "numpy": ..., ...}``: the installed versions (None for
-    a distribution that is not installed), read from metadata without importing them."""
+    a distribution that is not installed), read from metadata without importing them, once
+    per process (a batch of fifty runs writes fifty reports); a fresh dict every call."""
+    return dict(_versions())
+
+
+@functools.cache
+def _versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"rlaccel": VERSION, "python": platform.python_version()}
     for name in DEPENDENCIES:
         try:

@@ -23,3 +23,9 @@ def test_cli_version_prints_them_and_exits_0():
     first, deps = done.stdout.splitlines()
     assert first == f"rlaccel {VERSION}"
     assert f"numpy {version('numpy')}" in deps and "python " in deps
+
+
+def test_versions_are_read_once_and_handed_out_as_fresh_dicts():
+    a = versions()
+    a["numpy"] = "changed by a caller"
+    assert versions()["numpy"] == version("numpy")

@@ -103,9 +103,17 @@ def dump_module(name: str, scope: str, vcd: Path, outdir: Path, *,
 
 
 def icarus_cosimulation(compiled: Path, **ports) -> Cosimulation:
-    """A MyHDL Cosimulation of a compiled design through the VPI module."""
-    vvp = tool("vvp")
-    return Cosimulation(f"{vvp} -m {vpi_module().with_suffix('')} {compiled}", **ports)
+    """A MyHDL Cosimulation of a compiled design through the VPI module.
+
+    vvp runs with SIGPIPE ignored (a two-line shell wrapper beside ``compiled``): when MyHDL
+    stops, it closes the pipes while vvp may be about to write its last time step's values;
+    by default the write kills vvp, losing what its VCD writer had buffered (the last clock
+    edge); ignored, the write fails, the VPI module reads the end of the pipe and finishes
+    the simulation, which closes the VCD whole."""
+    wrapper = Path(compiled).with_suffix(".vvp.sh")
+    wrapper.write_text(f"#!/bin/sh\ntrap '' PIPE\nexec {tool('vvp')} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return Cosimulation(f"{wrapper} -m {vpi_module().with_suffix('')} {compiled}", **ports)
 
 
 #: Verilator -Wall warnings waived, each with its reason. Everything else must be clean.

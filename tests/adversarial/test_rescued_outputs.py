@@ -24,7 +24,7 @@ FILES = ("fig10a_accelerator_ips.png", "fig10a_accelerator_ips.svg", "fig8_syste
 
 def _point(cycles: float) -> dict:
     return {"env": "Stub-v0", "cycles_per_step": cycles, "train_steps": 1, "sim_wall_s": 0.1,
-            "ips": {"accelerator": 100.0, "system": 50.0, "system_seed_host": 60.0},
+            "ips": {"accelerator": 100.0, "system": 50.0, "system_paper_host": 60.0},
             "utilization": {"pe": 0.5, "cores": {"aap0": 0.5, "aap1": 0.4}},
             "power": {"train_w": 20.0, "ips_per_w": 5.0},
             "breakdown_s": {"environment": 1e-3, "host_other": 1e-3, "transfer": 1e-3,

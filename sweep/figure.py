@@ -77,7 +77,7 @@ class PlotSpec:
                 if required:
                     raise SweepError(f"{where}: '{key}' must name an axis ({', '.join(axes)})")
                 return None
-            if v not in axes:
+            if not isinstance(v, str) or v not in axes:
                 raise SweepError(f"{where}: {key} = {v!r} is not an axis; axes: "
                                  f"{', '.join(axes) or 'none'}")
             return v

@@ -110,8 +110,8 @@ class Platform:
         self._check_tables()
         self.dt = get_dtype(k.dtype, segments=k.pwl_segments,
                             accumulate=k.accumulate or None).trusted()
+        self.timing = self._timing()        # judged first: the energy reads it
         self.energy = self._energy()
-        self.timing = self._timing()
         self.categories = tuple(dict.fromkeys(c for f in self.families for c in f.categories))
         self.n_agents = k.agents
         self.space_words = {space: words for space in dict.fromkeys(SPACES.values())

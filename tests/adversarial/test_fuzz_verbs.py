@@ -19,6 +19,7 @@ from rlaccel.isa.machine import machine
 
 from tests.util.tomlgen import mutated_table, toml_text, values
 
+#: CPU seconds one fuzzed input may take (CPU, so a loaded machine's waits are no hang)
 BUDGET_S = 10.0
 DIR = Path(tempfile.mkdtemp(prefix="rlaccel-fuzz-verbs-"))
 CARTPOLE = machine("adhdp").programs / "cartpole.toml"
@@ -56,7 +57,7 @@ def test_a_sweep_spec_is_checked_or_refused(table, more, limit):
     from rlaccel.sweep.spec import MAX_POINTS, parse_spec
     if isinstance(table.get("axes"), dict):
         table["axes"].update(more)
-    start = time.monotonic()
+    start = time.process_time()
     try:
         spec = parse_spec(toml_text(table), DIR / "spec.toml")
         assert spec.size <= MAX_POINTS
@@ -64,7 +65,7 @@ def test_a_sweep_spec_is_checked_or_refused(table, more, limit):
         spec.validate(limit=limit or 2)
     except RlaccelError as exc:
         assert str(exc).strip()
-    assert time.monotonic() - start < BUDGET_S
+    assert time.process_time() - start < BUDGET_S
 
 
 # -------------------------------------------------------------------------- sweep databases
@@ -196,7 +197,7 @@ def test_dse_explores_or_refuses(sets):
     """``dse maddpg`` with hostile overrides: a design that fits the device, or an
     RlaccelError (the rules ``run`` applies), within the budget."""
     from rlaccel.machines.maddpg.dse import explore_manifest
-    start = time.monotonic()
+    start = time.process_time()
     try:
         d = explore_manifest(MADDPG, [f"{k}={v}" for k, v in sets])
     except RlaccelError as exc:
@@ -204,7 +205,7 @@ def test_dse_explores_or_refuses(sets):
     else:
         for s in d["slr"]:
             assert s["dsp_used"] < s["dsp_budget"] or not s["dsp_used"]
-    assert time.monotonic() - start < BUDGET_S
+    assert time.process_time() - start < BUDGET_S
 
 
 # ---------------------------------------------------------------------------- report options

@@ -22,6 +22,7 @@ from rlaccel.tlm.arch_check import check_arch
 from tests.util.tomlgen import mutated_table, toml_text
 
 TABLES = [tomllib.loads(p.read_text()) for p in arch_files().values()]
+#: CPU seconds one fuzzed input may take (CPU, so a loaded machine's waits are no hang)
 BUDGET_S = 5.0
 DIR = Path(tempfile.mkdtemp(prefix="rlaccel-fuzz-arch-"))
 
@@ -41,7 +42,7 @@ def _finite(v) -> bool:
 def test_a_mutated_architecture_loads_or_is_refused(table):
     path = DIR / "a.toml"
     path.write_text(toml_text(table))
-    start = time.monotonic()
+    start = time.process_time()
     try:
         arch = load_arch(path)
         encoding_for(arch)
@@ -51,4 +52,4 @@ def test_a_mutated_architecture_loads_or_is_refused(table):
         assert "a.toml" in str(exc) or "architecture" in str(exc), str(exc)
     else:
         assert math.isfinite(arch.knobs.clock_mhz) and _finite(dict(arch.extra))
-    assert time.monotonic() - start < BUDGET_S
+    assert time.process_time() - start < BUDGET_S

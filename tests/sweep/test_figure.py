@@ -83,6 +83,7 @@ def test_the_markdown_and_the_files(write_spec, tmp_path):
     ('y = "balanced"', 'y = "cycles"', r"y = 'cycles' is not a metric; metrics: balanced"),
     ('x = "arch.machine.dtype"\n', 'x = "dtype"\n', r"x = 'dtype' is not an axis; axes: "
                                                       r"arch.machine.dtype, seed"),
+    ('x = "arch.machine.dtype"\n', 'x = ["dtype"]\n', r"x = \['dtype'\] is not an axis"),
     ('over = "seed"', '', r"axis 'seed' is neither x, series nor over: its points would be "
                           r"pooled"),
     ('= "float64"}', '= "f"}', r"normalize: 'f' is not a value of axis 'arch.machine.dtype'"),

@@ -165,10 +165,10 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
         if where == "spread":
             share = [count / n] * n
         else:
-            idx = int(where)
+            idx = where if isinstance(where, int) and not isinstance(where, bool) else -1
             if not 0 <= idx < n:
-                raise ArchError(f"{arch.origin}: [resources.{name}] slr {where} is not an SLR "
-                                f"of the {tech.device} (0..{n - 1})")
+                raise ArchError(f"{arch.origin}: [resources.{name}] slr = {where!r} is not an SLR "
+                                f"of the {tech.device} (0..{n - 1}, or \"spread\")")
             share = [count if i == idx else 0 for i in range(n)]
         for s, c in zip(slrs, share):
             for k in KINDS:

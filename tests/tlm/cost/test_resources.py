@@ -61,3 +61,13 @@ def test_a_unit_whose_count_is_not_a_number_is_refused(bad, tmp_path):
     path.write_text(toml_text(table))
     with pytest.raises(ArchError, match=r"\[resources.*update\W+lut"):
         resources_of(load_arch(path))
+
+
+@pytest.mark.parametrize("bad", [[], "0", 5, True])
+def test_a_unit_placed_on_no_slr_is_refused(bad, tmp_path):
+    table = tomllib.loads(arch_files()["learninggroup"].read_text())
+    table["resources"]["osel"]["slr"] = bad
+    path = tmp_path / "a.toml"
+    path.write_text(toml_text(table))
+    with pytest.raises(ArchError, match=r"\[resources.osel\] slr = .* is not an SLR"):
+        resources_of(load_arch(path))

@@ -121,7 +121,7 @@ class FixarPlugin(PackagePlugin):
         util = ({"PEs": u["pe"]} if "pe" in u else {}) | {"instruction issue": u["issue_busy"]}
         tp = None
         if ips.get("accelerator"):
-            tp = Throughput("accelerator IPS", ips["accelerator"], "IPS",
+            tp = Throughput("accelerator", ips["accelerator"], "IPS",
                             "batch samples per simulated second of training, the run's mean; "
                             "paper 53,826.8")
         return Headline(utilisation=util, throughput=tp,

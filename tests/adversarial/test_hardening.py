@@ -81,7 +81,7 @@ CASES = [
          E.format("dse") + "m.toml: 'dse.f' = 1000000: the design does not fit u200 (SLR0 needs "
                            "10,228,485 DSPs and 1,022,848.5 BRAMs but has 2,280 and 720; SLR1 "
                            "needs 10,239,365 DSPs and 1,023,936.5 BRAMs but has 2,280 and 720); "
-                           "the DSE's own base factor 1 fits, and so does any smaller one",
+                           "the DSE's own base factor 4 fits, and so does any smaller one",
          maddpg_files()),
     # a reused report of another shape
     Case("darl-reuse-not-json", ("report", "darl", "-o", "r", "--reuse", "--learning"), 1,

@@ -28,15 +28,19 @@ def test_ray_and_the_process_pool_give_identical_results(tmp_path, write_spec):
 
 def test_forked_workers_give_the_numbers_of_spawned_ones(tmp_path, write_spec, monkeypatch):
     """On Linux the pool's workers are forked from the sweep's process once it has loaded
-    the simulator (sweep.task.warm); they give what fresh interpreters give."""
-    import os
+    the simulator (sweep.task.warm), when that process runs one thread; they give what fresh
+    interpreters give. The forked sweep runs as its own command: a test runner's process may
+    hold other threads (pytest-xdist's), and then the pool spawns."""
+    import subprocess
     import sys
     import threading
 
     from rlaccel.sweep import executors
     spec = write_spec()
-    assert executors.start_method() == ("fork" if sys.platform.startswith("linux")
-                                        else "spawn")
+    fresh = subprocess.run([sys.executable, "-c", "from rlaccel.sweep.executors import "
+                            "start_method; print(start_method())"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert fresh == ("fork" if sys.platform.startswith("linux") else "spawn")
     done = threading.Event()
     other = threading.Thread(target=done.wait)        # a second thread: no fork
     other.start()
@@ -45,10 +49,14 @@ def test_forked_workers_give_the_numbers_of_spawned_ones(tmp_path, write_spec, m
     finally:
         done.set()
         other.join()
-    run_sweep(spec, tmp_path / "default.sqlite", workers=2, quiet=True)
+    cmd = subprocess.Popen([sys.executable, "-m", "rlaccel", "sweep", str(spec), "--db",
+                            str(tmp_path / "default.sqlite"), "--workers", "2", "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = cmd.communicate()
+    assert cmd.returncode == 0, err
     monkeypatch.setattr(executors, "start_method", lambda: "spawn")
     run_sweep(spec, tmp_path / "spawn.sqlite", workers=2, quiet=True)
     assert _rows(tmp_path / "default.sqlite") == _rows(tmp_path / "spawn.sqlite")
     with open_existing(tmp_path / "default.sqlite") as st:
         workers = {r["timing"]["worker"].rpartition(":")[2] for r in st.rows()}
-    assert str(os.getpid()) not in workers
+    assert workers and str(cmd.pid) not in workers       # the points ran in the pool

@@ -53,21 +53,22 @@ def test_an_asic_has_no_fpga_resources():
     assert resources_of(load_arch("adhdp")) is None
 
 
-@pytest.mark.parametrize("bad", [[], "many", True, -1, float("nan")])
-def test_a_unit_whose_count_is_not_a_number_is_refused(bad, tmp_path):
-    table = tomllib.loads(arch_files()["darl"].read_text())
-    table["resources"]["update"]["lut"] = bad
+def _with_resource(tmp_path, name: str, unit: str, key: str, value):
+    """Machine ``name``'s default architecture with ``[resources.unit] key = value``."""
+    table = tomllib.loads(arch_files()[name].read_text())
+    table["resources"][unit][key] = value
     path = tmp_path / "a.toml"
     path.write_text(toml_text(table))
+    return load_arch(path)
+
+
+@pytest.mark.parametrize("bad", [[], "many", True, -1, float("nan")])
+def test_a_unit_whose_count_is_not_a_number_is_refused(bad, tmp_path):
     with pytest.raises(ArchError, match=r"\[resources.*update\W+lut"):
-        resources_of(load_arch(path))
+        resources_of(_with_resource(tmp_path, "darl", "update", "lut", bad))
 
 
 @pytest.mark.parametrize("bad", [[], "0", 5, True])
 def test_a_unit_placed_on_no_slr_is_refused(bad, tmp_path):
-    table = tomllib.loads(arch_files()["learninggroup"].read_text())
-    table["resources"]["osel"]["slr"] = bad
-    path = tmp_path / "a.toml"
-    path.write_text(toml_text(table))
     with pytest.raises(ArchError, match=r"\[resources.osel\] slr = .* is not an SLR"):
-        resources_of(load_arch(path))
+        resources_of(_with_resource(tmp_path, "learninggroup", "osel", "slr", bad))

@@ -6,10 +6,11 @@ The constants judged:
 * every energy price (derived: the sentence of its derivation, the references of the
   primitives it rests on; stated in ``[energy]``: its ``[energy_sources]`` sentence);
 * every ``[resources.NAME]`` unit (its ``source``);
-* every number of the ``[hostlink]``, ``[interconnect]`` and ``[device]`` tables, whose
-  sentences are in the ``[sources]`` table under ``"TABLE.KEY"`` (``"device.slr"`` for the
-  SLR list), and any other ``"TABLE.KEY"`` the ``[sources]`` table names (a ``[timing]``
-  latency, say), which must exist.
+* every number of the ``[timing]``, ``[hostlink]``, ``[interconnect]`` and ``[device]``
+  tables (latencies, widths, host and link figures, the device's budgets), whose sentences
+  are in the ``[sources]`` table under ``"TABLE.KEY"`` (``"device.slr"`` for the SLR list),
+  and any other ``"TABLE.KEY"`` the ``[sources]`` table names (MADDPG's ``[learner]``
+  passes, say), which must exist.
 
 A source fails when it says it was fitted or calibrated (:data:`~.model.FITTED`) or names the
 machine's own paper (``own``: its authors or its result tables, :func:`problems`), except
@@ -27,7 +28,7 @@ from rlaccel.tlm.cost.model import FITTED
 __all__ = ["problems", "COVERED", "INPUTS", "stated_sources"]
 
 #: the tables every number of which needs a ``[sources]`` sentence
-COVERED = ("hostlink", "interconnect", "device")
+COVERED = ("timing", "hostlink", "interconnect", "device")
 #: constants that describe the experiment, not the machine: their source may be the paper's
 INPUTS = ("hostlink.host_cycles",)
 

@@ -41,9 +41,9 @@ def test_the_defaults_derive_their_energy(name):
     assert "technology" in a.extra and not a.extra.get("energy")
 
 
-#: machines whose every latency constant ([timing], and MADDPG's per-batch passes in
-#: [learner]) names its source too, beyond the tables every machine's must
-LATENCIES = {"maddpg": ("timing", "learner")}
+#: machines with latency tables of their own beyond COVERED (MADDPG's per-batch passes in
+#: [learner]), every number of which names its source too
+LATENCIES = {"maddpg": ("learner",)}
 
 
 @pytest.mark.parametrize("name", [n for n in DEFAULTS if _machine(n) in LATENCIES])
@@ -54,10 +54,30 @@ def test_latency_constants_name_their_sources(name):
 
 
 def test_host_and_link_constants_are_judged():
-    """Every default architecture's [hostlink] and [interconnect] numbers are among the
-    constants judged, so a host or link latency without a source fails."""
+    """Every default architecture's [timing], [hostlink] and [interconnect] numbers are among
+    the constants judged, so a latency, host or link figure without a source fails."""
     from rlaccel.tlm.cost.sources import COVERED
-    assert {"hostlink", "interconnect", "device"} <= set(COVERED)
+    assert {"timing", "hostlink", "interconnect", "device"} <= set(COVERED)
+    assert all("timing" in load_arch(n).extra for n in DEFAULTS)
+
+
+@pytest.mark.parametrize("machine", sorted(OWN))
+def test_a_timing_constant_without_a_source_fails(tmp_path, machine):
+    """Each machine's [timing]: a latency added without a sentence, or whose sentence is
+    dropped, breaks the rule."""
+    name = next(n for n in DEFAULTS if _machine(n) == machine)
+    key = next(iter(load_arch(name).extra["timing"]))
+    f = tmp_path / "t.toml"
+    f.write_text(f'name = "t"\ninherit = "{name}"\n[sources]\n"timing.{key}" = ""\n')
+    bad = problems(load_arch(f), OWN[machine])
+    assert any(f"timing.{key}: no source" in p for p in bad)
+
+
+def test_a_fitted_timing_constant_fails(tmp_path):
+    a = _variant(tmp_path, '[sources]\n"timing.mul" = "three cycles, fitted so the '
+                           'iteration matches"\n')
+    assert any("timing.mul: its source says it was fitted" in p
+               for p in problems(a, OWN["darl"]))
     assert {_machine(n) for n in DEFAULTS if "hostlink" in load_arch(n).extra} == set(OWN)
 
 

@@ -37,7 +37,8 @@ import numpy as np
 
 from rlaccel.util.errors import RlaccelError
 
-__all__ = ["measure", "merge", "blas_threads", "stats", "BACKENDS", "THREAD_VARIABLES"]
+__all__ = ["measure", "merge", "blas_threads", "host_cpu", "stats", "BACKENDS",
+           "THREAD_VARIABLES"]
 
 #: the learners a baseline can time
 BACKENDS = ("numpy", "torch")
@@ -53,6 +54,52 @@ def blas_threads() -> str:
     """The BLAS thread setting of this process (the child of :func:`measure`: 1)."""
     return os.environ.get("OPENBLAS_NUM_THREADS", os.environ.get("OMP_NUM_THREADS",
                                                                  "default (all cores)"))
+
+
+def _blas_core() -> str | None:
+    """The kernel set numpy's OpenBLAS chose for this CPU (``Haswell``, ``SkylakeX``, ...;
+    OpenBLAS picks it at load time from the CPU's instruction sets), or None where numpy's
+    BLAS is not a bundled OpenBLAS."""
+    import ctypes
+    import glob
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*openblas*"))
+    for lib in libs:
+        try:
+            dll = ctypes.CDLL(lib)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                     "openblas_get_corename"):
+            f = getattr(dll, name, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return None
+
+
+def host_cpu() -> dict:
+    """The CPU the baseline ran on: its name, family and model (``/proc/cpuinfo``), the
+    vector instruction sets numpy found (AVX2, AVX-512) and OpenBLAS's kernel set. A CPU
+    round's time, the speed-up's numerator, depends on all of them."""
+    import platform
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if not line.strip():
+                    break                          # the first logical CPU is enough
+                info.setdefault(k.strip(), v.strip())
+    except OSError:
+        pass
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as feats
+    except ImportError:                            # pragma: no cover - another numpy
+        feats = {}
+    return {"name": info.get("model name") or platform.processor() or platform.machine(),
+            "family": info.get("cpu family"), "model": info.get("model"),
+            "simd": [k for k in ("AVX2", "FMA3", "AVX512F") if feats.get(k)],
+            "blas_core": _blas_core()}
 
 
 def stats(xs) -> dict:
@@ -143,6 +190,7 @@ def _measure(env: str, batches, repeats: int, steps: int, seed: int, policies: d
                 times[B]["sampling"].append(c1 - c0)
     out = {"env": env, "backend": backend, "steps": tr.steps,
            "load_average": [load0[0], os.getloadavg()[0]], "blas_threads": blas_threads(),
+           "cpu": host_cpu(),
            "samples": {"t_sg": chunks,
                        "batches": {str(B): {k: v for k, v in t.items() if v}
                                    for B, t in times.items()}}}

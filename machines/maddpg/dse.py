@@ -42,7 +42,8 @@ def explore_manifest(manifest, overrides=None, arch=None, search=None,
     if search is not None:
         m["dse"]["search"] = search
     cfg = config(m)
-    task = make_task(cfg.env, max_cycles=cfg.max_episode_len, policies=cfg.policies)
+    task = make_task(cfg.env, max_cycles=cfg.max_episode_len, policies=cfg.policies,
+                     env_kwargs=cfg.env_kwargs)
     a = load_arch(m["arch"])
     res = design(m, a, task)
     d = res.as_dict()

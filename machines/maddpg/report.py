@@ -216,6 +216,16 @@ def _ms(x) -> str:
     return f"{x * 1e3:.3f}"
 
 
+def _cpu(base: dict) -> str:
+    """The CPU a baseline ran on, as a phrase."""
+    c = base.get("cpu")
+    if not c:
+        return "CPU not recorded"
+    return (f"CPU {c['name']} (family {c['family']}, model {c['model']}; "
+            f"{', '.join(c['simd']) or 'no AVX'}; OpenBLAS kernels "
+            f"{c['blas_core'] or 'unknown'})")
+
+
 def _markdown(doc: dict) -> str:
     learner = {"numpy": "the float reference (numpy)",
                "torch": "the same round in PyTorch"}[doc["baseline"]]
@@ -240,7 +250,8 @@ def _markdown(doc: dict) -> str:
               f"T_SG (every agent's inference, the environment step, storing) "
               f"{e['baseline']['t_sg_cpu_s'] * 1e3:.3f} ms per step; load average "
               + ", ".join(f"{x:.1f}" for x in e["baseline"]["load_average"])
-              + " before and after the baseline's two halves.", "",
+              + " before and after the baseline's two halves; " + _cpu(e["baseline"]) + ".",
+              "",
               "| batch | CPU training (ms): min, median, spread | accelerator round (ms) | "
               "of which host link | training only | speed-up | speed-up, training only | "
               "replay sampling (ms) | IPS CPU | IPS CPU-FPGA | IPS gain | "

@@ -4,14 +4,17 @@ claim (section V-D: the speed-up grows with the agents, from "agent-level parall
 computations").
 
     python machines/maddpg/bench/agents.py [--agents 2 3 4 5 6 7 8] [--batch 512] [--rounds 2]
-        [--baseline-rounds 30] [--json machines/maddpg/bench/results/agents.json]
+        [--baseline-rounds 30] [--design manifest|paper]
+        [--json machines/maddpg/bench/results/agents.json]
         [--plot machines/maddpg/figures/agents]
 
 The task is Predator-Prey (``simple_tag_v3``) with ``N - 1`` MADDPG predators and the DDPG
 prey (``[task] num_adversaries = N - 1``; the paper's has N = 4) on the U200 with N learners
 (``maddpg-pp`` with ``machine.agents = N``, the PCIe link's 10 words per cycle shared
-equally, the paper's design search placing and sizing the N learners on the three SLRs,
-:func:`~..report.paper_design_f`). For every N:
+equally; the N learners placed and sized on the three SLRs by the manifest's design search,
+the cost model's LUT, flip-flop, DSP and BRAM budgets (``--design manifest``, the default),
+or by the paper's eqs. 5-6 alone, DSPs and banks (``--design paper``,
+:func:`~..report.paper_design_f`)). For every N:
 
 * the simulated update round (``rlaccel run``, ``--rounds`` rounds at batch ``--batch``) with
   the architecture's ring, and again with a free ring (``interconnect.latency = 0`` and
@@ -56,8 +59,14 @@ def _write(path, data) -> None:
     os.replace(tmp, path)
 
 
-def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool) -> dict:
-    """``rounds`` simulated update rounds of Predator-Prey with ``n`` agents."""
+#: the design searches a sweep may simulate (as ``rlaccel report maddpg --design``)
+DESIGNS = ("manifest", "paper")
+
+
+def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool,
+             design: str = "manifest") -> dict:
+    """``rounds`` simulated update rounds of Predator-Prey with ``n`` agents on ``design``'s
+    unroll factors (:data:`DESIGNS`)."""
     every = 100
     first = -(-batch // every) * every
     arch = {"machine.agents": n, "hostlink.words_per_cycle": LINK_WORDS / n}
@@ -65,7 +74,9 @@ def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool) -> dic
         arch.update({"interconnect.latency": 0, "interconnect.words_per_cycle": 5 * n})
     from rlaccel.machines.maddpg.report import paper_design_f
     task = [f"task.num_adversaries={n - 1}"]
-    r = run(MANIFEST, [*task, f"dse.f={paper_design_f(MANIFEST, task)}",
+    if design == "paper":
+        task.append(f"dse.f={paper_design_f(MANIFEST, task)}")
+    r = run(MANIFEST, [*task,
                        f"learning.batch={batch}", f"learning.learning_starts={batch}",
                        f"learning.update_every={every}", "window=10"],
             seed=seed, steps=first + (rounds - 1) * every, arch_overrides=arch)
@@ -74,8 +85,11 @@ def simulate(n: int, batch: int, rounds: int, seed: int, free_ring: bool) -> dic
             "compute_s": ips["compute_s"], "transfer_s": ips["transfer_s"],
             "ring": {k: ring[k] for k in ("per_sample_allgather_cycles", "slowest_stage_cycles",
                                           "hidden_by_formula", "exposed_cycles_per_round")},
-            "dse": {"f": d["f"], "stage_cycles": d["stage_cycles"], "dsp_used": d["dsp_used"],
-                    "bram_used": d["bram_used"],
+            "dse": {"f": d["f"], "search": d["search"], "stage_cycles": d["stage_cycles"],
+                    "dsp_used": d["dsp_used"], "bram_used": d["bram_used"],
+                    "cost_model": {k: v for k, v in (d.get("cost_model") or {}).items()
+                                   if k != "bram_parts"},
+                    "over_guideline": d.get("over_guideline", []),
                     "placement": [s["agents"] for s in d["slr"]]}}
 
 
@@ -85,12 +99,13 @@ def load_manifest_arch() -> str:
     return tomllib.loads(MANIFEST.read_text())["arch"]
 
 
-def one(n: int, batch: int, rounds: int, baseline_rounds: int, seed: int) -> dict:
+def one(n: int, batch: int, rounds: int, baseline_rounds: int, seed: int,
+        design: str = "manifest") -> dict:
     from rlaccel.isa.arch import load_arch
     t0 = time.perf_counter()
     clock = load_arch(load_manifest_arch()).knobs.clock_mhz * 1e6
-    sim = simulate(n, batch, rounds, seed, free_ring=False)
-    free = simulate(n, batch, rounds, seed, free_ring=True)
+    sim = simulate(n, batch, rounds, seed, free_ring=False, design=design)
+    free = simulate(n, batch, rounds, seed, free_ring=True, design=design)
     row = {"agents": n, "batch": batch, "simulated": sim, "free_ring": free,
            "ring_cost_s": sim["learner_s"] - free["learner_s"],
            "ring_busy_s": batch * sim["ring"]["per_sample_allgather_cycles"] / clock}
@@ -136,8 +151,9 @@ def plot(res: dict, base: str) -> list[str]:
            label="CPU-FPGA round (simulated)")
     a.plot(n, [1e3 * r["free_ring"]["learner_s"] for r in rows], "^--",
            label="CPU-FPGA round, free ring")
+    hidden = all(r["simulated"]["ring"]["hidden_by_formula"] for r in rows)
     a.plot(n, [1e3 * r["ring_busy_s"] for r in rows], "x:",
-           label="the ring busy (all-gathers, hidden)")
+           label=f"the ring busy (all-gathers{', hidden' if hidden else ''})")
     cost = max(abs(r["ring_cost_s"]) for r in rows)
     a.text(0.02, 0.02, f"round with the ring - round with a free ring: at most "
            f"{cost * 1e6:.1f} us", transform=a.transAxes, fontsize=8)
@@ -166,8 +182,10 @@ def plot(res: dict, base: str) -> list[str]:
     for ax in (a, b, c):
         ax.set_xticks(n)
         ax.grid(alpha=0.3)
+    design = {"manifest": "the design search within the cost model's budgets",
+              "paper": "the paper's eqs. 5-6"}[res.get("design", "paper")]
     fig.suptitle("MADDPG on Predator-Prey with N - 1 predators and a prey, U200 with N "
-                 "learners")
+                 f"learners ({design})")
     fig.tight_layout()
     files = []
     for ext in ("png", "svg"):
@@ -186,6 +204,9 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--baseline-rounds", type=int, default=30)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--design", choices=DESIGNS, default="manifest",
+                   help="the learners' unroll factors: the manifest's design search within "
+                        "the cost model's budgets (default) or the paper's eqs. 5-6")
     p.add_argument("--json", default="machines/maddpg/bench/results/agents.json")
     p.add_argument("--plot", metavar="BASE", default="machines/maddpg/figures/agents")
     p.add_argument("--plot-only", action="store_true", help="redraw from the JSON")
@@ -205,11 +226,12 @@ def main(argv=None) -> int:
         return 0
     res = {"what": "MADDPG training time and throughput against the number of agents "
                    "(machines/maddpg/bench/agents.py)",
-           "command": "python machines/maddpg/bench/agents.py",
-           "batch": args.batch, "rounds": args.rounds,
+           "command": "python machines/maddpg/bench/agents.py"
+                      + ("" if args.design == "manifest" else f" --design {args.design}"),
+           "design": args.design, "batch": args.batch, "rounds": args.rounds,
            "baseline_rounds": args.baseline_rounds, "seed": args.seed, "rows": []}
     for n in args.agents:
-        r = one(n, args.batch, args.rounds, args.baseline_rounds, args.seed)
+        r = one(n, args.batch, args.rounds, args.baseline_rounds, args.seed, args.design)
         res["rows"].append(r)
         print(f"N = {n}: CPU {r['cpu']['training_s'] * 1e3:.2f} ms, simulated round "
               f"{r['simulated']['learner_s'] * 1e3:.3f} ms (free ring "

@@ -76,11 +76,12 @@ FIG5 = {"simple_speaker_listener_v4": {"text": "one learner in each of two SLRs"
 
 def placement_beside(env: str, per_slr) -> dict | None:
     """Our learners per SLR beside Fig. 5's: ``{"ours", "paper", "same", "same_counts"}``
-    (``same_counts``: the same numbers of learners per occupied SLR, whichever SLR)."""
+    (``same_counts``: the same numbers of learners per occupied SLR, whichever SLR); None
+    for a task Fig. 5 does not show, or with another number of agents than the paper's."""
     f = FIG5.get(env)
-    if f is None:
-        return None
     ours = list(per_slr)
+    if f is None or sum(ours) != (sum(f["per_slr"]) if f["per_slr"] else f["occupied"]):
+        return None
     counts = sorted(c for c in ours if c)
     paper_counts = (sorted(c for c in f["per_slr"] if c) if f["per_slr"]
                     else [1] * f["occupied"])

@@ -24,6 +24,9 @@ def test_measure_runs_on_one_blas_thread_and_reports_every_batch(monkeypatch):
     r = measure("simple_speaker_listener_v4", [8, 16], repeats=3, steps=50, hidden=(8, 8))
     assert r["blas_threads"] == "1" and r["backend"] == "numpy" and r["steps"] == 50
     assert len(r["load_average"]) == 2 and r["t_sg_cpu_s"] == r["t_sg"]["min"] > 0
+    cpu = r["cpu"]                                        # what the numerator depends on
+    assert cpu["name"] and set(cpu["simd"]) <= {"AVX2", "FMA3", "AVX512F"}
+    assert cpu["blas_core"] is None or cpu["blas_core"]
     for B in ("8", "16"):
         row = r["batches"][B]
         for name in ("training", "sampling", "openai_list_sampling"):

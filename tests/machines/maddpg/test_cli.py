@@ -57,6 +57,17 @@ def test_dse_budget_capacity_fills_each_slr(tmp_path):
         explore_manifest(m, ["dse.budget=all"])
 
 
+
+def test_dse_explores_the_manifests_task_settings():
+    """``[task]`` settings reach the design search: Predator-Prey with five predators places
+    six learners, and Fig. 5's placement (four learners) is not set beside it."""
+    from rlaccel.machines.maddpg.dse import explore_manifest
+    d = explore_manifest(ROOT / "simple_tag.toml", ["task.num_adversaries=5"])
+    assert len(d["unroll_factors"]) == 6
+    assert sum(len(s["agents"]) for s in d["slr"]) == 6
+    assert d["placement"] is None
+    assert explore_manifest(ROOT / "simple_tag.toml")["placement"]["same_counts"]
+
 def test_report(tmp_path, capsys):
     out = tmp_path / "rep"
     assert main(["report", "maddpg", "-o", str(out), "--envs", "simple_speaker_listener_v4",

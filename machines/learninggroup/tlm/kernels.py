@@ -5,7 +5,14 @@ IC3Net through the simulator.
 
 numba has no float16 arithmetic, so values travel as float32 arrays holding binary16 values
 and :func:`r16` rounds a float32 to the nearest binary16 value (ties to even, overflow to
-infinity, subnormals on the 2^-24 grid, NaN kept), on the bits. A binary16 product is exact
+infinity, subnormals on the 2^-24 grid, NaN kept); :func:`h2f` and :func:`f2h` convert
+binary16 bits to and from such values. On a CPU with x86's F16C conversions
+(:data:`HARDWARE_HALF`) the three are LLVM's ``fptrunc`` to ``half`` and ``fpext`` from it,
+which the loops vectorise (eight values an instruction); elsewhere they work on the bits
+(:func:`r16_bits`, :func:`h2f_bits`, :func:`f2h_bits`). Both give the same value for every
+float32 (:func:`r16`: compared on all 2^32 of them) and every binary16, NaNs aside, whose
+payloads may differ but never their sign; :func:`f2h` writes every NaN as the same bits
+(sign, then ``0x7E00``), so the kernels' results are identical either way. A binary16 product is exact
 in float32 and a binary16 sum rounded to float32 and then to binary16 equals the correctly
 rounded binary16 sum (float32 has more than 2 x 11 + 2 significand bits), so
 ``r16(a * b)`` and ``r16(acc + p)`` are the VPU's FP16 multiplier and adder. Tests compare
@@ -27,7 +34,8 @@ from numba.extending import intrinsic
 
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["r16", "r16d", "h2f", "f2h", "round16", "packed_forward", "packed_grad", "HAVE_NUMBA"]
+__all__ = ["r16", "r16_bits", "r16d", "h2f", "h2f_bits", "f2h", "f2h_bits", "round16",
+           "packed_forward", "packed_grad", "HAVE_NUMBA", "HARDWARE_HALF"]
 
 
 if HAVE_NUMBA:
@@ -44,6 +52,27 @@ if HAVE_NUMBA:
     _float = _bitcast(types.uint32, types.float32, ir.FloatType())
     _bits64 = _bitcast(types.float64, types.uint64, ir.IntType(64))
     _float64 = _bitcast(types.uint64, types.float64, ir.DoubleType())
+
+    @intrinsic
+    def _half_round(typingctx, x):
+        """A float32 to binary16 and back as two IEEE conversions (round to nearest even)."""
+        def codegen(context, builder, sig, args):
+            return builder.fpext(builder.fptrunc(args[0], ir.HalfType()), ir.FloatType())
+        return types.float32(types.float32), codegen
+
+    @intrinsic
+    def _half_to_float(typingctx, h):
+        """Binary16 bits (uint16) as a float32, by an IEEE conversion."""
+        def codegen(context, builder, sig, args):
+            return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+        return types.float32(types.uint16), codegen
+
+    @intrinsic
+    def _float_to_half(typingctx, x):
+        """A float32 as binary16 bits (uint16), by an IEEE conversion."""
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+        return types.uint16(types.float32), codegen
 else:                                              # pragma: no cover - numba is a dependency
     def _bitcast(src, dst):
         return lambda x: dst(np.asarray(x, src).view(dst))
@@ -54,10 +83,28 @@ else:                                              # pragma: no cover - numba is
     _float64 = _bitcast(np.uint64, np.float64)
 
 
+def _hardware_half() -> bool:
+    """Whether numba compiles for a CPU with F16C (its ``NUMBA_CPU_FEATURES`` or the host's):
+    there LLVM's half conversions are single instructions; elsewhere they may be calls to a
+    runtime library numba does not link."""
+    if not HAVE_NUMBA:
+        return False
+    from numba.core import config
+    feats = config.CPU_FEATURES
+    if feats is None:
+        import llvmlite.binding as llvm
+        feats = llvm.get_host_cpu_features().flatten()
+    return "+f16c" in feats.split(",")
+
+
+#: :func:`r16` by the CPU's binary16 conversions (module docstring)
+HARDWARE_HALF = _hardware_half()
+
+
 @njit(inline=True)
-def r16(x):
+def r16_bits(x):
     """The binary16 value nearest a float32 (ties to even), as a float32; beyond 65504 (from
-    65520 on) infinity; NaN and infinities unchanged."""
+    65520 on) infinity; NaN and infinities unchanged: computed on the bits."""
     b = _bits(x)
     a = b & np.uint32(0x7FFFFFFF)
     s = b & np.uint32(0x80000000)
@@ -88,8 +135,8 @@ def r16d(x):
 
 
 @njit(inline=True)
-def h2f(h):
-    """The float32 of binary16 bits ``h`` (uint16), exactly."""
+def h2f_bits(h):
+    """The float32 of binary16 bits ``h`` (uint16), exactly: computed on the bits."""
     h = np.uint32(h)
     s = (h & np.uint32(0x8000)) << np.uint32(16)
     e = (h >> np.uint32(10)) & np.uint32(0x1F)
@@ -103,8 +150,9 @@ def h2f(h):
 
 
 @njit(inline=True)
-def f2h(x):
-    """The binary16 bits of a float32 that holds a binary16 value (:func:`r16`'s results)."""
+def f2h_bits(x):
+    """The binary16 bits of a float32 that holds a binary16 value (:func:`r16`'s results); a
+    NaN as its sign and ``0x7E00``: computed on the bits."""
     b = _bits(x)
     s = (b >> np.uint32(16)) & np.uint32(0x8000)
     a = b & np.uint32(0x7FFFFFFF)
@@ -115,6 +163,29 @@ def f2h(x):
     if a >= np.uint32(0x38800000):
         return np.uint16(s | ((a - np.uint32(0x38000000)) >> np.uint32(13)))
     return np.uint16(s | np.uint32(_float(a) * np.float32(16777216.0)))
+
+
+if HARDWARE_HALF:
+    @njit(inline=True)
+    def r16(x):
+        """The binary16 value nearest a float32 (ties to even), as a float32: the CPU's
+        conversions, equal to :func:`r16_bits` (module docstring)."""
+        return _half_round(x)
+
+    @njit(inline=True)
+    def h2f(h):
+        """The float32 of binary16 bits ``h`` (uint16), exactly: the CPU's conversion."""
+        return _half_to_float(h)
+
+    @njit(inline=True)
+    def f2h(x):
+        """The binary16 bits of a float32 that holds a binary16 value, a NaN as
+        :func:`f2h_bits` writes it: the CPU's conversion."""
+        b = _bits(x)
+        nan = np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00))
+        return nan if (b & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000) else _float_to_half(x)
+else:
+    r16, h2f, f2h = r16_bits, h2f_bits, f2h_bits
 
 
 @njit

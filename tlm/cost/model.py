@@ -62,12 +62,14 @@ class CostModel:
         self.clock_hz = k.clock_mhz * 1e6
 
     # ---- arithmetic on the datapath's number format ---------------------------------------
-    def mul(self, a: int | None = None, b: int | None = None) -> Price:
-        """A multiply of the data format (float: its multiplier; fixed: ``a`` x ``b``)."""
+    def mul(self, a: int | None = None, b: int | None = None, on: str | None = None) -> Price:
+        """A multiply of the data format (float: its multiplier; fixed: ``a`` x ``b``);
+        ``on`` (``"dsp"`` or ``"fabric"``) names what builds it where a unit's multipliers
+        differ from the architecture's ``[technology] multipliers`` (an FPGA's only)."""
         if self.is_float and a is None:
-            return self.tech.fmul(self.word_bits)
+            return self.tech.fmul(self.word_bits, on)
         w = self.word_bits
-        return self.tech.mul(a or w, b or a or w)
+        return self.tech.mul(a or w, b or a or w, on)
 
     def add(self, bits: int | None = None) -> Price:
         if self.is_float and bits is None:
@@ -83,9 +85,10 @@ class CostModel:
             return self.tech.fadd(bits)
         return self.tech.add(2 * self.word_bits)
 
-    def mac(self) -> Price:
-        return (self.mul() + self.accumulate()).named(
-            f"multiply ({self.mul().how}) + accumulate ({self.accumulate().how})")
+    def mac(self, on: str | None = None) -> Price:
+        m = self.mul(on=on)
+        return (m + self.accumulate()).named(
+            f"multiply ({m.how}) + accumulate ({self.accumulate().how})")
 
     def mux(self, ways: int, bits: int | None = None) -> Price:
         return self.tech.mux(bits or self.word_bits, ways)
@@ -145,9 +148,12 @@ def fitted_keys(arch) -> list[str]:
             or FITTED.search(sources[k])]
 
 
-def derive_energy(arch, families, unit_of: Mapping[str, str]) -> EnergyModel:
+def derive_energy(arch, families, unit_of: Mapping[str, str],
+                  names: Mapping[str, float] | None = None) -> EnergyModel:
     """The energy model of ``arch``: derived from its ``[technology]``, with any explicit
-    ``[energy]`` constants on top (the whole model when it has no technology)."""
+    ``[energy]`` constants on top (the whole model when it has no technology). ``names``:
+    the count names of ``[resources]`` a caller knows beyond the architecture's (a run's
+    task, a design search's choice), for the flip-flops the clock counts."""
     explicit = dict(arch.extra.get("energy", {}))
     stated = dict(arch.extra.get("energy_sources", {}))
     tech = technology_of(arch)
@@ -177,7 +183,7 @@ def derive_energy(arch, families, unit_of: Mapping[str, str]) -> EnergyModel:
             for a, p in got.items():
                 prices[a] = float(p.pj)
                 sources[a] = p.sentence()
-        clock, parts = _clock(cost, families)
+        clock, parts = _clock(cost, families, names)
         prices[CLOCK] = clock.pj
         sources[CLOCK] = clock.sentence()
         if isinstance(tech, Fpga):
@@ -198,12 +204,15 @@ def derive_energy(arch, families, unit_of: Mapping[str, str]) -> EnergyModel:
                        interconnect_pj_per_word=net, parts=parts)
 
 
-def _clock(cost: CostModel, families) -> tuple[Price, dict]:
-    """Per-cycle energy (see the module doc) and its parts in pJ."""
+def _clock(cost: CostModel, families, names: Mapping[str, float] | None = None
+           ) -> tuple[Price, dict]:
+    """Per-cycle energy (see the module doc) and its parts in pJ: on an FPGA the flip-flops
+    of every ``[resources]`` unit whose count the architecture's names (its knobs, its
+    ``[timing]``, its ``[resources]`` count names) and ``names`` give."""
     tech = cost.tech
     if isinstance(tech, Fpga):
         from rlaccel.tlm.cost.resources import resources_of
-        res = resources_of(cost.arch, tech, partial=True)
+        res = resources_of(cost.arch, tech, extra=names, partial=True)
         ff = res.total["ff"] if res is not None else 0
         clk = cost.flipflops(ff)
         if res is not None and res.skipped:

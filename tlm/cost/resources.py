@@ -12,6 +12,10 @@ instances the design has, as an expression of the knobs::
     slr = "spread"                         # instances spread evenly over the SLRs, or an index
     source = "rlaccel rtl synth fixar_pe --target xilinx (...)"
 
+A count may also use a name the ``[resources]`` table states itself (``actions = 4``: a size
+of the design that the knobs do not give, with its source in ``[sources]`` as
+``"resources.actions"``); a caller's ``extra`` names (a run's task) take its place.
+
 Each row's figures come from Yosys synthesis of the project's own RTL block where one exists
 (the command that made them in ``source``; synthesis is never run here) or from a cited figure.
 The memories an architecture maps to block RAM or UltraRAM (``[technology] memories``) add
@@ -34,7 +38,8 @@ from rlaccel.util.errors import ArchError
 from rlaccel.tlm.cost.primitives import table
 from rlaccel.tlm.cost.technology import Fpga, technology_of
 
-__all__ = ["Resources", "resources_of", "evaluate", "beside", "KINDS", "ROW_KEYS"]
+__all__ = ["Resources", "resources_of", "evaluate", "beside", "count_names", "KINDS",
+           "ROW_KEYS"]
 
 #: the resources counted
 KINDS = ("lut", "ff", "dsp", "bram", "uram")
@@ -109,7 +114,7 @@ class Resources:
                 "slr": self.slr, "units": self.units, "over_budget": over}
 
 
-def _names(arch, extra: Mapping | None) -> dict:
+def _names(arch, extra: Mapping | None, stated: Mapping | None = None) -> dict:
     from dataclasses import fields
     k = arch.knobs
     names = {f.name: getattr(k, f.name) for f in fields(k)
@@ -121,8 +126,30 @@ def _names(arch, extra: Mapping | None) -> dict:
     if isinstance(net.get("words_per_cycle"), (int, float)):
         names["link_words"] = net["words_per_cycle"]
     names["word_bits"] = arch.geometry.word_bits
+    for key, v in (stated or {}).items():
+        if key in names:
+            raise ArchError(f"{arch.origin}: [resources] {key} = {v!r} names a count that "
+                            f"the architecture already gives ({names[key]!r})")
+        names[key] = v
     names.update(extra or {})
     return names
+
+
+def count_names(arch) -> dict:
+    """The count names an architecture's ``[resources]`` table states (``NAME = number``)."""
+    rows = arch.extra.get("resources", {})
+    if not isinstance(rows, dict):
+        return {}
+    out = {}
+    for name, v in rows.items():
+        if isinstance(v, dict):
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e9:
+            raise ArchError(f"{arch.origin}: [resources] {name} must be a unit (a table of "
+                            f"{', '.join(ROW_KEYS)}) or a count name's number from 0 up, not "
+                            f"{v!r}")
+        out[name] = v
+    return out
 
 
 def _budgets(arch, dev: Mapping) -> list[dict]:
@@ -152,7 +179,9 @@ def resources_of(arch, tech=None, extra: Mapping | None = None,
     rows = arch.extra.get("resources", {})
     if not isinstance(rows, dict):
         raise ArchError(f"{arch.origin}: [resources] must be a table of units")
-    names = _names(arch, extra)
+    stated = count_names(arch)
+    rows = {n: r for n, r in rows.items() if n not in stated}
+    names = _names(arch, extra, stated)
     dev = tech.dev
     slrs = _budgets(arch, dev)
     n = len(slrs)

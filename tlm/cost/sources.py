@@ -5,7 +5,8 @@ The constants judged:
 
 * every energy price (derived: the sentence of its derivation, the references of the
   primitives it rests on; stated in ``[energy]``: its ``[energy_sources]`` sentence);
-* every ``[resources.NAME]`` unit (its ``source``);
+* every ``[resources.NAME]`` unit (its ``source``) and every count name ``[resources]``
+  states (``actions = 4``: its ``[sources]`` sentence, ``"resources.actions"``);
 * every number of the ``[timing]``, ``[hostlink]``, ``[interconnect]`` and ``[device]``
   tables (latencies, widths, host and link figures, the device's budgets), whose sentences
   are in the ``[sources]`` table under ``"TABLE.KEY"`` (``"device.slr"`` for the SLR list),
@@ -57,10 +58,12 @@ def stated_sources(arch) -> dict:
         out[f"energy.{key}"] = sentence
     for key in model.fitted:
         out[f"energy.{key}"] = out.get(f"energy.{key}", "") + " (fitted)"
+    src = arch.extra.get("sources", {})
     for name, row in arch.extra.get("resources", {}).items():
         if isinstance(row, Mapping):
             out[f"resources.{name}"] = row.get("source", "")
-    src = arch.extra.get("sources", {})
+        else:                           # a count name: its sentence is in [sources]
+            out[f"resources.{name}"] = src.get(f"resources.{name}", "")
     for key, sentence in src.items():
         out[key] = sentence
     return out

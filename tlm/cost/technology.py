@@ -9,7 +9,10 @@ and voltage by Stillmaker and Baas' energy fits. An FPGA prices the same functio
 standard cells at its family's node and voltage, times the FPGA/ASIC gap of Kuon and Rose:
 the fabric factor for what LUTs and flip-flops implement, the hard-block factor for what a
 DSP slice or a block RAM implements (a multiplier is tiled onto 27 x 18 DSP slices, each
-priced at its full width: a hard block spends its width whatever the operands').
+priced at its full width: a hard block spends its width whatever the operands'). A design
+whose multipliers are built in LUTs (``[technology] multipliers = "fabric"``: a synthesis
+without DSPs) has them priced as fabric: the standard-cell multiplier of the operands' widths
+times the fabric factor.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from rlaccel.util.errors import ArchError
 from rlaccel.tlm.cost.primitives import Price, table
 
 __all__ = ["energy_fit", "scale_factor", "Technology", "Asic", "Fpga", "technology_of",
-           "float_significand", "TECHNOLOGY_KEYS"]
+           "float_significand", "TECHNOLOGY_KEYS", "MULTIPLIERS"]
 
 #: the keys of an architecture's ``[technology]`` table
 TECHNOLOGY_KEYS = ("kind", "node", "voltage", "sram", "device", "static", "memories", "banks",
-                   "clock_gating")
+                   "clock_gating", "multipliers")
+#: what an FPGA's multipliers are built from (``[technology] multipliers``)
+MULTIPLIERS = ("dsp", "fabric")
 
 
 # ---- scaling ---------------------------------------------------------------------------------
@@ -142,13 +147,15 @@ class Technology:
     def add(self, bits: int) -> Price:
         raise NotImplementedError
 
-    def mul(self, a: int, b: int) -> Price:
+    def mul(self, a: int, b: int, on: str | None = None) -> Price:
+        """An ``a`` x ``b`` multiply; ``on`` (an FPGA's ``"dsp"`` or ``"fabric"``) overrides
+        what the technology builds multipliers from (an ASIC has standard cells only)."""
         raise NotImplementedError
 
     def fadd(self, bits: int) -> Price:
         raise NotImplementedError
 
-    def fmul(self, bits: int) -> Price:
+    def fmul(self, bits: int, on: str | None = None) -> Price:
         raise NotImplementedError
 
     def mux(self, bits: int, ways: int) -> Price:
@@ -193,13 +200,13 @@ class Asic(Technology):
     def add(self, bits):
         return self.cell_add(bits)
 
-    def mul(self, a, b):
+    def mul(self, a, b, on=None):
         return self.cell_mul(a, b)
 
     def fadd(self, bits):
         return self.cell_fadd(bits)
 
-    def fmul(self, bits):
+    def fmul(self, bits, on=None):
         return self.cell_fmul(bits)
 
     def memory(self, kind, words, bits):
@@ -247,7 +254,7 @@ class Fpga(Technology):
 
     kind = "fpga"
 
-    def __init__(self, device: str, static: str = "board"):
+    def __init__(self, device: str, static: str = "board", multipliers: str = "dsp"):
         dev = table(f"fpga.device.{device}") if device in table("fpga.device") else None
         if dev is None:
             raise ArchError(f"no FPGA device '{device}' in the cost model's primitives "
@@ -256,7 +263,12 @@ class Fpga(Technology):
             raise ArchError(f"[technology] static must be 'board' (the card's idle power, what "
                             f"a board utility measures) or 'chip' (the FPGA's own, what XPE "
                             f"estimates), not {static!r}")
+        if multipliers not in MULTIPLIERS:
+            raise ArchError(f"[technology] multipliers must be 'dsp' (DSP slices, the default) "
+                            f"or 'fabric' (LUTs: a design synthesised without DSPs), not "
+                            f"{multipliers!r}")
         self.device, self.dev, self.static = device, dev, static
+        self.multipliers = multipliers
         self.family = table(f"fpga.{dev['family']}")
         self.gap = table("fpga.gap")
         self.name = f"fpga {device}"
@@ -290,7 +302,15 @@ class Fpga(Technology):
     def add(self, bits):
         return self._soft(self.cell_add(bits))
 
-    def mul(self, a, b):
+    def mul(self, a, b, on=None):
+        on = on or self.multipliers
+        if on not in MULTIPLIERS:
+            raise ArchError(f"a multiplier is on 'dsp' or 'fabric', not {on!r}")
+        if on == "fabric":
+            p = self.cell_mul(a, b)
+            g = self.gap["soft"]
+            return Price(p.pj * g, f"{a}x{b} multiply in LUTs ({p.how}), fabric x{g:g}",
+                         (*p.refs, "kuon2007"))
         n = self.dsp_tiles(a, b)
         op = self.dsp_op()
         return Price(n * op.pj, f"{a}x{b} multiply on {n} DSP48E2 ({op.how})", op.refs)
@@ -298,9 +318,9 @@ class Fpga(Technology):
     def fadd(self, bits):
         return self._soft(self.cell_fadd(bits))
 
-    def fmul(self, bits):
+    def fmul(self, bits, on=None):
         s = float_significand(bits)
-        sig = self.mul(s, s)
+        sig = self.mul(s, s, on)
         rest = self.cell_fmul(bits).pj - self.cell_mul(s, s).pj
         soft = self._soft(Price(max(rest, 0.0), f"fp{bits} multiply less its {s}x{s} "
                                                 f"significand product",
@@ -369,6 +389,9 @@ def technology_of(arch) -> Technology | None:
         v = t["voltage"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.3 <= v <= 2.0:
             raise ArchError(f"{where} voltage must be a supply in volts (0.3-2.0), not {v!r}")
+        if "multipliers" in t:
+            raise ArchError(f"{where} multipliers is an FPGA's choice (DSP slices or LUTs); an "
+                            f"ASIC's multipliers are standard cells")
         sram = t.get("sram", "sram")
         try:
             return Asic(str(t["node"]), float(v), f"asic.{sram}", t.get("clock_gating", False))
@@ -378,7 +401,8 @@ def technology_of(arch) -> Technology | None:
         if "device" not in t:
             raise ArchError(f"{where} needs device (an FPGA card of the cost model)")
         try:
-            return Fpga(str(t["device"]), str(t.get("static", "board")))
+            return Fpga(str(t["device"]), str(t.get("static", "board")),
+                        str(t.get("multipliers", "dsp")))
         except ArchError as exc:
             raise ArchError(f"{where}: {exc}") from None
     raise ArchError(f"{where} kind must be 'asic' or 'fpga', not {kind!r}")

@@ -44,12 +44,13 @@ from rlaccel.machines.darl.tlm.timing import instruction_cycles
 from rlaccel.tlm.model import Family
 from rlaccel.machines.darl.tlm.models import MODELS as _MODELS, TIMING_KEYS as _TIMING_KEYS
 from rlaccel.machines.darl.tlm.models import optimisations
+from rlaccel.machines.darl.tlm.energy import ACTIONS as _ACTIONS
 
 #: result categories: encoding, regression, select, update, the all-reduce, the stage end,
 #: loading the position matrix
 CATEGORIES = ("ENC", "REG", "SEL", "UPD", "ALLREDUCE", "SYNC", "LOAD")
 
-FAMILY = Family(name="hdc", models=_MODELS, actions={}, categories=CATEGORIES,
+FAMILY = Family(name="hdc", models=_MODELS, actions=_ACTIONS, categories=CATEGORIES,
                 timing_keys=_TIMING_KEYS, tables=("hdc",), checks=(optimisations,),
                 doc="DARL (the DARL paper): codebook encoder, chunked regression, select, the "
                     "delayed update cache and the butterfly all-reduce")

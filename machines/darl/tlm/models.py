@@ -375,12 +375,13 @@ _LAST = ("hpush", "hsel.argmax", "hld", "hsync")
 
 def _actions(b: Binding) -> dict:
     """Decode, the words each instruction moves and its arithmetic (multiply-adds of the
-    encoder and the arrays, multiplies of the update), as the base family's actions."""
+    arrays, multiplies of the update), as the base family's actions; the encoder's
+    multiply-adds, on DSP slices, as the hdc family's ``encode_mac`` (:mod:`.energy`)."""
     o, m = b.ops, b.mnemonic
     n, d = o.get("n", 1), o.get("d", 0)
     c = {"decode": 1}
     if m == "henc":
-        c.update(mac=n * d, reg_read=n, sram_read=n * d + 2 * d, sram_write=2 * d)
+        c.update(encode_mac=n * d, reg_read=n, sram_read=n * d + 2 * d, sram_write=2 * d)
     elif m == "hld":
         c.update(buf_read=n * d, sram_write=n * d)
     elif m in ("hreg", "hreg.t", "hreg.c", "hreg.tc"):

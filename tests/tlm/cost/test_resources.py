@@ -72,3 +72,21 @@ def test_a_unit_whose_count_is_not_a_number_is_refused(bad, tmp_path):
 def test_a_unit_placed_on_no_slr_is_refused(bad, tmp_path):
     with pytest.raises(ArchError, match=r"\[resources.osel\] slr = .* is not an SLR"):
         resources_of(_with_resource(tmp_path, "learninggroup", "osel", "slr", bad))
+
+
+def test_a_count_name_the_architecture_states_and_a_run_s_in_its_place():
+    a = load_arch("darl")
+    design = resources_of(a).units["regression"]["count"]
+    assert design == 4 * 4 * a.knobs.lanes                          # [resources] actions = 4
+    assert resources_of(a, extra={"actions": 2}).units["regression"]["count"] == design / 2
+
+
+@pytest.mark.parametrize("text, match", [
+    ("lanes = 4", r"\[resources\] lanes = 4 names a count that the architecture already"),
+    ('actions = "four"', r"\[resources\] actions must be a unit .* or a count name's number"),
+    ("actions = -1", r"\[resources\] actions must be a unit")])
+def test_a_bad_count_name_is_refused(text, match, tmp_path):
+    f = tmp_path / "v.toml"
+    f.write_text(f'name = "v"\ninherit = "darl"\n[resources]\n{text}\n')
+    with pytest.raises(ArchError, match=match):
+        resources_of(load_arch(f))

@@ -116,3 +116,8 @@ def test_a_resource_unit_without_a_source_is_refused(tmp_path):
     a = _variant(tmp_path, '[resources.x]\ncount = 1\nlut = 5\n')
     with pytest.raises(ArchError, match=r"\[resources.x\] needs a source"):
         resources_of(a)
+
+
+def test_a_count_name_without_a_source_fails(tmp_path):
+    a = _variant(tmp_path, '[sources]\n"resources.actions" = ""\n')
+    assert any("resources.actions: no source" in p for p in problems(a, OWN["darl"]))

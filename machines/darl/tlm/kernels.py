@@ -182,6 +182,44 @@ def _land(a, qr, qi, pr, pi, pending, d, lo, hi):
 
 
 @njit
+def _quantize_rewards(rewards, frac, lo, hi):
+    """A batch's float rewards quantized as the host writes them (:func:`_quantize`, in
+    both training forms) and the saturations."""
+    rew = np.empty(rewards.shape[0], dtype=np.int64)
+    sats = 0
+    for b in range(rewards.shape[0]):
+        rew[b], c = _quantize(rewards[b], frac, lo, hi)
+        sats += c
+    return rew, sats
+
+
+@njit
+def _push(v, re, im, a, pr, pi, pending, sr, si, ur_out, ui_out, frac, lo, hi):
+    """One sample's update hypervectors ``U = v (Re, Im)`` (eq. 15-16; ``re``, ``im`` (D,)
+    raw) into ``ur_out``, ``ui_out`` (D,), pushed into the update cache as row ``a``'s
+    pending update and added to that row of the shard (saturating), in both training forms;
+    the saturations."""
+    sats = 0
+    for j in range(re.shape[0]):
+        ur, c = _mul(v, re[j], frac, lo, hi)
+        sats += c
+        ui, c = _mul(v, im[j], frac, lo, hi)
+        sats += c
+        ur_out[j] = ur
+        ui_out[j] = ui
+        pr[a, j] = ur
+        pi[a, j] = ui
+        x, c = _sat(sr[a, j] + ur, lo, hi)
+        sr[a, j] = x
+        sats += c
+        x, c = _sat(si[a, j] + ui, lo, hi)
+        si[a, j] = x
+        sats += c
+    pending[a] = True
+    return sats
+
+
+@njit
 def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta, gamma,
           sign, frac, lo, hi, ur_out, ui_out, v_out):
     """One training batch of one agent, in place: ``qr``, ``qi`` (its Q), ``pending``, ``pr``,
@@ -191,11 +229,7 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
     hypervectors and update value. Returns the saturation count."""
     b_n, d = re.shape
     n_a = qr.shape[0]
-    sats = 0
-    rew = np.empty(b_n, dtype=np.int64)
-    for b in range(b_n):
-        rew[b], c = _quantize(rewards[b], frac, lo, hi)
-        sats += c
+    rew, sats = _quantize_rewards(rewards, frac, lo, hi)
     q_true = np.empty(b_n, dtype=np.int64)
     for b in range(b_n):
         best = np.int64(0)
@@ -220,22 +254,8 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
         v, c4 = _mul(beta, e, frac, lo, hi)
         sats += c1 + c2 + c3 + c4
         v_out[b] = v
-        for j in range(d):
-            ur, c = _mul(v, re[b, j], frac, lo, hi)
-            sats += c
-            ui, c = _mul(v, im[b, j], frac, lo, hi)
-            sats += c
-            ur_out[b, j] = ur
-            ui_out[b, j] = ui
-            pr[a, j] = ur
-            pi[a, j] = ui
-            x, c = _sat(sr[a, j] + ur, lo, hi)
-            sr[a, j] = x
-            sats += c
-            x, c = _sat(si[a, j] + ui, lo, hi)
-            si[a, j] = x
-            sats += c
-        pending[a] = True
+        sats += _push(v, re[b], im[b], a, pr, pi, pending, sr, si, ur_out[b], ui_out[b],
+                      frac, lo, hi)
     return sats
 
 
@@ -295,11 +315,7 @@ def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr,
     (q_true - q_pred) beta + r`` (eq. 14), the values by eq. 9's per-chunk cosine."""
     b_n, d = re.shape
     n_a = qr.shape[0]
-    sats = 0
-    rew = np.empty(b_n, dtype=np.int64)
-    for b in range(b_n):
-        rew[b], c = _quantize(rewards[b], frac, lo, hi)
-        sats += c
+    rew, sats = _quantize_rewards(rewards, frac, lo, hi)
     q_true = np.empty(b_n, dtype=np.int64)
     for b in range(b_n):                     # Q' does not change within a batch
         best = np.int64(0)
@@ -323,22 +339,8 @@ def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr,
         v, c3 = _sat(m + rew[b], lo, hi)
         sats += c1 + c2 + c3
         v_out[b] = v
-        for j in range(d):
-            ur, c = _mul(v, re[b, j], frac, lo, hi)
-            sats += c
-            ui, c = _mul(v, im[b, j], frac, lo, hi)
-            sats += c
-            ur_out[b, j] = ur
-            ui_out[b, j] = ui
-            pr[a, j] = ur
-            pi[a, j] = ui
-            x, c = _sat(sr[a, j] + ur, lo, hi)
-            sr[a, j] = x
-            sats += c
-            x, c = _sat(si[a, j] + ui, lo, hi)
-            si[a, j] = x
-            sats += c
-        pending[a] = True
+        sats += _push(v, re[b], im[b], a, pr, pi, pending, sr, si, ur_out[b], ui_out[b],
+                      frac, lo, hi)
     return sats
 
 

@@ -31,12 +31,13 @@ from rlaccel.machines.darl.tlm.printed import regress_cosine, update_value_print
 from rlaccel.machines.darl.tlm.regression import regress_rows
 
 from rlaccel.machines.darl.config import HdqlConfig
+from rlaccel.machines.darl.models import AgentModels
 from rlaccel.machines.darl.replay import Batch
 
 __all__ = ["FunctionalHdql", "CompiledHdql", "compiled_available"]
 
 
-class FunctionalHdql:
+class FunctionalHdql(AgentModels):
     """The learner of :mod:`.reference` computed by the unit models in ``fmt`` (``fixed32``
     by default from ``cfg.number``, or ``float64``)."""
 
@@ -60,11 +61,7 @@ class FunctionalHdql:
         else:
             self.beta, self.gamma = cfg.learning_rate, cfg.gamma
             zeros = np.zeros((n_actions, cfg.d))
-        self.tr, self.ti = zeros.copy(), zeros.copy()
-        self.qr = [zeros.copy() for _ in range(cfg.agents)]
-        self.qi = [zeros.copy() for _ in range(cfg.agents)]
-        self.sr = [zeros.copy() for _ in range(cfg.agents)]
-        self.si = [zeros.copy() for _ in range(cfg.agents)]
+        super().__init__(zeros, cfg.agents)
         self.caches = [UpdateCache(n_actions, cfg.d, self.fmt) for _ in range(cfg.agents)]
         # each iteration's update, per agent, while the shards are all-reduced every iteration
         self.each = cfg.allreduce_each_iteration
@@ -88,9 +85,6 @@ class FunctionalHdql:
                                   counter=self.counter)
         return regress(re, im, qr, qi, chunk=c.chunk, fmt=self.fmt, norm=c.norm,
                        imag_sign=c.imag_sign, counter=self.counter)
-
-    def model(self, k: int, which: str):
-        return (self.tr, self.ti) if which == "target" else (self.qr[k], self.qi[k])
 
     # ------------------------------------------------------------------ the learner
     def act(self, k: int, obs) -> int:
@@ -187,11 +181,7 @@ class FunctionalHdql:
                                         counter=self.counter)[0]
         self._accumulate(self.tr, avg_r)
         self._accumulate(self.ti, avg_i)
-        for k in range(self.cfg.agents):
-            self.qr[k][...] = self.tr
-            self.qi[k][...] = self.ti
-            self.sr[k][...] = 0
-            self.si[k][...] = 0
+        self._restart_agents()
 
 
 def compiled_available(cfg: HdqlConfig) -> bool:

@@ -35,12 +35,13 @@ import numpy as np
 from rlaccel.machines.darl.tlm import butterfly_allreduce, position_matrix, regress
 
 from rlaccel.machines.darl.config import HdqlConfig
+from rlaccel.machines.darl.models import AgentModels
 from rlaccel.machines.darl.replay import Batch
 
 __all__ = ["HdqlReference"]
 
 
-class HdqlReference:
+class HdqlReference(AgentModels):
     """sHDQL (one agent) or dHDQL (``cfg.agents``) in float64: ``act``, ``train``,
     ``end_stage``."""
 
@@ -48,12 +49,7 @@ class HdqlReference:
         self.cfg = cfg
         self.n_obs, self.n_actions, self.d = n_obs, n_actions, cfg.d
         self.P = position_matrix(n_obs, cfg.d, rng)
-        zeros = np.zeros((n_actions, cfg.d))
-        self.tr, self.ti = zeros.copy(), zeros.copy()
-        self.qr = [zeros.copy() for _ in range(cfg.agents)]
-        self.qi = [zeros.copy() for _ in range(cfg.agents)]
-        self.sr = [zeros.copy() for _ in range(cfg.agents)]
-        self.si = [zeros.copy() for _ in range(cfg.agents)]
+        super().__init__(np.zeros((n_actions, cfg.d)), cfg.agents)
 
     # ------------------------------------------------------------------ the algorithm
     def encode(self, states) -> tuple[np.ndarray, np.ndarray]:
@@ -78,10 +74,6 @@ class HdqlReference:
             return float(regress(re, im, qr[a:a + 1], qi[a:a + 1], chunk=c.chunk, norm="chunk",
                                  imag_sign=sign)[0])
         return float((re @ qr[a] + c.imag_sign * (im @ qi[a])) / self.d)
-
-    def model(self, k: int, which: str):
-        """``(QR, QI)`` of agent ``k``'s ``"online"`` model or the common ``"target"``."""
-        return (self.tr, self.ti) if which == "target" else (self.qr[k], self.qi[k])
 
     def act(self, k: int, obs) -> int:
         """Agent ``k``'s greedy action on ``obs`` (eq. 11)."""
@@ -125,8 +117,4 @@ class HdqlReference:
         avg_i = butterfly_allreduce(self.si, average=average)[0]
         self.tr += avg_r
         self.ti += avg_i
-        for k in range(self.cfg.agents):
-            self.qr[k][...] = self.tr
-            self.qi[k][...] = self.ti
-            self.sr[k][...] = 0.0
-            self.si[k][...] = 0.0
+        self._restart_agents()

@@ -301,6 +301,31 @@ def vec_muls(a, s, out):
 
 
 @njit
+def softmax_rows(a, out, B, n, m):
+    """:func:`.vector.softmax` of ``B`` segments of ``n`` words ``m`` apart (``a`` and
+    ``out`` binary16 bits, the segment of ``b`` at ``b * m``): ``e = exp(x - max)`` (the
+    float64 function rounded once), the sum a chain of FP16 adds in order (``e * 1`` is
+    exact), ``e / sum``; every segment computed before any is written."""
+    e = np.empty((B, n), np.float32)
+    for b in range(B):
+        x = a[b * m:b * m + n]
+        mx = h2f(x[0])
+        for k in range(1, n):
+            v = h2f(x[k])
+            if v > mx or v != v:                       # a NaN is the maximum, as numpy's
+                mx = v
+        for k in range(n):
+            e[b, k] = r16d(np.exp(np.float64(r16(h2f(x[k]) - mx))))
+    for b in range(B):
+        acc = e[b, 0]
+        for k in range(1, n):
+            acc = r16(acc + e[b, k])
+        acc = acc + np.float32(0.0)
+        for k in range(n):
+            out[b * m + k] = f2h(r16(e[b, k] / acc))
+
+
+@njit
 def lstm_fw(z, sp, out, B, n):
     """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
     s, tanh(s), h (flat, B*4n + 3*B*n)."""
@@ -346,7 +371,12 @@ def lstm_bw(dh, dsn, fr, sp, keep, dz, B, n):
 @njit
 def comm_mean(a, talk, out, B, n):
     """:func:`.vector.comm_mean`: ``out[i] = sum_j C[i, j] a[j]`` as MAC chains over j,
-    ``C[i, j] = fp16(fp16(g_i g_j) fp16(1/(B-1)))`` off the diagonal."""
+    ``C[i, j] = fp16(fp16(g_i g_j) fp16(1/(B-1)))`` off the diagonal. False (and nothing
+    written) when a talk action is not 0 or 1."""
+    for i in range(B):
+        g = h2f(talk[i])
+        if not (g == 0 or g == 1):
+            return False
     c = r16d(1.0 / max(B - 1, 1))
     C = np.zeros((B, B), np.float32)
     for i in range(B):
@@ -359,3 +389,4 @@ def comm_mean(a, talk, out, B, n):
             for j in range(B):
                 acc = r16(acc + r16(C[i, j] * h2f(a[j * n + u])))
             out[i * n + u] = f2h(acc + np.float32(0.0))
+    return True

@@ -121,10 +121,15 @@ class PackedLayer:
                            f"not {X.shape[-1]}")
         if out is None:
             out = np.empty((X.shape[0], self.cols), np.float16)
-        kernels.packed_forward(X.view(np.uint16), self.cores, self.row_group, self.row_off,
-                               self.vals, self.gptr, self.gcols, self.cols, self.bias,
-                               out.view(np.uint16))
+        self.forward_bits(X.view(np.uint16), out.view(np.uint16))
         return out
+
+    def forward_bits(self, X: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`forward` on binary16 bits: ``X`` (batch x rows) and ``out`` (batch x cols)
+        uint16 arrays of the right shapes, unchecked (the instruction models bind them once
+        and check the layer's shape when it changes)."""
+        kernels.packed_forward(X, self.cores, self.row_group, self.row_off, self.vals,
+                               self.gptr, self.gcols, self.cols, self.bias, out)
 
     def accumulate(self, X: np.ndarray, D: np.ndarray, G: np.ndarray) -> None:
         """Add ``X[b]^T D[b]`` on the kept weights and ``D[b]`` on the bias row to the
@@ -132,11 +137,15 @@ class PackedLayer:
         if self.transposed:
             raise SimError("weight gradients accumulate on the forward layer, not the "
                            "transposed one")
-        Gu = G.view(np.uint16)
-        kernels.packed_grad(np.ascontiguousarray(X, np.float16).view(np.uint16),
-                            np.ascontiguousarray(D, np.float16).view(np.uint16),
-                            self.row_group, self.gptr, self.gcols, self.cols, Gu[:self.rows],
-                            Gu[self.rows])
+        self.accumulate_bits(np.ascontiguousarray(X, np.float16).view(np.uint16),
+                             np.ascontiguousarray(D, np.float16).view(np.uint16),
+                             G.view(np.uint16))
+
+    def accumulate_bits(self, X: np.ndarray, D: np.ndarray, G: np.ndarray) -> None:
+        """:meth:`accumulate` on binary16 bits (uint16 arrays of the right shapes, unchecked,
+        as :meth:`forward_bits`)."""
+        kernels.packed_grad(X, D, self.row_group, self.gptr, self.gcols, self.cols,
+                            G[:self.rows], G[self.rows])
 
     def core_cycles(self, lanes: int, rows_per_pass: int, stream: bool = False) -> list[int]:
         """Cycles of each core for one vector, counted cycle by cycle by the core controller

@@ -269,40 +269,47 @@ def _matrix(b: Binding):
             raise SimError(f"{where}: the cores hold the layer at {syn} as "
                            f"{lay.rows} x {lay.cols}, not {rows} x {cols}")
 
-    memo: list = [None]          # the last layer's figures (a layer lasts a grouping)
+    dense = B * rows * cols
+    # the layer the cores held last time and its Cost and counts (a layer lasts a grouping:
+    # the cores' cycles are counted once per layer, :meth:`.layer.PackedLayer.core_cycles`)
+    memo: list = [None]
 
     def cost(lay, extra_ops: int, add_agg: bool) -> Cost:
         hit = memo[0]
         if hit is None or hit[0] is not lay:
+            check(lay)
             per = lay.core_cycles(lanes, rpp, stream=packing == 2)
             issue = B * max(per) + (agg if add_agg else 0)
             busy = tuple((f"core{c}", B * n) for c, n in enumerate(per)) + (("lau", 0),)
-            hit = memo[0] = (lay, issue, busy, B * lay.nnz, B * max(per))
-        _, issue, busy, macs, core = hit
-        stats.add(stats.matrix, mn, count=1, macs=macs, dense_macs=B * rows * cols,
-                  cycles=issue, core_cycles=core)
-        return Cost(issue, 1, busy, {"vpu_op": macs + extra_ops})
+            macs = B * lay.nnz
+            hit = memo[0] = (lay, Cost(issue, 1, busy, {"vpu_op": macs + extra_ops}),
+                             {"count": 1, "macs": macs, "dense_macs": dense, "cycles": issue,
+                              "core_cycles": B * max(per)})
+        stats.add_row(stats.matrix, mn, hit[2])
+        return hit[1]
 
     if mn in ("sff", "sbp"):                  # sbp: the forward pass of the transposed layer
         back = mn == "sbp"
         n_in, n_out = (cols, rows) if back else (rows, cols)
-        X, Y = _words(U, o["src"], B * n_in), _words(U, o["dst"], B * n_out)
+        X = _words(U, o["src"], B * n_in).reshape(B, n_in).view(np.uint16)
+        Y = _words(U, o["dst"], B * n_out).reshape(B, n_out).view(np.uint16)
+        extra = 0 if back else B * cols
 
         def forward():
             lay = st.layer(syn, back, where)
-            check(lay)
-            lay.forward(X.reshape(B, n_in), Y.reshape(B, n_out))
-            return cost(lay, 0 if back else B * cols, True)
+            c = cost(lay, extra, True)
+            lay.forward_bits(X, Y)
+            return c
         return forward
-    X, Dd = _words(U, o["src"], B * rows), _words(U, o["src2"], B * cols)
-    Gacc = S[o["syn2"]:o["syn2"] + (rows + 1) * cols]
+    X = _words(U, o["src"], B * rows).reshape(B, rows).view(np.uint16)
+    Dd = _words(U, o["src2"], B * cols).reshape(B, cols).view(np.uint16)
+    Gacc = S[o["syn2"]:o["syn2"] + (rows + 1) * cols].reshape(rows + 1, cols).view(np.uint16)
 
     def sgrad():
         lay = st.layer(syn, False, where)
-        check(lay)
-        g = Gacc.reshape(rows + 1, cols)
-        lay.accumulate(X.reshape(B, rows), Dd.reshape(B, cols), g)
-        return cost(lay, B * cols, False)
+        c = cost(lay, B * cols, False)
+        lay.accumulate_bits(X, Dd, Gacc)
+        return c
     return sgrad
 
 
@@ -337,20 +344,17 @@ def _vec(b: Binding):
         if B > 1 and m < n:
             raise SimError(f"{where}: segments of n={n} words m={m} apart overlap")
         span = (B - 1) * m + n
-        a, d = w("a", span), w("dst", span)
-        idx = (np.arange(B)[:, None] * m + np.arange(n)[None, :])
+        a, d = bits("a", span), bits("dst", span)
 
         def vsmax():
-            d[idx] = vector.softmax(a[idx])
+            kernels.softmax_rows(a, d, B, n, m)
         return vsmax
     if mn == "v.mean":
         a, g, d = bits("a", B * n), bits("b", B), bits("dst", B * n)
-        gv = w("b", B)
 
         def vmean():
-            if not np.all((gv == 0) | (gv == 1)):
+            if not kernels.comm_mean(a, g, d, B, n):
                 raise SimError(f"{where}: talk actions must be 0 or 1")
-            kernels.comm_mean(a, g, d, B, n)
         return vmean
     if mn == "lstm.fw":
         z, sp, out = bits("a", 4 * B * n), bits("b", B * n), bits("dst", 7 * B * n)

@@ -39,6 +39,11 @@ class Counters:
     matrix: dict = field(default_factory=dict)
 
     def add(self, table: dict, key, **values) -> None:
+        self.add_row(table, key, values)
+
+    @staticmethod
+    def add_row(table: dict, key, values: dict) -> None:
+        """:meth:`add` with the values as one dict (which a model may keep and pass again)."""
         row = table.get(key)
         if row is None:
             row = table[key] = dict.fromkeys(values, 0)

@@ -219,3 +219,43 @@ def test_vector_kernels_equal_the_vector_models():
     assert np.array_equal(r, _bits(a + b))
     K.vec_muls(_bits(a), _bits(b)[0], r)
     assert np.array_equal(r, _bits(a * b[0]))
+
+
+def test_softmax_kernel_equals_the_vector_model():
+    """v.smax's kernel against vector.softmax: the exponential of every binary16 at or below
+    zero (every x - max there is), segments of random and of large, tied, infinite and
+    signed-zero values, a segment of one word, segments m words apart written in place."""
+    neg = np.arange(65536, dtype=np.uint16).view(F16)
+    neg = neg[~np.isnan(neg) & (neg <= 0)]
+    x = np.stack([neg, np.zeros_like(neg)], axis=1)       # max 0: x - max is every v <= 0
+    got = np.zeros(x.size, np.uint16)
+    K.softmax_rows(_bits(x), got, x.shape[0], 2, 2)
+    assert np.array_equal(got, _bits(vector.softmax(x)))
+    rng = np.random.default_rng(7)
+    seg = np.concatenate([(rng.standard_normal((40, 5)) * 4).astype(F16),
+                          np.array([[65504, 65504, 1, -65504, 0], [-0.0, 0.0, -0.0, 0.0, 0.0],
+                                    [np.inf, 1, 2, 3, 4], [-np.inf, 1, 1, 1, 1]], F16)])
+    got = np.zeros(seg.size, np.uint16)
+    K.softmax_rows(_bits(seg), got, seg.shape[0], 5, 5)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = _bits(vector.softmax(seg))
+    same = (got == want) | (np.isnan(got.view(F16)) & np.isnan(want.view(F16)))
+    assert same.all()
+    one = np.zeros(3, np.uint16)
+    K.softmax_rows(_bits(seg[:3, :1]), one, 3, 1, 1)
+    assert np.array_equal(one, _bits(np.ones(3, F16)))
+    mem = _bits(np.concatenate([seg[:3], np.zeros((3, 2), F16)], axis=1))   # m = 7
+    want = mem.copy().view(F16).reshape(3, 7)
+    want[:, :5] = vector.softmax(want[:, :5])
+    K.softmax_rows(mem, mem, 3, 5, 7)
+    assert np.array_equal(mem, _bits(want))
+
+
+def test_comm_mean_refuses_talk_actions_other_than_0_and_1():
+    h = np.ones((3, 2), F16)
+    out = np.full(6, 7, np.uint16)
+    assert K.comm_mean(_bits(h), _bits(np.array([1, -0.0, 1], F16)), out, 3, 2)
+    for bad in (0.5, np.nan, -1.0):
+        out[:] = 7
+        assert not K.comm_mean(_bits(h), _bits(np.array([1, bad, 0], F16)), out, 3, 2)
+        assert np.all(out == 7)

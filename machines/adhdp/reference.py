@@ -143,11 +143,16 @@ class AdhdpReference:
             self.EC[:] = self.gam * self.J - self.JP + self.R
 
     @staticmethod
-    def _bp(W, g, x, update):
+    def _wu(W, g, x):
+        """wu: W -= g x^T."""
+        W[:] = W - np.outer(g, x)
+
+    @classmethod
+    def _bp(cls, W, g, x, update):
         xin = x.copy()
         e = W.T @ g
         if update:
-            W[:] = W - np.outer(g, xin)
+            cls._wu(W, g, xin)
         x[:] = dbsig(xin) * e
 
     def _vu_init(self, W, src, lam, o0, E, dst):
@@ -155,6 +160,18 @@ class AdhdpReference:
         lam[0] = src @ src
         E[:] = 0.0
         dst[:] = bsig(o0)
+
+    @staticmethod
+    def _vu_step(o0, E, lam, dst):
+        """The E accumulation merged into bp.vu / bp_wu.vu (eq. 23: E -= dst, dst the
+        back-propagated error), then vu.step's virtual forward (eq. 21)."""
+        E[:] = E - dst
+        dst[:] = bsig(o0 + E * lam[0])
+
+    @staticmethod
+    def _vu_commit(W, E, src):
+        """vu.commit, the real update on loop exit (eq. 24): W += E src^T."""
+        W[:] = W + np.outer(E, src)
 
     # ---- one exchange with the plant, then the learning of Fig. 2 / Fig. 7 ----
     def step(self, rep: dict) -> None:
@@ -175,17 +192,16 @@ class AdhdpReference:
                     self.G[:] = self.LG * self.EC
                     self._bp(self.Wc2, self.G, self.ch, update=True)
                     if self.vu:
-                        self.Ec[:] = self.Ec - self.ch                              # eq. 23
-                        self.ch[:] = bsig(self.o0c + self.Ec * self.lam_c[0])      # eq. 21
+                        self._vu_step(self.o0c, self.Ec, self.lam_c, self.ch)
                         self._critic_loop_out()
                     else:
-                        self.Wc1[:] = self.Wc1 - np.outer(self.ch, self.cp)
+                        self._wu(self.Wc1, self.ch, self.cp)
                         self._critic_loop_ff()
                     self._td()
                     if (self.EC * self.EC) * 0.5 < self.L.ec_th:
                         break
                 if self.vu:
-                    self.Wc1[:] = self.Wc1 + np.outer(self.Ec, self.cp)             # eq. 24
+                    self._vu_commit(self.Wc1, self.Ec, self.cp)
             lra = np.array([rep["LRA"]])
             if not (self.J * self.J) * 0.5 < self.L.ea_th:
                 if self.vu:
@@ -196,17 +212,16 @@ class AdhdpReference:
                     self._bp(self.Wc1[:, nx:], self.hc, self.p[nx:], update=False)
                     self._bp(self.Wa2, self.u, self.ha, update=True)
                     if self.vu:
-                        self.Ea[:] = self.Ea - self.ha
-                        self.ha[:] = bsig(self.o0a + self.Ea * self.lam_a[0])
+                        self._vu_step(self.o0a, self.Ea, self.lam_a, self.ha)
                         self.u[:] = bsig(self.Wa2 @ self.ha)
                     else:
-                        self.Wa1[:] = self.Wa1 - np.outer(self.ha, self.x)
+                        self._wu(self.Wa1, self.ha, self.x)
                         self._actor_ff()
                     self._critic_ff()
                     if (self.J * self.J) * 0.5 < self.L.ea_th:
                         break
                 if self.vu:
-                    self.Wa1[:] = self.Wa1 + np.outer(self.Ea, self.x)
+                    self._vu_commit(self.Wa1, self.Ea, self.x)
             self.loop_iterations.append((ic, ia))
         self.block_prev[:] = self.block.copy()       # ff.mov: p(t), hc, J(t) become (t-1)
         self.actions.append(float(self.u[0]))

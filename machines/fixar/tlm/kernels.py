@@ -10,7 +10,13 @@ exact sum does not depend on the order it is formed in, so interleaving columns 
 
 A 32x32-bit product has 62 bits and 400 of them need 71, beyond int64 and far beyond float64's
 53-bit mantissa. :func:`matmul_round` therefore computes ``A @ B`` in float64 BLAS only where
-that is exact: when ``K * max|A| * max|B| <= 2**52`` one product does it; otherwise ``B`` (or
+that is exact: when every output's sum of product magnitudes stays at or below ``2**52`` one
+product does it (then every partial sum BLAS forms, in any order or with fused multiply-adds,
+is an integer below ``2**53``, exact in float64). The bound is ``K * max|A| * max|B|``, or
+where that is too coarse the finer ``max_i sum_k |A[i, k]| * max|B|`` (the largest row sum
+of ``|A|``, found in the pass that converts ``A``), with ``max|B|`` made exact first when an
+:class:`Operand` holds only a bound of it: 400 activations against exact 32-bit weights
+(q4.28) have a coarse bound above ``2**52`` and a fine one about ``2**49``. Otherwise ``B`` (or
 ``A``, whichever is larger) is split into ``L``-bit limbs small enough that every partial
 product sum stays below ``2**52``, and the partial sums are recombined with carries and rounded
 without ever forming the full sum in one word (as :meth:`rlaccel.isa.dtypes.FixedType.matvec`
@@ -64,60 +70,107 @@ def _operand(name: str, a) -> tuple[np.ndarray, int]:
 
 class Operand:
     """A raw int64 matrix prepared once for several products: checked, its ``max|.|`` (or a
-    bound of it: exactness needs no more) and its float64 copy computed when it is made (a
-    weight matrix between two updates). ``.T`` is the
-    transpose sharing both. :func:`matmul_round` accepts it wherever it accepts an array."""
+    bound of it: exactness needs no more), its float64 copy and, when known, its largest row
+    sum of ``|.|`` (``l1``, the fine exactness bound's) computed when it is made (a weight
+    matrix between two updates). ``.T`` is the transpose sharing the float64 copy and the
+    bound (its ``l1`` unknown). :func:`matmul_round` accepts it wherever it accepts an
+    array. :meth:`changed` after its words change in place; :meth:`tighten` makes the bound
+    exact again."""
 
-    __slots__ = ("raw", "maxabs", "f64")
+    __slots__ = ("raw", "f64", "l1", "_bound")
 
-    def __init__(self, raw, _maxabs: int | None = None, _f64=None) -> None:
-        if _maxabs is None:
-            raw, _maxabs, _f64 = _prepare("operand", raw)
+    def __init__(self, raw, _maxabs: int | None = None, _f64=None, _l1: int | None = None,
+                 _bound: list | None = None) -> None:
+        if _maxabs is None and _bound is None:
+            raw, _maxabs, _f64, _l1 = _prepare("operand", raw)
             if _f64 is None:
                 _f64 = raw.astype(np.float64)
-        self.raw, self.maxabs, self.f64 = raw, _maxabs, _f64
+        self.raw, self.f64, self.l1 = raw, _f64, _l1
+        # [max|.| or a bound of it, whether it is exact], shared with the transposes
+        self._bound = [_maxabs, True] if _bound is None else _bound
+
+    @property
+    def maxabs(self) -> int:
+        return self._bound[0]
 
     @property
     def T(self) -> "Operand":
-        return Operand(self.raw.T, self.maxabs, self.f64.T)
+        return Operand(self.raw.T, _f64=self.f64.T, _bound=self._bound)
 
     @property
     def shape(self) -> tuple:
         return self.raw.shape
 
+    def changed(self, maxabs: int) -> None:
+        """Its words changed in place, none above ``maxabs`` in magnitude, and its float64
+        copy with them: ``maxabs`` is its bound (for its transposes too), ``l1`` unknown."""
+        self._bound[:] = [maxabs, False]
+        self.l1 = None
 
-@njit
-def _to_f64(a):
-    """One pass over an int64 matrix: its float64 copy and ``max|a|`` (exact below 2**53)."""
-    m, n = a.shape
-    f = np.empty((m, n), np.float64)
-    hi = 0
-    lo = 0
-    for i in range(m):
-        for j in range(n):
-            v = a[i, j]
-            f[i, j] = v
-            if v > hi:
-                hi = v
-            elif v < lo:
-                lo = v
-    return f, max(hi, -lo)
+    def tighten(self) -> bool:
+        """Make ``maxabs`` exact (one compiled pass) if it is only a bound; whether it fell."""
+        if self._bound[1]:
+            return False
+        old = self._bound[0]
+        lo, hi = _extremes(self.raw) if HAVE_NUMBA else (int(self.raw.min()),
+                                                         int(self.raw.max()))
+        self._bound[:] = [max(-int(lo), int(hi)), True]
+        return self._bound[0] < old
 
 
 @njit
-def _to_f64_into(a, f):
-    """:func:`_to_f64` into the buffer ``f`` (``a``'s shape): returns ``(min, max)`` of
-    ``a`` (0, 0 when empty)."""
+def _extremes(a):
+    """``(min, max)`` of an int64 matrix (0, 0 when empty)."""
     m, n = a.shape
     hi = a[0, 0] if m and n else 0
     lo = hi
     for i in range(m):
         for j in range(n):
             v = a[i, j]
-            f[i, j] = v
             hi = max(hi, v)         # branch-free: the loop vectorises
             lo = min(lo, v)
     return lo, hi
+
+
+@njit
+def _to_f64(a):
+    """One pass over an int64 matrix: its float64 copy, ``max|a|`` (exact below 2**53) and
+    its largest row sum of ``|a|``."""
+    m, n = a.shape
+    f = np.empty((m, n), np.float64)
+    hi = 0
+    lo = 0
+    l1 = 0
+    for i in range(m):
+        s = 0
+        for j in range(n):
+            v = a[i, j]
+            f[i, j] = v
+            hi = max(hi, v)
+            lo = min(lo, v)
+            s += abs(v)
+        l1 = max(l1, s)
+    return f, max(hi, -lo), l1
+
+
+@njit
+def _to_f64_into(a, f):
+    """:func:`_to_f64` into the buffer ``f`` (``a``'s shape): returns ``(min, max)`` of
+    ``a`` (0, 0 when empty) and its largest row sum of ``|a|``."""
+    m, n = a.shape
+    hi = a[0, 0] if m and n else 0
+    lo = hi
+    l1 = 0
+    for i in range(m):
+        s = 0
+        for j in range(n):
+            v = a[i, j]
+            f[i, j] = v
+            hi = max(hi, v)         # branch-free: the loop vectorises
+            lo = min(lo, v)
+            s += abs(v)
+        l1 = max(l1, s)
+    return lo, hi, l1
 
 
 @njit
@@ -160,17 +213,18 @@ _NO_MASK = np.zeros((0, 0), np.int64)
 NO_MIRROR = np.zeros(0)     # "no float64 mirror" for the in-place adam and soft passes
 
 
-def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None]:
+def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None, int | None]:
+    """``(raw, max|.| or a bound, float64 copy or None, largest row sum of |.| or None)``."""
     if isinstance(a, Operand):
-        return a.raw, a.maxabs, a.f64
+        return a.raw, a.maxabs, a.f64, a.l1
     if HAVE_NUMBA and isinstance(a, np.ndarray) and a.dtype == np.int64 and a.ndim == 2:
-        f, m = _to_f64(a)
+        f, m, l1 = _to_f64(a)
         if m >= 1 << (MAX_OPERAND_BITS - 1):
             raise DTypeError(f"matmul_round: operand {name} holds {m}, wider than "
                              f"{MAX_OPERAND_BITS}-bit signed")
-        return a, int(m), f
+        return a, int(m), f, int(l1)
     raw, m = _operand(name, a)
-    return raw, m, None
+    return raw, m, None, None
 
 
 def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
@@ -180,9 +234,10 @@ def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
     a = np.asarray(a)
     if a.dtype.kind not in "iu" or a.ndim != 2:
         _operand("A", a)                                 # its error message
+    l1 = None
     if HAVE_NUMBA and a.dtype == np.int64 and f.shape == a.shape:
-        lo, hi = _to_f64_into(a, f)
-        lo, hi = int(lo), int(hi)
+        lo, hi, l1 = _to_f64_into(a, f)
+        lo, hi, l1 = int(lo), int(hi), int(l1)
     else:
         a = a.astype(np.int64, copy=False)
         np.copyto(f, a, casting="unsafe")
@@ -191,7 +246,22 @@ def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
     if m >= 1 << (MAX_OPERAND_BITS - 1):
         raise DTypeError(f"matmul_round: operand A holds {m}, wider than "
                          f"{MAX_OPERAND_BITS}-bit signed")
-    return Operand(a, m, f), lo, hi
+    return Operand(a, m, f, l1), lo, hi
+
+
+def _one_product(k: int, amax: int, bmax: int, al1: int | None) -> bool:
+    """Whether one float64 product is exact: the coarse bound, or the fine one when ``A``'s
+    largest row sum of ``|.|`` is known (module docstring)."""
+    return k * amax * bmax <= _SAFE or (al1 is not None and al1 * bmax <= _SAFE)
+
+
+def _tighten(*ops) -> bool:
+    """Make the bounds of the :class:`Operand` among ``ops`` exact; whether any fell."""
+    fell = False
+    for op in ops:
+        if isinstance(op, Operand) and op.tighten():
+            fell = True
+    return fell
 
 
 def limb_plan(k: int, amax: int, bmax: int) -> tuple[int, int]:
@@ -263,8 +333,9 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
     saturation); ``into`` (an int64 (M, N) array or view) receives the result, which is
     returned; ``work`` (a float64 (M, N) buffer) holds the single product's sums.
     """
-    A, amax, af = _prepare("A", A)
-    B, bmax, bf = _prepare("B", B)
+    opA, opB = A, B
+    A, amax, af, al1 = _prepare("A", A)
+    B, bmax, bf, _ = _prepare("B", B)
     if A.shape[1] != B.shape[0]:
         raise DTypeError(f"matmul_round: shapes {A.shape} and {B.shape} do not match "
                          f"(need (M, K) and (K, N))")
@@ -286,7 +357,11 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
                          f"result's {(M, N)}")
     k = A.shape[1]
     lo_out, hi_out = int(out.min_raw), int(out.max_raw)
-    fast = HAVE_NUMBA and mode < 3 and k * amax * bmax <= _SAFE
+    fast = HAVE_NUMBA and mode < 3 and _one_product(k, amax, bmax, al1)
+    if HAVE_NUMBA and mode < 3 and not fast and _tighten(opA, opB):
+        amax = opA.maxabs if isinstance(opA, Operand) else amax
+        bmax = opB.maxabs if isinstance(opB, Operand) else bmax
+        fast = _one_product(k, amax, bmax, al1)
     if addend is not None and not fast and addend.size and \
             max(-int(addend.min()), int(addend.max())) >= _ADD_LIMIT:
         raise DTypeError(_ADD_ERROR)

@@ -254,12 +254,13 @@ class FixarState:
         """Synapse words ``[lo, hi)`` changed and their mirror words with them (the Adam
         unit's and the soft update's compiled passes), none above ``maxabs`` in magnitude:
         the operands inside keep their arrays with ``maxabs`` as their bound (exactness
-        needs only a bound); those partly inside are dropped."""
+        needs only a bound; :meth:`~.kernels.Operand.changed`); those partly inside are
+        dropped."""
         for key, op in list(self.weights.items()):
             a, b = key[0], key[0] + key[1] * key[2]
             if a < hi and lo < b:
                 if lo <= a and b <= hi:
-                    op.maxabs = maxabs
+                    op.changed(maxabs)
                 else:
                     del self.weights[key]
 

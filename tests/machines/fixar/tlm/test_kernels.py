@@ -257,3 +257,45 @@ def test_addend_beyond_2_60_is_refused_before_writing(monkeypatch, numba):
         assert not D.any()
     ok = np.array([0, 0, (1 << 60) - 1, 0])
     assert matmul_round(A, B, 60, Q32, addend=ok).tolist() == [[0, 0, 1, 0]] * 2
+
+
+@pytest.mark.skipif(not __import__("rlaccel.tlm.fast.jit", fromlist=["HAVE_NUMBA"]).HAVE_NUMBA,
+                    reason="the single-product path is numba's")
+def test_fine_bound_one_product_where_the_coarse_bound_fails(rng, monkeypatch):
+    """Full 32-bit weights against 400 activations whose rows are sparse: ``K max|A| max|B|``
+    is far above 2**52 but every row's sum of ``|A|`` times ``max|B|`` is at most 2**52, so
+    one float64 product serves (no limbs), exactly; one row above it takes the limbs, and an
+    Operand whose bound is loose after a change is made exact before the limbs are chosen."""
+    from rlaccel.machines.fixar.tlm import kernels
+    from rlaccel.machines.fixar.tlm.kernels import Operand, operand_into
+    limbs = []
+    gemm = kernels._gemm
+    monkeypatch.setattr(kernels, "_gemm", lambda a, b: limbs.append(1) or gemm(a, b))
+    W = rng.integers(*I32, size=(300, 400), endpoint=True)
+    W[0, 0] = I32[0]                                      # max|W| = 2**31
+    X = np.zeros((64, 400), np.int64)
+    cols = rng.integers(0, 400, size=(64, 2))
+    X[np.arange(64)[:, None], cols] = rng.choice([-1, 1], size=(64, 2)) << 19
+    X[:, 7] = rng.integers(-(1 << 10), 1 << 10, size=64)  # a little more in every row
+    X[0, :] = 0
+    X[0, :2] = [(1 << 20) + (1 << 19), -(1 << 19)]        # row 0's sum: exactly 2**21
+    assert 400 * int(np.abs(X).max()) * (1 << 31) > 1 << 56    # the coarse bound
+    assert np.abs(X).sum(axis=1).max() * (1 << 31) <= 1 << 52
+    want = python_matmul_round(X, W.T, 16, LO, HI)
+    c = SaturationCounter()
+    x = operand_into(X, np.empty((64, 400)))[0]
+    for A in (X, x):
+        assert np.array_equal(matmul_round(A, Operand(W).T, 16, Q32, counter=c), want)
+    assert not limbs and c.saturations == 2 * int(np.count_nonzero((want == LO) | (want == HI)))
+    X[0, 2] = 1                                           # row 0 one over: limbs, same bits
+    assert np.array_equal(matmul_round(X, W.T, 16, Q32),
+                          python_matmul_round(X, W.T, 16, LO, HI)) and limbs
+    # a loose bound (the Adam unit's whole-network maximum) is made exact, for .T too
+    limbs.clear()
+    X[0, 2] = 0
+    op = Operand(W >> 1)
+    op.changed(1 << 32)
+    assert op.T.maxabs == 1 << 32
+    got = matmul_round(X, op.T, 16, Q32)
+    assert np.array_equal(got, python_matmul_round(X, (W >> 1).T, 16, LO, HI)) and not limbs
+    assert op.maxabs == op.T.maxabs == 1 << 30

@@ -247,16 +247,12 @@ class CompiledHdql(FunctionalHdql):
         return re, im
 
     def act(self, k: int, obs) -> int:
-        qr, qi = self.model(k, self.cfg.act_with)
-        if self.cfg.form == "printed":
-            index, sats = _k.act_printed(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
-                                         self.cfg.chunk, *self._ar, self._s, self._acc,
-                                         self._re, self._im)
-            self._count(sats)
-            return int(index)
-        index, sats = _k.act(self._pt, self._floats(obs, 1), *self._cb, qr, qi,
-                             self.cfg.imag_sign, *self._ar, self._s, self._acc, self._re,
-                             self._im)
+        c = self.cfg
+        qr, qi = self.model(k, c.act_with)
+        printed = c.form == "printed"
+        index, sats = _k.act(self._pt, self._floats(obs, 1), *self._cb, qr, qi, printed,
+                             c.chunk if printed else c.imag_sign, *self._ar, self._s,
+                             self._acc, self._re, self._im)
         self._count(sats)
         return int(index)
 

@@ -17,8 +17,8 @@ against the unit models):
   ``Re = period[addr + quarter]``;
 * :func:`act` -- an inference iteration: :func:`encode`, the regression of every action
   against a model (eq. 9-10: the exact sum of ``2 D`` products divided by ``2**frac D`` with
-  one round half up, one saturation, :func:`.regression.regress`) and select's argmax (the
-  lowest index among equal values, eq. 11);
+  one round half up, one saturation, :func:`.regression.regress`; or the printed form's
+  value) and select's argmax (the lowest index among equal values, eq. 11);
 * :func:`train` -- a training batch, sample by sample in the kernel's order: ``q_true`` of
   every sample against ``Q'`` first (as :func:`.regression.regress_rows` does for the batch),
   then per sample the pending update of the marked row lands (the delayed update cache,
@@ -31,8 +31,8 @@ against the unit models):
   cache's stream, then the regression), ``hsel``, ``hupd``, ``hpush``, ``hsync`` on the
   agent's memories, with the codebook and the update cache of ``agent.state["hdc"]``
   (``hallreduce`` waits on the other agents in SimPy time: the loop hands it to Python);
-* :func:`act_printed`, :func:`train_printed` -- the same iterations in the printed form of
-  the DARL paper (:mod:`.printed`: eq. 9's per-chunk cosine, eq. 13-14 on the same state);
+* :func:`train_printed` -- the training batch in the printed form of the DARL paper
+  (:mod:`.printed`: eq. 9's per-chunk cosine, eq. 13-14 on the same state);
 * :func:`running_average` -- the shards as the machine leaves them when every iteration ends
   with the butterfly all-reduce (average) of the shards
   (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
@@ -57,9 +57,8 @@ from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.fixedpoint import sat as _sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "act_printed",
-           "train_printed", "running_average", "CODES",
-           "SEL", "run", "state"]
+__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "train_printed",
+           "running_average", "CODES", "SEL", "run", "state"]
 
 
 def encode_fits(p_turns_t: np.ndarray, fmt) -> bool:
@@ -143,23 +142,6 @@ def _value(re, im, qr, qi, a, sign, frac, lo, hi):
 
 
 @njit
-def act(p, x, period, shift, amask, quarter, qr, qi, sign, frac, lo, hi, s, acc, re, im):
-    """An inference iteration of float state ``x`` (N,) against the model ``(qr, qi)``: the
-    greedy action and the saturation count (``s`` (N,), ``acc``, ``re``, ``im`` (D,):
-    scratch)."""
-    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
-    best = np.int64(0)
-    index = 0
-    for a in range(qr.shape[0]):
-        v, c = _value(re, im, qr, qi, a, sign, frac, lo, hi)
-        sats += c
-        if a == 0 or v > best:
-            best = v
-            index = a
-    return index, sats
-
-
-@njit
 def _mul(a, b, frac, lo, hi):
     return _sat((a * b + (np.int64(1) << (frac - 1))) >> frac, lo, hi)
 
@@ -228,26 +210,16 @@ def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, s
     ``ui_out`` (B, D) and ``v_out`` (B,) receive every iteration's update
     hypervectors and update value. Returns the saturation count."""
     b_n, d = re.shape
-    n_a = qr.shape[0]
     rew, sats = _quantize_rewards(rewards, frac, lo, hi)
     q_true = np.empty(b_n, dtype=np.int64)
     for b in range(b_n):
-        best = np.int64(0)
-        for a in range(n_a):
-            v, c = _value(re2[b], im2[b], tr, ti, a, sign, frac, lo, hi)
-            sats += c
-            if a == 0 or v > best:
-                best = v
-        q_true[b] = best
+        _, q_true[b], c = _best(False, sign, re2[b], im2[b], tr, ti, frac, lo, hi)
+        sats += c
     for b in range(b_n):
         a = actions[b]
         sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
-        q_pred = np.int64(0)
-        for r in range(n_a):                 # the arrays evaluate every action
-            v, c = _value(re[b], im[b], qr, qi, r, sign, frac, lo, hi)
-            sats += c
-            if r == a:
-                q_pred = v
+        q_pred, c = _marked_value(False, sign, re[b], im[b], qr, qi, a, frac, lo, hi)
+        sats += c
         g, c1 = _mul(gamma, q_true[b], frac, lo, hi)
         t, c2 = _sat(rew[b] + g, lo, hi)
         e, c3 = _sat(t - q_pred, lo, hi)
@@ -292,19 +264,53 @@ def _value_cos(re, im, qr, qi, a, chunk, frac, lo, hi):
 
 
 @njit
-def act_printed(p, x, period, shift, amask, quarter, qr, qi, chunk, frac, lo, hi, s, acc, re,
-                im):
-    """:func:`act` with eq. 9's printed value (:func:`_value_cos`)."""
-    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
+def _value_in(printed, k, re, im, qr, qi, a, frac, lo, hi):
+    """Raw ``V[a]`` and 0/1 in either form: eq. 9-10 as QHD computes them (:func:`_value`,
+    ``k`` the imaginary part's sign) or as printed (:func:`_value_cos`, ``k`` the chunk)."""
+    if printed:
+        return _value_cos(re, im, qr, qi, a, k, frac, lo, hi)
+    return _value(re, im, qr, qi, a, k, frac, lo, hi)
+
+
+@njit
+def _best(printed, k, re, im, qr, qi, frac, lo, hi):
+    """Every action's value against ``(qr, qi)`` (:func:`_value_in`): select's argmax (the
+    lowest index among equal values, eq. 11), its value and the saturations."""
     best = np.int64(0)
     index = 0
+    sats = 0
     for a in range(qr.shape[0]):
-        v, c = _value_cos(re, im, qr, qi, a, chunk, frac, lo, hi)
+        v, c = _value_in(printed, k, re, im, qr, qi, a, frac, lo, hi)
         sats += c
         if a == 0 or v > best:
             best = v
             index = a
-    return index, sats
+    return index, best, sats
+
+
+@njit
+def _marked_value(printed, k, re, im, qr, qi, a, frac, lo, hi):
+    """The value of the marked action ``a`` (the arrays evaluate every action, each
+    saturation counted) and the saturations."""
+    marked = np.int64(0)
+    sats = 0
+    for r in range(qr.shape[0]):
+        v, c = _value_in(printed, k, re, im, qr, qi, r, frac, lo, hi)
+        sats += c
+        if r == a:
+            marked = v
+    return marked, sats
+
+
+@njit
+def act(p, x, period, shift, amask, quarter, qr, qi, printed, k, frac, lo, hi, s, acc, re,
+        im):
+    """An inference iteration of float state ``x`` (N,) against the model ``(qr, qi)`` in
+    either form (``printed``, ``k``: :func:`_value_in`): the greedy action and the
+    saturation count (``s`` (N,), ``acc``, ``re``, ``im`` (D,): scratch)."""
+    sats = _encode_row(p, x, period, shift, amask, quarter, frac, lo, hi, s, acc, re, im)
+    index, _, c = _best(printed, k, re, im, qr, qi, frac, lo, hi)
+    return index, sats + c
 
 
 @njit
@@ -314,26 +320,17 @@ def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr,
     ``q_true`` the marked entry of ``V_Q'`` of the same state (eq. 13), ``V_update =
     (q_true - q_pred) beta + r`` (eq. 14), the values by eq. 9's per-chunk cosine."""
     b_n, d = re.shape
-    n_a = qr.shape[0]
     rew, sats = _quantize_rewards(rewards, frac, lo, hi)
     q_true = np.empty(b_n, dtype=np.int64)
     for b in range(b_n):                     # Q' does not change within a batch
-        best = np.int64(0)
-        for a in range(n_a):
-            v, c = _value_cos(re[b], im[b], tr, ti, a, chunk, frac, lo, hi)
-            sats += c
-            if a == actions[b]:
-                best = v
-        q_true[b] = best
+        q_true[b], c = _marked_value(True, chunk, re[b], im[b], tr, ti, actions[b], frac, lo,
+                                     hi)
+        sats += c
     for b in range(b_n):
         a = actions[b]
         sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
-        q_pred = np.int64(0)
-        for r in range(n_a):                 # the arrays evaluate every action
-            v, c = _value_cos(re[b], im[b], qr, qi, r, chunk, frac, lo, hi)
-            sats += c
-            if r == a:
-                q_pred = v
+        q_pred, c = _marked_value(True, chunk, re[b], im[b], qr, qi, a, frac, lo, hi)
+        sats += c
         e, c1 = _sat(q_true[b] - q_pred, lo, hi)
         m, c2 = _mul(beta, e, frac, lo, hi)
         v, c3 = _sat(m + rew[b], lo, hi)

@@ -326,6 +326,22 @@ def softmax_rows(a, out, B, n, m):
 
 
 @njit
+def rms(w, g, v, hp):
+    """The ``rms`` instruction: :func:`.vector.rmsprop` of the weights ``w`` with the
+    gradients ``g`` times the scale, then ``g`` cleared; ``w``, ``g``, ``v`` binary16 bits of
+    the same length (not overlapping), ``hp`` the hyper-parameter block's bits (lr, alpha,
+    1 - alpha, eps, scale)."""
+    lr, alpha, oma, eps, scale = h2f(hp[0]), h2f(hp[1]), h2f(hp[2]), h2f(hp[3]), h2f(hp[4])
+    for k in range(w.size):
+        gk = r16(h2f(g[k]) * scale)
+        vk = r16(r16(alpha * h2f(v[k])) + r16(oma * r16(gk * gk)))
+        step = r16(lr * r16(gk / r16(r16(np.sqrt(vk)) + eps)))
+        w[k] = f2h(r16(h2f(w[k]) - step))
+        v[k] = f2h(vk)
+        g[k] = 0
+
+
+@njit
 def lstm_fw(z, sp, out, B, n):
     """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
     s, tanh(s), h (flat, B*4n + 3*B*n)."""

@@ -206,6 +206,14 @@ def _rms(b: Binding):
     U, S, o = b.mem("unified"), b.mem("synapse"), b.ops
     n, hp = o["n"], o["hp"]
     w, g, v = S[o["w"]:o["w"] + n], S[o["g"]:o["g"] + n], S[o["v"]:o["v"] + n]
+    starts = sorted((o["w"], o["g"], o["v"]))
+    if n and starts[1] - starts[0] >= n and starts[2] - starts[1] >= n:
+        bits = (w.view(np.uint16), g.view(np.uint16), v.view(np.uint16),
+                U[hp:hp + 5].view(np.uint16))
+
+        def rms_kernel():                # the same arithmetic, compiled (:mod:`.kernels`)
+            kernels.rms(*bits)
+        return rms_kernel
 
     def rms():
         lr, alpha, oma, eps, scale = _hp(U, hp)

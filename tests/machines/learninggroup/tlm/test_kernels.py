@@ -259,3 +259,28 @@ def test_comm_mean_refuses_talk_actions_other_than_0_and_1():
         out[:] = 7
         assert not K.comm_mean(_bits(h), _bits(np.array([1, bad, 0], F16)), out, 3, 2)
         assert np.all(out == 7)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.0078125, 300.0])
+def test_rms_kernel_equals_the_vector_model(scale):
+    """rms: the gradients scaled, vector.rmsprop, the gradients cleared; random words and
+    zeros, subnormals, the largest binary16 and infinities among them."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    w = (rng.standard_normal(n) * 2).astype(F16)
+    g = (rng.standard_normal(n) * np.exp(rng.uniform(-12, 6, n))).astype(F16)
+    v = np.abs(rng.standard_normal(n) * np.exp(rng.uniform(-14, 4, n))).astype(F16)
+    edge = np.array([0.0, -0.0, 2.0 ** -24, -2.0 ** -24, 65504.0, -65504.0, np.inf, -np.inf],
+                    F16)
+    g[:edge.size], v[edge.size:2 * edge.size] = edge, np.abs(edge)
+    hp = np.array([0.001, 0.97, 0.03, 2.0 ** -12, scale], F16)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        gs = (g * hp[4]).astype(F16)
+        want_w, want_v = vector.rmsprop(w, gs, v, *hp[:4])
+    bw, bg, bv = _bits(w).copy(), _bits(g).copy(), _bits(v).copy()
+    K.rms(bw, bg, bv, _bits(hp))
+    for got, want in ((bw, _bits(want_w)), (bv, _bits(want_v))):
+        nan = np.isnan(want.view(F16))
+        assert np.array_equal(got[~nan], want[~nan])
+        assert np.array_equal(got[nan], (want[nan] & 0x8000) | 0x7E00)
+    assert not bg.any()

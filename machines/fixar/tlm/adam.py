@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 from rlaccel.machines.fixar.tlm.kernels import NO_MIRROR
@@ -145,23 +144,29 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
     """``W <- sat(W - round_to(dw))`` in place when every ``dw * scale`` is finite and below
     2**51 (:func:`round_to`'s shortcut), with ``mirror`` their float64 copies into ``F``:
     ``(True, saturations of the rounding, of the subtraction, max|W|)``; else ``(False, 0,
-    0, 0)`` and ``W`` untouched."""
+    0, 0)`` and ``W`` untouched. The loops have no branches (a flag, min, max and counts of
+    clipped words), so they vectorise."""
     n = W.shape[0]
+    ok = True
     for i in range(n):
-        if not abs(np.float64(dw[i]) * scale) < 2.0 ** 51:
-            return False, 0, 0, 0
+        ok &= abs(np.float64(dw[i]) * scale) < 2.0 ** 51     # False for NaN too
+    if not ok:
+        return False, 0, 0, 0
     n_round = 0
     n_sub = 0
     top = 0
     for i in range(n):
-        r, c = sat(np.int64(np.floor(np.float64(dw[i]) * scale + 0.5)), lo, hi)
-        n_round += c
-        w, c = sat(W[i] - r, lo, hi)
-        n_sub += c
-        W[i] = w
-        if mirror:
-            F[i] = w
-        top = max(top, abs(w))
+        r = np.int64(np.floor(np.float64(dw[i]) * scale + 0.5))
+        rc = min(max(r, lo), hi)
+        n_round += rc != r
+        w = W[i] - rc
+        wc = min(max(w, lo), hi)
+        n_sub += wc != w
+        W[i] = wc
+        top = max(top, abs(wc))
+    if mirror:
+        for i in range(n):
+            F[i] = W[i]
     return True, n_round, n_sub, top
 
 

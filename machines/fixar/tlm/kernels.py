@@ -39,7 +39,6 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.util.errors import DTypeError
-from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["matmul_round", "limb_plan", "saturate", "rescale", "Operand", "operand_into",
@@ -189,23 +188,22 @@ def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
             return -1
     half = (1 << (shift - 1)) if shift > 0 else 0
     masked = mask.shape[0] == m and mask.shape[1] == n and m * n > 0
+    floor = 0 if relu else lo          # ReLU's max(., 0); max(., lo) changes nothing
     clipped = 0
-    for i in range(m):
+    for i in range(m):                 # branch-free inner loop (min, max, selects)
         for j in range(n):
             v = np.int64(t[i, j])
             if mode == 1:
                 v += add[j]
             elif mode == 2:
                 v += add[i]
-            if shift > 0:
-                v = (v + half) >> shift
-            v, c = sat(v, lo, hi)
-            clipped += c
-            if relu and v < 0:
-                v = 0
-            if masked and mask[i, j] <= 0:
-                v = 0
-            out[i, j] = v
+            v = (v + half) >> shift    # shift 0: half 0, unchanged
+            c = min(max(v, lo), hi)
+            clipped += c != v
+            c = max(c, floor)
+            if masked:
+                c = c if mask[i, j] > 0 else 0
+            out[i, j] = c
     return clipped
 
 

@@ -156,7 +156,7 @@ def plot(res: dict, base: str) -> list[str]:
            label=f"the ring busy (all-gathers{', hidden' if hidden else ''})")
     cost = max(abs(r["ring_cost_s"]) for r in rows)
     a.text(0.02, 0.02, f"round with the ring - round with a free ring: at most "
-           f"{cost * 1e6:.1f} us", transform=a.transAxes, fontsize=8)
+           f"{cost * 1e9:.0f} ns", transform=a.transAxes, fontsize=8)
     a.set_yscale("log")
     a.set_xlabel("agents N")
     a.set_ylabel(f"ms per update round (batch {rows[0]['batch']})")

@@ -342,6 +342,33 @@ def rms(w, g, v, hp):
 
 
 @njit
+def head_grads(out, td, coef, d, B, n):
+    """:func:`.vector.head_grads` (``pgrad``): ``out`` the heads of ``B`` agents (``n``
+    action probabilities, two talk probabilities, the value; binary16 bits), ``td`` the
+    environment actions, talk actions, advantages and returns (4 x B), ``coef`` the value
+    coefficient (one word) -> ``d`` (B x (n + 3)), computed whole before it is written. False (and
+    nothing written) when an action is not a whole number in range."""
+    k = n + 3
+    for b in range(B):
+        ae, at = h2f(td[b]), h2f(td[B + b])
+        if not (ae >= 0 and ae < n and at >= 0 and at < 2 and ae == np.floor(ae)
+                and at == np.floor(at)):
+            return False
+    c = h2f(coef[0])
+    tmp = np.empty(B * k, np.uint16)
+    for b in range(B):
+        ae, at = int(h2f(td[b])), int(h2f(td[B + b]))
+        adv, ret = h2f(td[2 * B + b]), h2f(td[3 * B + b])
+        for j in range(n + 2):
+            hot = np.float32(1.0) if (j == ae if j < n else j - n == at) else np.float32(0.0)
+            tmp[b * k + j] = f2h(r16(adv * r16(h2f(out[b * k + j]) - hot)))
+        tmp[b * k + n + 2] = f2h(r16(c * r16(h2f(out[b * k + n + 2]) - ret)))
+    for i in range(B * k):
+        d[i] = tmp[i]
+    return True
+
+
+@njit
 def lstm_fw(z, sp, out, B, n):
     """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
     s, tanh(s), h (flat, B*4n + 3*B*n)."""

@@ -284,3 +284,26 @@ def test_rms_kernel_equals_the_vector_model(scale):
         assert np.array_equal(got[~nan], want[~nan])
         assert np.array_equal(got[nan], (want[nan] & 0x8000) | 0x7E00)
     assert not bg.any()
+
+
+def test_head_grads_kernel_equals_the_vector_model():
+    """pgrad: every action of every agent once, random heads, advantages and returns; an
+    action out of range, not whole or NaN is refused with nothing written."""
+    rng = np.random.default_rng(13)
+    A, n = 10, 5
+    out = rng.uniform(0, 1, (A, n + 3)).astype(F16)
+    act = np.arange(A) % n
+    talk = np.arange(A) % 2
+    adv, ret = rng.standard_normal(A).astype(F16), rng.standard_normal(A).astype(F16)
+    td = np.concatenate([act, talk, adv, ret]).astype(F16)
+    coef = np.array([0.01], F16)
+    want = vector.head_grads(out, td[:A], td[A:2 * A], adv, ret, coef[0], n)
+    got = np.zeros(A * (n + 3), np.uint16)
+    assert K.head_grads(_bits(out), _bits(td), _bits(coef), got, A, n)
+    assert np.array_equal(got, _bits(want))
+    for i, bad in ((0, n), (3, 1.5), (A + 2, 2), (1, np.nan), (A, -1)):
+        wrong = td.copy()
+        wrong[i] = bad
+        got[:] = 7
+        assert not K.head_grads(_bits(out), _bits(wrong), _bits(coef), got, A, n)
+        assert np.all(got == 7)

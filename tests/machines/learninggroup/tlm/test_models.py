@@ -324,3 +324,24 @@ def test_products_need_compressed_weights_and_frames_a_valid_index():
                                        r"number 0..1$"):
         _run(".data\n.org 100\nT: .values 3.0\n.text\n        ld.x 0, 10, T, 4, 2\n"
              "        cc.halt\n")
+
+
+def test_pgrad_and_vmean_refuse_invalid_actions():
+    """The compiled pgrad and v.mean refuse what the vector models refuse, with their
+    messages."""
+    pgrad = """.data
+OUT: .zero 16
+TD:  .values {act}, 1, 0, 1, 0.5, -0.5, 1, 2
+C:   .values 0.01
+D:   .zero 16
+.text
+        pgrad D, OUT, TD, C, 5, 2
+        cc.halt
+"""
+    _run(pgrad.format(act="4, 0"))
+    with pytest.raises(SimError, match=r"^agent 1: actions 2\.5, 0\.0 are not valid "
+                                       r"\(0\.\.4 and 0\.\.1\)$"):
+        _run(pgrad.format(act="4, 2.5"))
+    with pytest.raises(SimError, match=r"^v\.mean at PC 0: talk actions must be 0 or 1$"):
+        _run(".data\nA: .zero 8\nG: .values 1, 0.5\n.text\n        v.mean A, A, G, 4, 2\n"
+             "        cc.halt\n")

@@ -275,14 +275,19 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
 
 # ---- the VPUs' vector operations (the expressions of :mod:`.vector`, one rounding per
 # operation; binary16 bits in and out) ----------------------------------------------------
-@njit(inline=True)
-def _sig(x):
-    return r16d(1.0 / (1.0 + np.exp(-np.float64(x))))
+_TABLES: list = []
 
 
-@njit(inline=True)
-def _tanh(x):
-    return r16d(np.tanh(np.float64(x)))
+def activation_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The sigmoid and tanh of every binary16 (indexed by its bits), as :mod:`.vector`
+    computes them (the float64 function rounded once), as float32: a function unit's
+    answer to any FP16 input, looked up (made on first use)."""
+    if not _TABLES:
+        from rlaccel.machines.learninggroup.tlm import vector
+        every = np.arange(65536, dtype=np.uint16).view(np.float16)
+        with np.errstate(invalid="ignore"):
+            _TABLES.extend(f(every).astype(np.float32) for f in (vector.sigmoid, vector.tanh))
+    return _TABLES[0], _TABLES[1]
 
 
 @njit
@@ -368,18 +373,21 @@ def head_grads(out, td, coef, d, B, n):
     return True
 
 
-@njit
 def lstm_fw(z, sp, out, B, n):
     """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
-    s, tanh(s), h (flat, B*4n + 3*B*n)."""
+    s, tanh(s), h (flat, B*4n + 3*B*n); the activations from :func:`activation_tables`."""
+    _lstm_fw(z, sp, out, B, n, *activation_tables())
+
+
+@njit
+def _lstm_fw(z, sp, out, B, n, sig, tanh):
     S, T, Hh = 4 * B * n, 5 * B * n, 6 * B * n
     for b in range(B):
         for u in range(n):
-            zi, zf = h2f(z[b * 4 * n + u]), h2f(z[b * 4 * n + n + u])
-            zg, zo = h2f(z[b * 4 * n + 2 * n + u]), h2f(z[b * 4 * n + 3 * n + u])
-            i, f, g, o = _sig(zi), _sig(zf), _tanh(zg), _sig(zo)
+            i, f = sig[z[b * 4 * n + u]], sig[z[b * 4 * n + n + u]]
+            g, o = tanh[z[b * 4 * n + 2 * n + u]], sig[z[b * 4 * n + 3 * n + u]]
             s = r16(r16(f * h2f(sp[b * n + u])) + r16(i * g))
-            t = _tanh(s)
+            t = tanh[f2h(s)]
             out[b * 4 * n + u] = f2h(i)
             out[b * 4 * n + n + u] = f2h(f)
             out[b * 4 * n + 2 * n + u] = f2h(g)

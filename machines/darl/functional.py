@@ -266,17 +266,13 @@ class CompiledHdql(FunctionalHdql):
         ur = np.empty((m, self.d), dtype=np.int64)
         ui = np.empty((m, self.d), dtype=np.int64)
         v = np.empty(m, dtype=np.int64)
-        if self.cfg.form == "printed":
-            sats = _k.train_printed(re, im, rew, acts, self.qr[k], self.qi[k], self.tr,
-                                    self.ti, self.pending[k], self.pr[k], self.pi[k],
-                                    self.sr[k], self.si[k], np.int64(self.beta),
-                                    self.cfg.chunk, *self._ar, ur, ui, v)
-        else:
-            re2, im2 = self.encode(batch.next_obs)
-            sats = _k.train(re, im, re2, im2, rew, acts, self.qr[k], self.qi[k], self.tr,
-                            self.ti, self.pending[k], self.pr[k], self.pi[k], self.sr[k],
-                            self.si[k], np.int64(self.beta), np.int64(self.gamma),
-                            self.cfg.imag_sign, *self._ar, ur, ui, v)
+        c = self.cfg
+        printed = c.form == "printed"      # eq. 13 as printed: q_true on the same state
+        re2, im2 = (re, im) if printed else self.encode(batch.next_obs)
+        sats = _k.train(re, im, re2, im2, rew, acts, self.qr[k], self.qi[k], self.tr, self.ti,
+                        self.pending[k], self.pr[k], self.pi[k], self.sr[k], self.si[k],
+                        np.int64(self.beta), np.int64(self.gamma), printed,
+                        c.chunk if printed else c.imag_sign, *self._ar, ur, ui, v)
         self._count(sats)
         if self.each:
             self._keep(k, acts, ur, ui)

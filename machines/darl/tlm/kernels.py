@@ -20,19 +20,21 @@ against the unit models):
   one round half up, one saturation, :func:`.regression.regress`; or the printed form's
   value) and select's argmax (the lowest index among equal values, eq. 11);
 * :func:`train` -- a training batch, sample by sample in the kernel's order: ``q_true`` of
-  every sample against ``Q'`` first (as :func:`.regression.regress_rows` does for the batch),
-  then per sample the pending update of the marked row lands (the delayed update cache,
-  eq. 17-18: at most one entry per row, since a row's entry is applied before its next push),
-  ``V_Q(s)`` of every action and ``q_pred``, the update value (eq. 14: ``g = gamma q_true``,
-  ``t = r + g``, ``e = t - q_pred``, ``v = beta e``, each product rounded once, every step
+  every sample against ``Q'`` first (as :func:`.regression.regress_rows` does for the batch;
+  QHD's maximum over the next state's values, or as printed the marked entry of the same
+  state's, eq. 13), then per sample the pending update of the marked row lands (the delayed
+  update cache, eq. 17-18: at most one entry per row, since a row's entry is applied before
+  its next push), ``V_Q(s)`` of every action and ``q_pred``, the update value (eq. 14: QHD's
+  ``g = gamma q_true``, ``t = r + g``, ``e = t - q_pred``, ``v = beta e``, or as printed
+  ``e = q_true - q_pred``, ``v = beta e + r``; each product rounded once, every step
   saturating), the update hypervectors (eq. 15-16), the push and the shard's saturating add;
 * :func:`run` and :func:`state` -- the family's instructions on the simulator's compiled
   loop (:mod:`rlaccel.tlm.fast.dispatch`): ``henc``, ``hld``, ``hreg``/``hreg.t`` (the
   cache's stream, then the regression), ``hsel``, ``hupd``, ``hpush``, ``hsync`` on the
   agent's memories, with the codebook and the update cache of ``agent.state["hdc"]``
   (``hallreduce`` waits on the other agents in SimPy time: the loop hands it to Python);
-* :func:`train_printed` -- the training batch in the printed form of the DARL paper
-  (:mod:`.printed`: eq. 9's per-chunk cosine, eq. 13-14 on the same state);
+* :func:`act` and :func:`train` compute either form: QHD's, or the DARL paper's printed
+  one (:mod:`.printed`: eq. 9's per-chunk cosine, eq. 13-14 on the same state);
 * :func:`running_average` -- the shards as the machine leaves them when every iteration ends
   with the butterfly all-reduce (average) of the shards
   (``FunctionalHdql._running_average``): per iteration ``j``, every agent's copy of the
@@ -57,8 +59,8 @@ from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.fixedpoint import sat as _sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "train_printed",
-           "running_average", "CODES", "SEL", "run", "state"]
+__all__ = ["HAVE_NUMBA", "encode_fits", "encode", "act", "train", "running_average",
+           "CODES", "SEL", "run", "state"]
 
 
 def encode_fits(p_turns_t: np.ndarray, fmt) -> bool:
@@ -202,36 +204,6 @@ def _push(v, re, im, a, pr, pi, pending, sr, si, ur_out, ui_out, frac, lo, hi):
 
 
 @njit
-def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta, gamma,
-          sign, frac, lo, hi, ur_out, ui_out, v_out):
-    """One training batch of one agent, in place: ``qr``, ``qi`` (its Q), ``pending``, ``pr``,
-    ``pi`` (its update cache: a flag and the pending update per row), ``sr``, ``si`` (its
-    shard); ``rewards`` are floats (quantized here, as the host writes them); ``ur_out``,
-    ``ui_out`` (B, D) and ``v_out`` (B,) receive every iteration's update
-    hypervectors and update value. Returns the saturation count."""
-    b_n, d = re.shape
-    rew, sats = _quantize_rewards(rewards, frac, lo, hi)
-    q_true = np.empty(b_n, dtype=np.int64)
-    for b in range(b_n):
-        _, q_true[b], c = _best(False, sign, re2[b], im2[b], tr, ti, frac, lo, hi)
-        sats += c
-    for b in range(b_n):
-        a = actions[b]
-        sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
-        q_pred, c = _marked_value(False, sign, re[b], im[b], qr, qi, a, frac, lo, hi)
-        sats += c
-        g, c1 = _mul(gamma, q_true[b], frac, lo, hi)
-        t, c2 = _sat(rew[b] + g, lo, hi)
-        e, c3 = _sat(t - q_pred, lo, hi)
-        v, c4 = _mul(beta, e, frac, lo, hi)
-        sats += c1 + c2 + c3 + c4
-        v_out[b] = v
-        sats += _push(v, re[b], im[b], a, pr, pi, pending, sr, si, ur_out[b], ui_out[b],
-                      frac, lo, hi)
-    return sats
-
-
-@njit
 def _value_cos(re, im, qr, qi, a, chunk, frac, lo, hi):
     """Raw ``V[a]`` of eq. 9 as printed (:func:`.printed.regress_cosine`: a cosine per
     chunk, the imaginary part subtracted, float64 in the same order, one rounding) and 0/1."""
@@ -314,27 +286,41 @@ def act(p, x, period, shift, amask, quarter, qr, qi, printed, k, frac, lo, hi, s
 
 
 @njit
-def train_printed(re, im, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta,
-                  chunk, frac, lo, hi, ur_out, ui_out, v_out):
-    """:func:`train` in the printed form (:mod:`.printed`): one encoding per sample,
-    ``q_true`` the marked entry of ``V_Q'`` of the same state (eq. 13), ``V_update =
-    (q_true - q_pred) beta + r`` (eq. 14), the values by eq. 9's per-chunk cosine."""
+def train(re, im, re2, im2, rewards, actions, qr, qi, tr, ti, pending, pr, pi, sr, si, beta,
+          gamma, printed, k, frac, lo, hi, ur_out, ui_out, v_out):
+    """One training batch of one agent in either form (``printed``, ``k``: :func:`_value_in`),
+    in place: ``qr``, ``qi`` (its Q), ``pending``, ``pr``, ``pi`` (its update cache: a flag
+    and the pending update per row), ``sr``, ``si`` (its shard); ``re2``, ``im2`` the
+    encoded states ``q_true`` is taken on (QHD: the next states; printed: the same states);
+    ``rewards`` are floats (quantized here, as the host writes them); ``ur_out``, ``ui_out``
+    (B, D) and ``v_out`` (B,) receive every iteration's update hypervectors and update
+    value. Returns the saturation count."""
     b_n, d = re.shape
     rew, sats = _quantize_rewards(rewards, frac, lo, hi)
     q_true = np.empty(b_n, dtype=np.int64)
-    for b in range(b_n):                     # Q' does not change within a batch
-        q_true[b], c = _marked_value(True, chunk, re[b], im[b], tr, ti, actions[b], frac, lo,
-                                     hi)
+    for b in range(b_n):
+        if printed:
+            q_true[b], c = _marked_value(printed, k, re2[b], im2[b], tr, ti, actions[b], frac,
+                                         lo, hi)
+        else:
+            _, q_true[b], c = _best(printed, k, re2[b], im2[b], tr, ti, frac, lo, hi)
         sats += c
     for b in range(b_n):
         a = actions[b]
         sats += _land(a, qr, qi, pr, pi, pending, d, lo, hi)
-        q_pred, c = _marked_value(True, chunk, re[b], im[b], qr, qi, a, frac, lo, hi)
+        q_pred, c = _marked_value(printed, k, re[b], im[b], qr, qi, a, frac, lo, hi)
         sats += c
-        e, c1 = _sat(q_true[b] - q_pred, lo, hi)
-        m, c2 = _mul(beta, e, frac, lo, hi)
-        v, c3 = _sat(m + rew[b], lo, hi)
-        sats += c1 + c2 + c3
+        if printed:
+            e, c1 = _sat(q_true[b] - q_pred, lo, hi)
+            m, c2 = _mul(beta, e, frac, lo, hi)
+            v, c3 = _sat(m + rew[b], lo, hi)
+            c4 = 0
+        else:
+            g, c1 = _mul(gamma, q_true[b], frac, lo, hi)
+            t, c2 = _sat(rew[b] + g, lo, hi)
+            e, c3 = _sat(t - q_pred, lo, hi)
+            v, c4 = _mul(beta, e, frac, lo, hi)
+        sats += c1 + c2 + c3 + c4
         v_out[b] = v
         sats += _push(v, re[b], im[b], a, pr, pi, pending, sr, si, ur_out[b], ui_out[b],
                       frac, lo, hi)

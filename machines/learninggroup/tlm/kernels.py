@@ -243,28 +243,41 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
     """``G[i, j] += X[b, i] * D[b, j]`` for the kept (i, j) and ``Gb[j] += D[b, j]``, for
     b = 0, 1, ... in order, each product and each sum rounded (a VPU MAC per weight and
     sample). ``X``, ``D``, the rows x ncols accumulator ``G`` and the bias row ``Gb`` are
-    binary16 bits (uint16 views of the memories)."""
+    binary16 bits (uint16 views of the memories). A row's kept words are gathered as bits
+    and converted side by side (the conversions vectorise, a gather of each does not)."""
     B = X.shape[0]
+    raw = np.empty(gcols.size, np.uint16)
     Dc = np.empty((B, gcols.size), np.float32)       # each group's columns, side by side
     for b in range(B):
+        Db = D[b]
         for p in range(gcols.size):
-            Dc[b, p] = h2f(D[b, gcols[p]])
+            raw[p] = Db[gcols[p]]
+        for p in range(gcols.size):
+            Dc[b, p] = h2f(raw[p])
     tmp = np.empty(gcols.size, np.float32)
+    xs = np.empty(B, np.float32)
     for r in range(G.shape[0]):
         g = row_group[r]
         if g < 0:
             continue
         lo, hi = gptr[g], gptr[g + 1]
-        t = tmp[lo:hi]
-        for k in range(hi - lo):
-            t[k] = h2f(G[r, gcols[lo + k]])
+        n = hi - lo
+        Gr, cols, h, t = G[r], gcols[lo:hi], raw[:n], tmp[:n]
+        for k in range(n):
+            h[k] = Gr[cols[k]]
+        for k in range(n):
+            t[k] = h2f(h[k])
         for b in range(B):
-            xv = h2f(X[b, r])
+            xs[b] = h2f(X[b, r])
+        for b in range(B):
+            xv = xs[b]
             d = Dc[b, lo:hi]
-            for k in range(hi - lo):
+            for k in range(n):
                 t[k] = r16(t[k] + r16(xv * d[k]))
-        for k in range(hi - lo):
-            G[r, gcols[lo + k]] = f2h(t[k])
+        for k in range(n):
+            h[k] = f2h(t[k])
+        for k in range(n):
+            Gr[cols[k]] = h[k]
     for j in range(ncols):
         acc = h2f(Gb[j])
         for b in range(B):

@@ -21,6 +21,8 @@ a layer); :func:`.timing.core_passes` is the same count as a formula (tested equ
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from rlaccel.util.errors import SimError
@@ -82,6 +84,14 @@ def core_cycles(workloads, n: int, registers: int = REGISTERS) -> int:
     wl = np.asarray(workloads, dtype=np.int64)
     if wl.ndim != 1 or (wl < 0).any():
         raise SimError(f"core workloads must be a vector of counts >= 0, not {workloads!r}")
-    wl = wl[wl > 0]
+    return _counted(wl[wl > 0].tobytes(), n, registers)
+
+
+@lru_cache(maxsize=4096)
+def _counted(workloads: bytes, n: int, registers: int) -> int:
+    """:func:`core_cycles` of the rows with work (int64 bytes), counted once per workloads
+    and shape: a layer's grouping changes rarely between weight updates, so most of a run's
+    layers repeat an earlier count."""
+    wl = np.frombuffer(workloads, np.int64)
     return sum(sum(1 for _ in schedule(wl[i:i + registers], n, registers))
                for i in range(0, wl.size, registers))

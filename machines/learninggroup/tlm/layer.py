@@ -66,33 +66,34 @@ class PackedLayer:
             if srm.rows != rows or srm.width != cols:
                 raise SimError(f"the sparse row memory encodes {srm.rows} x {srm.width}, not "
                                f"the {rows} x {cols} matrix it compresses")
+            # each group's columns from the first row holding one of its tuples, in row order
+            slots = np.asarray(srm.index_list, np.int64)
+            uniq, first = np.unique(slots, return_index=True)
             by_group: dict[int, np.ndarray] = {}
-            row_group = np.empty(rows, np.int64)
-            for r in range(rows):
-                t = srm.row(r)
+            slot_group = np.empty(uniq.size, np.int64)
+            for k in np.argsort(first, kind="stable"):
+                t = srm.tuples[int(uniq[k])]
                 by_group.setdefault(t.max_index, np.asarray(t.nz, np.int64))
-                row_group[r] = t.max_index
+                slot_group[k] = t.max_index
             order = sorted(by_group)
             remap = {g: k for k, g in enumerate(order)}
             groups = [by_group[g] for g in order]
-            row_group = np.array([remap[int(g)] for g in row_group], np.int64)
+            slot_group = np.array([remap[int(g)] for g in slot_group], np.int64)
+            row_group = slot_group[np.searchsorted(uniq, slots)]
         covered = np.zeros(cols, bool)
         for cols_g in groups:
             covered[cols_g] = True
         rest = np.flatnonzero(~covered)
-        sizes = [len(g) for g in groups]
-        row_group = np.where(np.array([sizes[g] for g in row_group], np.int64) > 0,
-                             row_group, -1) if rows else row_group
+        sizes = np.array([len(g) for g in groups] + [0], np.int64)   # [-1]: a row of none
+        row_group = np.where(sizes[row_group] > 0, row_group, -1)
         gcols = np.concatenate(groups + [rest]).astype(np.int64)
-        gptr = np.concatenate([[0], np.cumsum(sizes + [rest.size])]).astype(np.int64)
-        workloads = np.array([sizes[g] if g >= 0 else 0 for g in row_group], np.int64)
+        gptr = np.concatenate([[0], np.cumsum(sizes[:-1]), [len(gcols)]]).astype(np.int64)
+        workloads = sizes[row_group]
         row_off = np.concatenate([[0], np.cumsum(workloads)]).astype(np.int64)
-        vals = np.empty(int(row_off[-1]), np.float32)
-        A32 = A.astype(np.float32)
-        for r in range(rows):
-            g = row_group[r]
-            if g >= 0:
-                vals[row_off[r]:row_off[r + 1]] = A32[r, gcols[gptr[g]:gptr[g + 1]]]
+        # row r's kept weights, its group's columns in order, row after row
+        ridx = np.repeat(np.arange(rows), workloads)
+        within = np.arange(ridx.size) - np.repeat(row_off[:-1], workloads)
+        vals = A[ridx, gcols[gptr[row_group[ridx]] + within]].astype(np.float32)
         blocks = row_based(workloads, cores)
         bounds = np.array([0] + [int(b[-1]) + 1 if b.size else 0 for b in blocks], np.int64)
         bounds = np.maximum.accumulate(bounds)

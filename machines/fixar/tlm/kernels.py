@@ -13,7 +13,7 @@ A 32x32-bit product has 62 bits and 400 of them need 71, beyond int64 and far be
 that is exact: when every output's sum of product magnitudes stays at or below ``2**52`` one
 product does it (then every partial sum BLAS forms, in any order or with fused multiply-adds,
 is an integer below ``2**53``, exact in float64). The bound is ``K * max|A| * max|B|``, or
-where that is too coarse the finer ``max_i sum_k |A[i, k]| * max|B|`` (the largest row sum
+(with numba) where that is too coarse the finer ``max_i sum_k |A[i, k]| * max|B|`` (the largest row sum
 of ``|A|``, found in the pass that converts ``A``), with ``max|B|`` made exact first when an
 :class:`Operand` holds only a bound of it: 400 activations against exact 32-bit weights
 (q4.28) have a coarse bound above ``2**52`` and a fine one about ``2**49``. Otherwise ``B`` (or

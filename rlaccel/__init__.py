@@ -4,7 +4,14 @@ The public facade; the layers live in the subpackages ``rlaccel.isa``, ``rlaccel
 ``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs``, ``rlaccel.sweep`` and ``rlaccel.util``,
 the machines in ``rlaccel.machines``. Every name of ``__all__`` is imported on first use, so
 importing a layer (or starting the command line) loads nothing it does not need.
+
+Importing it pins OpenBLAS's kernel before numpy loads (:func:`rlaccel.util.determinism.pin_kernel`),
+so a float32 run gives the same bits on every x86-64 host with AVX2.
 """
+
+from rlaccel.util.determinism import pin_kernel as _pin_kernel
+
+_pin_kernel()
 
 __all__ = [
     "__version__",

@@ -4,6 +4,8 @@ RTL tests run in CI: a missing HDL tool fails with a message naming the setup sc
 
 import os
 
+import rlaccel  # noqa: F401  (first: pins OpenBLAS's kernel before anything loads numpy)
+
 import pytest
 from hypothesis import settings
 

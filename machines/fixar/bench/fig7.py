@@ -9,7 +9,7 @@ activations from the start, three seeds each.
 
 ``run`` trains every (arm, seed) pair one after another in this one process (run it with
 ``nohup nice -n 19``): the float32 reference (``machines/fixar/reference.py``, its BLAS
-pinned by :mod:`rlaccel.machines.fixar.determinism`) and the simulated machine
+pinned by :mod:`rlaccel.util.determinism`) and the simulated machine
 (``rlaccel run machines/fixar/programs/halfcheetah.toml``: ``fixar`` for fixed32 and QAT,
 ``fixar-fixed16`` for 16 bits from the start). Every run evaluates every 5,000 steps with 10
 episodes (the paper's VI-B), writes its curve to ``bench/results/fig7/<arm>_s<seed>.json`` at
@@ -39,7 +39,7 @@ if "--kernel" in sys.argv:                      # kernels' children: one chosen 
     os.environ["OPENBLAS_CORETYPE"] = sys.argv[sys.argv.index("--kernel") + 1]
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
 else:
-    from rlaccel.machines.fixar.determinism import pin
+    from rlaccel.util.determinism import pin
     pin()
 
 import argparse  # noqa: E402

@@ -14,7 +14,7 @@ training time step (sample a batch, train, act, step the environment) at each ba
 after filling the buffer with random steps. ``env`` measures each environment's step cost
 with random actions (resets included). All write JSON with ``--json``.
 
-numpy's BLAS runs one thread on one fixed kernel (:mod:`rlaccel.machines.fixar.determinism`,
+numpy's BLAS runs one thread on one fixed kernel (:mod:`rlaccel.util.determinism`,
 set before numpy loads): a float32 run's bits then depend on its seed only.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from rlaccel.machines.fixar.determinism import PINNED, pin
+from rlaccel.util.determinism import PINNED, pin
 
 pin()
 

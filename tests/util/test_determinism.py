@@ -1,4 +1,4 @@
-"""The float32 reference gives the same bits twice from its seed: two runs in fresh
+"""A float32 run gives the same bits twice from its seed (FIXAR's float32 reference): two runs in fresh
 processes, one started with two BLAS threads and the default kernel asked for, give the same
 returns and weights once determinism.pin() has fixed the kernel and the threads; pin refuses
 to act after numpy has loaded its BLAS."""
@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from rlaccel.machines.fixar import determinism
+from rlaccel.util import determinism
 from rlaccel.util.errors import RlaccelError
 
 RUN = """
-from rlaccel.machines.fixar.determinism import pin
+from rlaccel.util.determinism import pin
 pin()
 import hashlib, json
 from rlaccel.machines.fixar.config import DdpgConfig
@@ -49,11 +49,11 @@ def test_two_short_float32_runs_give_the_same_returns():
 
 
 def test_the_cause_other_blas_kernels_give_other_bits():
-    """Unpinned, the same seed on OpenBLAS's Sandybridge and SkylakeX kernels ends with other
+    """Unpinned, the same seed on OpenBLAS's Sandybridge and Haswell kernels ends with other
     weights: the float32 sums' order is the kernel's."""
     unpinned = RUN.replace("pin()\n", "", 1)
     runs = []
-    for kernel in ("Sandybridge", "SkylakeX"):
+    for kernel in ("Sandybridge", "Haswell"):   # both run on any AVX2 host
         env = {**os.environ, "OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "1"}
         r = subprocess.run([sys.executable, "-c", unpinned], env=env, capture_output=True,
                            text=True, timeout=600)
@@ -69,3 +69,20 @@ def test_pin_sets_the_environment_and_refuses_after_numpy(monkeypatch):
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
     with pytest.raises(RlaccelError, match="before importing numpy"):
         determinism.pin()
+
+
+def test_pin_kernel_asks_for_haswell_unless_a_kernel_is_named():
+    env: dict = {}
+    assert determinism.pin_kernel(env) == determinism._avx2()
+    assert env == ({"OPENBLAS_CORETYPE": "Haswell"} if determinism._avx2() else {})
+    named = {"OPENBLAS_CORETYPE": "Sandybridge"}
+    assert not determinism.pin_kernel(named) and named == {"OPENBLAS_CORETYPE": "Sandybridge"}
+
+
+@pytest.mark.skipif(not determinism._avx2(), reason="the kernel is pinned on AVX2 hosts only")
+def test_importing_rlaccel_pins_the_kernel_before_numpy_loads():
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    r = subprocess.run([sys.executable, "-c", "import os, rlaccel, numpy; "
+                        "print(os.environ['OPENBLAS_CORETYPE'])"],
+                       env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert r.stdout.split() == ["Haswell"]

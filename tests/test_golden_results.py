@@ -9,6 +9,7 @@ their results are meant to change)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -57,7 +58,8 @@ def stable(report: dict) -> dict:
 
 def run_case(name: str, out: Path) -> dict:
     case = CASES[name]
-    cmd = [sys.executable, "-m", "rlaccel", "run", str(manifest_path(case["manifest"])),
+    cmd = [sys.executable, "-m", "rlaccel", "run",
+           os.path.relpath(manifest_path(case["manifest"]), ROOT),
            *case["options"], "-q", "--json", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr

@@ -214,17 +214,20 @@ def _clock(cost: CostModel, families, names: Mapping[str, float] | None = None
         from rlaccel.tlm.cost.resources import resources_of
         res = resources_of(cost.arch, tech, extra=names, partial=True)
         ff = res.total["ff"] if res is not None else 0
-        clk = cost.flipflops(ff)
+        # the price is charged per agent-cycle (every agent's cycles are summed), and the
+        # design's flip-flops tick once a cycle whatever the agents: each agent carries its
+        # share, as it does of the idle power
+        per = max(1, cost.knobs.agents)
+        share = f" / {per} agents" if per > 1 else ""
+        clk = cost.flipflops(ff / per)
         if res is not None and res.skipped:
             clk = clk.named(f"{clk.how}; not counted: {', '.join(res.skipped)} (their number "
                             f"is the design search's)")
         watts, what, ref = tech.static_w()
-        per = max(1, cost.knobs.agents)
         static = Price(watts / (cost.clock_hz * per) * 1e12,
-                       f"{what}, {watts:g} W / {cost.knobs.clock_mhz:g} MHz"
-                       + (f" / {per} agents" if per > 1 else ""), (ref,))
+                       f"{what}, {watts:g} W / {cost.knobs.clock_mhz:g} MHz{share}", (ref,))
         total = clk + static
-        return total.named(f"clock of {ff:,} flip-flops ({clk.how}) + {static.how}"), \
+        return total.named(f"clock of {ff:,} flip-flops{share} ({clk.how}) + {static.how}"), \
             {"flipflops": clk.pj, "static": static.pj}
     base = next((f for f in families if f.name == "base"), None)
     mod = energy_module(base) if base is not None else None

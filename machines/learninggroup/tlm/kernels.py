@@ -435,8 +435,9 @@ def lstm_bw(dh, dsn, fr, sp, keep, dz, B, n):
 @njit
 def comm_mean(a, talk, out, B, n):
     """:func:`.vector.comm_mean`: ``out[i] = sum_j C[i, j] a[j]`` as MAC chains over j,
-    ``C[i, j] = fp16(fp16(g_i g_j) fp16(1/(B-1)))`` off the diagonal. False (and nothing
-    written) when a talk action is not 0 or 1."""
+    ``C[i, j] = fp16(fp16(g_i g_j) fp16(1/(B-1)))`` off the diagonal; ``a`` is read whole
+    before ``out`` is written (the two may be one). False (and nothing written) when a talk
+    action is not 0 or 1."""
     for i in range(B):
         g = h2f(talk[i])
         if not (g == 0 or g == 1):
@@ -447,10 +448,20 @@ def comm_mean(a, talk, out, B, n):
         for j in range(B):
             if i != j:
                 C[i, j] = r16(r16(h2f(talk[i]) * h2f(talk[j])) * c)
+    av = np.empty((B, n), np.float32)
+    for j in range(B):
+        for u in range(n):
+            av[j, u] = h2f(a[j * n + u])
+    acc = np.empty((B, n), np.float32)              # every chain over j, side by side
+    for i in range(B):
+        ai = acc[i]
+        for u in range(n):
+            ai[u] = np.float32(0.0)
+        for j in range(B):
+            cij, aj = C[i, j], av[j]
+            for u in range(n):
+                ai[u] = r16(ai[u] + r16(cij * aj[u]))
     for i in range(B):
         for u in range(n):
-            acc = np.float32(0.0)
-            for j in range(B):
-                acc = r16(acc + r16(C[i, j] * h2f(a[j * n + u])))
-            out[i * n + u] = f2h(acc + np.float32(0.0))
+            out[i * n + u] = f2h(acc[i, u] + np.float32(0.0))
     return True

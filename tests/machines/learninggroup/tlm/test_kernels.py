@@ -255,6 +255,12 @@ def test_comm_mean_refuses_talk_actions_other_than_0_and_1():
     h = np.ones((3, 2), F16)
     out = np.full(6, 7, np.uint16)
     assert K.comm_mean(_bits(h), _bits(np.array([1, -0.0, 1], F16)), out, 3, 2)
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((4, 6)).astype(F16)
+    talk = np.array([1, 1, 0, 1], F16)
+    inplace = _bits(x).copy()
+    assert K.comm_mean(inplace, _bits(talk), inplace, 4, 6)     # the result over its input
+    assert np.array_equal(inplace, _bits(vector.comm_mean(x, talk)))
     for bad in (0.5, np.nan, -1.0):
         out[:] = 7
         assert not K.comm_mean(_bits(h), _bits(np.array([1, bad, 0], F16)), out, 3, 2)

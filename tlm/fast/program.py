@@ -6,7 +6,10 @@ instruction: its kind, kernel code and operands (when its model bound a
 transactor), its cost, branch target, loop counter, mark slot, the units it occupies and the
 address ranges it reads and writes with their schedules (:mod:`.hazards`). An instruction the
 loop cannot carry out itself -- no kernel, data-dependent cost, host exchange,
-synchronisation, halt, fault -- is flagged for Python.
+synchronisation, halt, fault -- is flagged for Python. So is an instruction whose ``run``
+something replaced (a transactor handing it to an RTL unit): the loop hands back only those
+and runs the rest compiled; they are not counted in ``work`` (what the controller weighs
+the kernels against when it picks a loop), since either loop hands them to Python.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ class Program:
     MK: np.ndarray
     TB: np.ndarray
     compiled: int          # instructions that run in the loop
-    work: int = 0          # instructions with work of their own (exec and branch)
+    work: int = 0          # instructions with work of their own (exec and branch) that a
+    #                        loop carries out itself: not those whose run was replaced
     kernels: int = 0       # of which have a compiled kernel
     FS: tuple = ()         # the agent's family states (:func:`.dispatch.state`)
 
@@ -150,7 +154,7 @@ def build(agent, kernels_of, constants, like: Program | None = None) -> Program:
             row[c_w + RANGE * k: c_w + RANGE * (k + 1)] = w
         row[I.C_NR], row[I.C_NW] = len(op.reads), len(op.writes)
         py = op.kind not in _IN_LOOP or op.dynamic
-        work += op.kind in (EXEC, BRANCH)
+        work += op.kind in (EXEC, BRANCH) and op.run is op.bound_run
         if not py and op.kind in (EXEC, BRANCH):
             bk = bound.get(op.pc)
             if bk is None:

@@ -132,6 +132,61 @@ def test_instructions_whose_run_was_replaced_go_through_python():
     assert p.agent.controller.cycles_at == ref.agent.controller.cycles_at
 
 
+class _TakeOver:
+    """A stand-in for an RTL transactor (``datapath=``): it replaces the ``run`` of every FF,
+    BP, WU and BP_WU with a call of the model's own and counts the calls."""
+
+    def __init__(self):
+        self.calls = 0
+        self.programs = []
+
+    def attach(self, agent):
+        from rlaccel.tlm.loader import EXEC
+        for op in agent.ops:
+            if op.kind == EXEC and op.mnemonic in ("ff", "bp", "wu", "bp_wu"):
+                op.run = self._wrap(op.run)
+
+    def _wrap(self, inner):
+        def run():
+            self.calls += 1
+            return inner()
+        return run
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("kernels", ["compiled", "reference"])
+def test_a_transactor_takes_only_its_instructions_out_of_the_compiled_loop(monkeypatch,
+                                                                           kernels):
+    """With every matrix instruction handed to a transactor the program stays in the compiled
+    loop (those instructions return to Python, the rest run compiled: they are not counted
+    in the work the kernels are weighed against), and the report equals the run without the
+    transactor bit for bit, on either loop."""
+    from rlaccel.tlm.fast import engine
+    entered = []
+    real = engine.process
+
+    def process(ctrl, prog):
+        entered.append((prog.kernels, prog.work, prog.compiled))
+        return (yield from real(ctrl, prog))
+    monkeypatch.setattr(engine, "process", process)
+    over = ["stop_on_success=false", "max_steps=60"]
+    plain = run(CARTPOLE, over, trials=2)
+    assert len(entered) == 1
+    kernels_alone, work_alone, _ = entered.pop()
+    dp = _TakeOver()
+    taken = run(CARTPOLE, over, trials=2, datapath=dp, kernels=kernels)
+    assert dp.calls > 1000
+    if kernels == "compiled":
+        assert len(entered) == 1
+        k, work, compiled = entered[0]
+        assert work < work_alone and k < kernels_alone and 2 * k >= work and compiled > 0
+    else:
+        assert entered == []
+    assert _strip({**taken, "sim": None}) == _strip({**plain, "sim": None})
+
+
 def test_several_agents_compiled_equal_reference(tmp_path):
     """A ring all-gather between base-family ff's: the sync ops run in Python."""
     from tests.tlm.test_platform import _arch, _binary

@@ -286,6 +286,36 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
     return G
 
 
+@njit
+def kept_dot(Gacc, W, keep, by_column, out):
+    """:func:`.vpu.dot` of ``where(keep, Gacc, 0)`` and ``W`` (rows x cols binary16 bits,
+    ``keep`` bool) along each row, or with ``by_column`` along each column: every product
+    and partial sum rounded, a chain from its first product, plus +0. ``out`` gets one
+    binary16 (bits) per row (column); returns the overflows FP16's multiply and
+    :func:`.vpu.dot` count (finite to infinite)."""
+    rows, cols = W.shape
+    lines, length = (cols, rows) if by_column else (rows, cols)
+    count = 0
+    for a in range(lines):
+        acc = np.float32(0.0)
+        finite = True
+        for k in range(length):
+            i, j = (k, a) if by_column else (a, k)
+            g = h2f(Gacc[i, j]) if keep[i, j] else np.float32(0.0)
+            prod = g * h2f(W[i, j])                     # exact in float32
+            p = r16(prod)
+            if not np.isfinite(p):
+                finite = False
+                if np.isfinite(prod):
+                    count += 1
+            acc = p if k == 0 else r16(acc + p)
+        res = acc + np.float32(0.0)
+        if finite and length > 0 and not np.isfinite(res):
+            count += 1
+        out[a] = f2h(res)
+    return count
+
+
 # ---- the VPUs' vector operations (the expressions of :mod:`.vector`, one rounding per
 # operation; binary16 bits in and out) ----------------------------------------------------
 _TABLES: list = []

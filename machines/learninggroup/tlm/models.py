@@ -186,10 +186,11 @@ def _gupd(b: Binding):
             raise SimError(f"{b.where}: the sparse row memory at {addr} encodes "
                            f"{mem.rows} x {mem.width}, not {rows} x {cols}")
         keep = mem.mask()
-        g = np.where(keep, Gacc.reshape(rows, cols), np.float16(0.0))
-        w = W.reshape(rows, cols)
         lr, alpha, oma, eps, scale = _hp(U, hp)
-        sums = vpu.dot(g, w) if row else vpu.dot(g.T, w.T)    # kept G*W per row / column
+        sums = np.empty(rows if row else cols, np.float16)   # kept G*W per row / column
+        vpu.count_overflows(kernels.kept_dot(Gacc.reshape(rows, cols).view(np.uint16),
+                                             W.reshape(rows, cols).view(np.uint16), keep,
+                                             not row, sums.view(np.uint16)))
         with np.errstate(over="ignore", invalid="ignore"):
             r = (sums * scale).astype(np.float16)
         shape = (rows, G) if row else (G, cols)

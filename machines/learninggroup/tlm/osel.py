@@ -78,7 +78,12 @@ class SparseRowMemory:
         """The rows x width mask the memory encodes."""
         if not self.rows:
             return np.zeros((0, self.width), bool)
-        return np.stack([self.row(i).bitvector for i in range(self.rows)])
+        slots = np.array(sorted(self.tuples), np.int64)
+        idx = np.asarray(self.index_list, np.int64)
+        at = np.minimum(np.searchsorted(slots, idx), max(slots.size - 1, 0))
+        if not slots.size or np.any(slots[at] != idx):         # a row without a tuple
+            return np.stack([self.row(i).bitvector for i in range(self.rows)])
+        return np.stack([self.tuples[int(k)].bitvector for k in slots])[at]
 
 
 @dataclass

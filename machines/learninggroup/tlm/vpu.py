@@ -27,7 +27,8 @@ from rlaccel.util.errors import SimError
 
 from rlaccel.machines.learninggroup.tlm.timing import ROWS_PER_PASS, VPUS
 
-__all__ = ["FP16", "FP16_ACC", "REGISTERS", "half", "mul", "add", "mac", "dot", "matvec", "VpuArray"]
+__all__ = ["FP16", "FP16_ACC", "REGISTERS", "half", "mul", "add", "mac", "dot", "matvec", "VpuArray",
+           "count_overflows"]
 
 FP16 = get_dtype("fp16")
 #: the VPU's format: FP16 products and FP16 accumulation registers
@@ -51,8 +52,9 @@ def half(a, what: str = "operand") -> np.ndarray:
     return h
 
 
-def _count_overflows(n: int, counter) -> None:
-    """Count finite -> inf results as saturations, as isa.dtypes does."""
+def count_overflows(n: int, counter=None) -> None:
+    """Count finite -> inf results as saturations, as isa.dtypes does (a compiled kernel's
+    count too)."""
     if n:
         FP16.saturations += n
         if counter is not None:
@@ -86,7 +88,7 @@ def dot(w, a, *, counter=None) -> np.ndarray:
         acc = np.cumsum(p, axis=-1, dtype=np.float16)[..., -1]
         out = acc + np.float16(0.0)             # a cleared register is +0: -0 + +0 = +0
     finite = np.isfinite(p).all(axis=-1)
-    _count_overflows(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
+    count_overflows(int(np.count_nonzero(finite & ~np.isfinite(out))), counter)
     return np.asarray(out)
 
 

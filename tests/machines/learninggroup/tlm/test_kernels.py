@@ -313,3 +313,29 @@ def test_head_grads_kernel_equals_the_vector_model():
         got[:] = 7
         assert not K.head_grads(_bits(out), _bits(wrong), _bits(coef), got, A, n)
         assert np.all(got == 7)
+
+
+@pytest.mark.parametrize("by_column", [False, True])
+def test_kept_dot_equals_vpu_dot_of_the_kept_products(by_column):
+    """gupd's sums: vpu.dot of the kept gradient words and the weights along rows or
+    columns, signed zeros, overflows to infinity and NaN among them; the same count of
+    overflows."""
+    rng = np.random.default_rng(19)
+    R, C = 37, 23
+    G = (rng.standard_normal((R, C)) * np.exp(rng.uniform(-8, 9, (R, C)))).astype(F16)
+    W = (rng.standard_normal((R, C)) * np.exp(rng.uniform(-8, 9, (R, C)))).astype(F16)
+    W[0, :4] = [-1.0, -0.0, np.inf, np.nan]
+    G[1, :3] = [-0.0, 65504, 65504]
+    W[1, :3] = [2.0, 65504, -65504]
+    keep = rng.random((R, C)) < 0.6
+    keep[:2] = True
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = np.where(keep, G, F16(0.0))
+        before = vpu.FP16.saturations
+        want = vpu.dot(g.T, W.T) if by_column else vpu.dot(g, W)
+        counted = vpu.FP16.saturations - before
+    got = np.zeros(C if by_column else R, np.uint16)
+    n = K.kept_dot(_bits(G).reshape(R, C), _bits(W).reshape(R, C), keep, by_column, got)
+    nan = np.isnan(want)
+    assert np.array_equal(got[~nan], _bits(want)[~nan]) and np.isnan(got[nan].view(F16)).all()
+    assert n == counted and counted > 0

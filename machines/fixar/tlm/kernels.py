@@ -25,7 +25,7 @@ zero point needs 17) and ``K`` up to 2**19 terms of 33-bit operands.
 
 With numba (:mod:`rlaccel.tlm.fast.jit`) the single-product path -- every product of a DDPG
 run -- converts a raw operand to float64 and finds ``max|.|`` in one compiled pass
-(:func:`_to_f64`) and adds a per-column or per-row bias, rounds and saturates in another
+(:func:`_to_f64_into`) and adds a per-column or per-row bias, rounds and saturates in another
 (:func:`_round_saturate`), with the same int64 operations as the plain path, which still
 serves a full-matrix addend, the limb path and runs without numba. The simulator's
 instructions go further (:func:`operand_into`, and ``matmul_round``'s ``into``, ``work``,
@@ -60,11 +60,18 @@ def _operand(name: str, a) -> tuple[np.ndarray, int]:
     if a.ndim != 2:
         raise DTypeError(f"matmul_round: operand {name} must be a matrix, not shape {a.shape}")
     a = a.astype(np.int64, copy=False)
-    m = max(-int(a.min()), int(a.max())) if a.size else 0
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    return a, _fits(name, lo, hi)
+
+
+def _fits(name: str, lo: int, hi: int) -> int:
+    """``max|.|`` of an operand whose least and greatest words are ``lo`` and ``hi``; a
+    DTypeError when it is wider than the kernels accept."""
+    m = max(-int(lo), int(hi))
     if m >= 1 << (MAX_OPERAND_BITS - 1):
         raise DTypeError(f"matmul_round: operand {name} holds {m}, wider than "
                          f"{MAX_OPERAND_BITS}-bit signed")
-    return a, m
+    return m
 
 
 class Operand:
@@ -132,30 +139,10 @@ def _extremes(a):
 
 
 @njit
-def _to_f64(a):
-    """One pass over an int64 matrix: its float64 copy, ``max|a|`` (exact below 2**53) and
-    its largest row sum of ``|a|``."""
-    m, n = a.shape
-    f = np.empty((m, n), np.float64)
-    hi = 0
-    lo = 0
-    l1 = 0
-    for i in range(m):
-        s = 0
-        for j in range(n):
-            v = a[i, j]
-            f[i, j] = v
-            hi = max(hi, v)
-            lo = min(lo, v)
-            s += abs(v)
-        l1 = max(l1, s)
-    return f, max(hi, -lo), l1
-
-
-@njit
 def _to_f64_into(a, f):
-    """:func:`_to_f64` into the buffer ``f`` (``a``'s shape): returns ``(min, max)`` of
-    ``a`` (0, 0 when empty) and its largest row sum of ``|a|``."""
+    """One pass over an int64 matrix: its float64 copy written into the buffer ``f`` (``a``'s
+    shape); returns ``(min, max)`` of ``a`` (0, 0 when empty) and its largest row sum of
+    ``|a|``."""
     m, n = a.shape
     hi = a[0, 0] if m and n else 0
     lo = hi
@@ -216,11 +203,9 @@ def _prepare(name: str, a) -> tuple[np.ndarray, int, np.ndarray | None, int | No
     if isinstance(a, Operand):
         return a.raw, a.maxabs, a.f64, a.l1
     if HAVE_NUMBA and isinstance(a, np.ndarray) and a.dtype == np.int64 and a.ndim == 2:
-        f, m, l1 = _to_f64(a)
-        if m >= 1 << (MAX_OPERAND_BITS - 1):
-            raise DTypeError(f"matmul_round: operand {name} holds {m}, wider than "
-                             f"{MAX_OPERAND_BITS}-bit signed")
-        return a, int(m), f, int(l1)
+        f = np.empty(a.shape)
+        lo, hi, l1 = _to_f64_into(a, f)
+        return a, _fits(name, lo, hi), f, int(l1)
     raw, m = _operand(name, a)
     return raw, m, None, None
 
@@ -240,11 +225,7 @@ def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
         a = a.astype(np.int64, copy=False)
         np.copyto(f, a, casting="unsafe")
         lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
-    m = max(-lo, hi)
-    if m >= 1 << (MAX_OPERAND_BITS - 1):
-        raise DTypeError(f"matmul_round: operand A holds {m}, wider than "
-                         f"{MAX_OPERAND_BITS}-bit signed")
-    return Operand(a, m, f, l1), lo, hi
+    return Operand(a, _fits("A", lo, hi), f, l1), lo, hi
 
 
 def _one_product(k: int, amax: int, bmax: int, al1: int | None) -> bool:

@@ -21,6 +21,7 @@ from bisect import bisect_left
 from math import ceil, log, log2, sqrt
 from typing import Mapping
 
+from rlaccel.isa.arch import arch_table
 from rlaccel.util.errors import ArchError
 
 from rlaccel.tlm.cost.primitives import Price, table
@@ -373,14 +374,10 @@ class Fpga(Technology):
 
 def technology_of(arch) -> Technology | None:
     """The technology an architecture states in ``[technology]`` (None: it has none)."""
-    from rlaccel.isa.arch import check_keys
-    t = arch.extra.get("technology")
-    if t is None:
+    if "technology" not in arch.extra:
         return None
+    t = arch_table(arch, "technology", TECHNOLOGY_KEYS)
     where = f"{arch.origin}: [technology]"
-    if not isinstance(t, dict):
-        raise ArchError(f"{where} must be a table")
-    check_keys(t, TECHNOLOGY_KEYS, where)
     kind = t.get("kind")
     if kind == "asic":
         for key in ("node", "voltage"):

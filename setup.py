@@ -3,21 +3,21 @@ docs/design.md) install under one namespace, ``rlaccel.isa``, ``rlaccel.assemble
 ``rlaccel.tlm``, ``rlaccel.rtl``, ``rlaccel.programs``, ``rlaccel.sweep``, ``rlaccel.util``
 and ``rlaccel.machines``, so site-packages gets exactly one top-level package and a user's own
 ``isa`` or ``programs`` cannot collide with ours. A machine's data (architectures, programs,
-manifests, documentation) installs with its package."""
+manifests, documentation) installs with its package.
+
+The namespace is laid out on disk, not mapped: ``rlaccel/<folder>`` is a symbolic link to the
+top-level ``<folder>`` (the links are the list of folders), and ``src/rlaccel`` links to ``rlaccel``. So the package is an
+ordinary src layout, and ``pip install -e .`` puts only ``src`` on the path (no import hook,
+and no top-level ``isa`` or ``util`` a user could pick up by mistake)."""
 
 from setuptools import find_namespace_packages, setup
 
-FOLDERS = ("isa", "assembler", "tlm", "rtl", "programs", "sweep", "util", "machines")
 DATA = ["*.lark", "*.toml", "*.s", "*.inc", "*.md", "*.sh"]
 
-packages, package_dir = ["rlaccel"], {"rlaccel": "rlaccel"}
-for folder in FOLDERS:
-    package_dir[f"rlaccel.{folder}"] = folder
-    # every folder is a package (data folders such as archs/ and programs/ as namespace
-    # packages), so each file of DATA installs beside its folder's modules
-    for name in find_namespace_packages(include=[folder, f"{folder}.*"]):
-        if "__pycache__" not in name:
-            packages.append(f"rlaccel.{name}")
+# every folder is a package (data folders such as archs/ and programs/ as namespace
+# packages), so each file of DATA installs beside its folder's modules
+packages = [name for name in find_namespace_packages("src", include=["rlaccel", "rlaccel.*"])
+            if "__pycache__" not in name]
 
-setup(packages=packages, package_dir=package_dir,
+setup(packages=packages, package_dir={"": "src"},
       package_data={name: DATA for name in packages})

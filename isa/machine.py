@@ -158,7 +158,7 @@ def _discover() -> dict[str, Machine]:
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
         if not info.ispkg:
             continue
-        folder = Path(info.module_finder.path) / info.name
+        folder = (Path(info.module_finder.path) / info.name).resolve()
         m = _declared(f"{PACKAGE}.{info.name}", str(folder))
         if m.name != info.name:
             raise IsaError(f"{folder}: MACHINE.name is '{m.name}'; a machine is named after "
@@ -168,7 +168,7 @@ def _discover() -> dict[str, Machine]:
     for ep in entry_points(group=PACKAGE):
         m = _declared(ep.value, f"entry point {ep.name} ({ep.value})")
         mod = importlib.import_module(ep.value)
-        add(m, ep.value, Path(mod.__file__).parent, f"entry point {ep.name}")
+        add(m, ep.value, Path(mod.__file__).resolve().parent, f"entry point {ep.name}")
     return found
 
 

@@ -41,3 +41,22 @@ def test_one_top_level_package(tmp_path):
             p.name for p in (ROOT / "machines" / machine / "programs").iterdir()), machine
         assert (room / "README.md").exists(), machine
     assert (pkg / "assembler" / "grammar.lark").exists()
+
+
+def test_editable_install_prints_no_warning(tmp_path):
+    """``pip install -e .`` of a copy (links kept, as a clone has them) into an empty
+    environment of its own (pip would otherwise replace this environment's rlaccel): an
+    ordinary src layout, so setuptools needs no import hook and prints no notice; only ``src``
+    goes on the path."""
+    src, env = tmp_path / "src", tmp_path / "env"
+    shutil.copytree(ROOT, src, ignore=_SKIP, symlinks=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"),
+                           "install", "--no-deps", "--no-compile", "-e", str(src)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in (done.stdout + done.stderr).splitlines()
+            if not line.startswith("WARNING: Location")]      # pip's, about its package index
+    assert not [line for line in said if "arning" in line or "careful" in line], said
+    pth = [p.read_text().split() for p in env.rglob("__editable__*.pth")]
+    assert pth == [[str((src / "src").resolve())]]

@@ -14,11 +14,13 @@ default; warm-up of ``B`` random steps, no evaluation) and reports, next to the 
 * the cycle formulas' prediction (:func:`rlaccel.machines.fixar.tlm.timing.ddpg_step`).
 
 Writes ``DIR/report.md``, ``DIR/report.json`` and ``DIR/fig8_system_ips``, ``fig9_breakdown``,
-``fig10a_accelerator_ips`` (.png, .svg).
+``fig10a_accelerator_ips`` (.png, .svg). A line for every point as it finishes and, on a
+terminal, a bar of the points done (none with ``-q``).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 __all__ = ["add_arguments", "cmd_report", "measure"]
@@ -39,15 +41,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--train-steps", type=int_in(1, 1_000_000), default=3, metavar="N",
                         help="simulated training steps per point (default 3)")
     parser.add_argument("--seed", type=seed, default=1)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
-def measure(manifest: str, B: int, arch: str, train_steps: int, seed: int = 1) -> dict:
-    """One point: ``train_steps`` simulated training steps at batch ``B`` on ``arch``."""
+def measure(manifest: str, B: int, arch: str, train_steps: int, seed: int = 1,
+            meter=None) -> dict:
+    """One point: ``train_steps`` simulated training steps at batch ``B`` on ``arch``
+    (``meter`` as :func:`rlaccel.programs.runner.run` takes it)."""
     from rlaccel.programs.runner import run
     from rlaccel.tlm.results import with_timing
     r = with_timing(run(manifest, [f"learning.batch={B}", f"learning.start_steps={B}",
                                    "learning.eval_every=100000000"],
-                        arch=arch, seed=seed, steps=B + train_steps))
+                        arch=arch, seed=seed, steps=B + train_steps, meter=meter))
     keep = ("cycles_per_step", "ips", "utilization", "breakdown_s", "power", "train_steps")
     out = {k: r[k] for k in keep}
     out["sim_wall_s"] = r["sim"]["run_wall_s"]
@@ -75,30 +80,55 @@ def inputs(args) -> list[tuple[str, str]]:
     return manifest_inputs(args.manifest)
 
 
-def cmd_report(args) -> int:
-    from rlaccel.machines.fixar.tlm import pcie
+def _say(bar, text: str) -> None:
+    """A line of the report's output (stdout), above the progress bar when one is drawn."""
+    if bar.shown:
+        from tqdm import tqdm
+        tqdm.write(text, file=sys.stdout)       # takes the bar off stderr, writes, redraws
+        sys.stdout.flush()
+    else:
+        print(text, flush=True)
+
+
+def _points(args, bar) -> tuple[str | None, dict]:
+    """Every point of the report, ``{precision: {B: point}}``, with its environment; a line
+    for each as it finishes and ``bar`` at the points done."""
     from rlaccel.isa.arch import load_arch
     from rlaccel.machines.fixar.host import env_dims, make_env
-    from rlaccel.machines.fixar.results import PAPER
-    from rlaccel.programs.runner import write_json
-    from rlaccel.util import plots
-    from rlaccel.util.files import atomic_write
-
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
     env_id = None
     points: dict = {}
+    done, total = 0, len(PRECISIONS) * len(args.batches)
     for label, arch_name in PRECISIONS.items():
         arch = load_arch(arch_name)
         for B in args.batches:
-            p = measure(args.manifest, B, arch_name, args.train_steps, args.seed)
+            bar.position(done, total, "points")
+            p = measure(args.manifest, B, arch_name, args.train_steps, args.seed,
+                        meter=(lambda *_, d=done: bar.position(d, total, "points"))
+                        if bar.shown else None)
             env_id = p["env"]
             dims = env_dims(make_env(env_id))
             p["predicted"] = _predicted(dims, B, label == "16-bit", arch)
             points.setdefault(label, {})[B] = p
-            print(f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
-                  f"{p['ips']['accelerator']:,.1f} IPS (formula {p['predicted']['ips']:,.1f}), "
-                  f"system {p['ips']['system']:,.1f} IPS", flush=True)
+            done += 1
+            bar.position(done, total, "points")
+            _say(bar, f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
+                      f"{p['ips']['accelerator']:,.1f} IPS (formula "
+                      f"{p['predicted']['ips']:,.1f}), system {p['ips']['system']:,.1f} IPS")
+    return env_id, points
+
+
+def cmd_report(args) -> int:
+    from rlaccel.machines.fixar.tlm import pcie
+    from rlaccel.machines.fixar.results import PAPER
+    from rlaccel.programs.runner import write_json
+    from rlaccel.util import plots
+    from rlaccel.util.files import atomic_write
+    from rlaccel.util.progress import ProgressBar
+
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    with ProgressBar("fixar report", quiet=args.quiet) as bar:
+        env_id, points = _points(args, bar)
     rep = {"paper": PAPER, "env": env_id, "train_steps": args.train_steps, "points": points}
     import copy
     from rlaccel.tlm.results import move_timing

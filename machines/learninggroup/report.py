@@ -29,12 +29,14 @@ writes ``DIR/report.md``, ``DIR/report.json`` and the figures (PNG and SVG):
 * **Fig. 9** -- the success rate over training against G for each A, the simulated machine
   beside the float reference, from ``--learning`` (learning runs take hours; the bench
   script makes them).
+
+A line for every G of Fig. 10 and every iteration as it finishes and, on a terminal, a bar of
+the runs done (none with ``-q``).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -126,13 +128,28 @@ def _with(params, **kw):
     return replace(params, **kw)
 
 
-def fig10(groups=(2, 4, 8, 16, 32), draws: int = 5, seed: int = 1) -> dict:
-    """Fig. 10 (a) and (b) from the simulator, means over ``draws`` grouping matrices."""
+def fig10(groups=(2, 4, 8, 16, 32), draws: int = 5, seed: int = 1, progress=None,
+          meter=None) -> dict:
+    """Fig. 10 (a) and (b) from the simulator, means over ``draws`` grouping matrices;
+    ``progress`` receives a line for each G, ``meter`` the runs done ``(done, total,
+    unit)``."""
     out = {}
+    done, total = 0, len(groups) * 2 * draws
+
+    def one(G, enc, d):
+        nonlocal done
+        r = _fig10_run(G, enc, seed + 10 * d)
+        done += 1
+        if meter:
+            meter(done, total, "runs")
+        return r
+    if meter:
+        meter(0, total, "runs")
     for G in groups:
+        t = time.perf_counter()
         row = {}
         for enc, name in ((0, "osel"), (1, "baseline")):
-            runs = [_fig10_run(G, enc, seed + 10 * d) for d in range(draws)]
+            runs = [one(G, enc, d) for d in range(draws)]
             cyc = {k: float(np.mean([r["cycles"][k] for r in runs])) for k in runs[0]["cycles"]}
             mem = {gb: {k: float(np.mean([r["bits"][gb][k] for r in runs])) / 8
                         for k in runs[0]["bits"][gb]} for gb in (16, 8)}
@@ -166,6 +183,10 @@ def fig10(groups=(2, 4, 8, 16, 32), draws: int = 5, seed: int = 1) -> dict:
             "srm_share_compact": (o["bytes"]["srm_tuples"] + o["bytes"]["index_list"])
             / (o["bytes"]["total"] - o["bytes"]["srm_nz_indexes"])})
         out[G] = row
+        if progress:
+            progress(f"  G = {G}: OSEL {row['osel_cycles']:,.0f} cycles, the baseline "
+                     f"{row['baseline_scan_cycles']:,.0f}, {draws} draw(s), "
+                     f"{time.perf_counter() - t:.1f} s")
     return out
 
 
@@ -181,9 +202,9 @@ def implied_miss_cycles(f10: dict) -> dict:
     return {"G": G, "needed": needed, "miss_cycles": b["index_miss"] / 128}
 
 
-def _run(sets: list[str], seed: int, arch_overrides: dict | None = None) -> dict:
+def _run(sets: list[str], seed: int, arch_overrides: dict | None = None, meter=None) -> dict:
     from rlaccel.programs.runner import run
-    return run(MANIFEST, sets, seed=seed, arch_overrides=arch_overrides)
+    return run(MANIFEST, sets, seed=seed, arch_overrides=arch_overrides, meter=meter)
 
 
 def _point(r: dict) -> dict:
@@ -209,16 +230,33 @@ def _point(r: dict) -> dict:
 def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
                groups=(1, 2, 4, 8, 16), rows_per_pass=(4, 16, 32), episodes: int = 2,
                seed: int = 1, progress=None, stream_rows=(4,),
-               share_batches=(2, 16)) -> dict:
+               share_batches=(2, 16), meter=None) -> dict:
     """Fig. 11 and 13: one training iteration per point (module docstring). The G sweep runs
     for every ``rows_per_pass`` (passes, keyed by the number) and every ``stream_rows``
     (``[timing] row_packing = 2``: one stream, at most that many rows a cycle; keyed
     ``"R stream"``). ``generation[B][G]``: the grouped points (4 rows per pass) at each
     batch of ``share_batches`` (Fig. 12(b)'s share falls with B: the sparse data is made
-    once per iteration and shared by its B episodes)."""
+    once per iteration and shared by its B episodes). ``progress`` receives a line for each
+    point, ``meter`` the iterations done ``(done, total, unit)``, also while one runs."""
+    def shared(B):
+        """The generation points at batch ``B`` are the G sweep's own (4 rows per pass)."""
+        return B == episodes and 4 in rows_per_pass
+    done = 0
+    total = (len(agents) + len(batches) + (len(rows_per_pass) + len(stream_rows)) * len(groups)
+             + sum(not shared(B) for B in share_batches) * sum(G > 1 for G in groups))
+
+    def tick(*_):
+        meter(done, total, "iterations")
+
     def point(sets, over=None, what=""):
+        nonlocal done
         t = time.perf_counter()
-        r = _point(_run(["iterations=1", *sets], seed, over))
+        if meter:
+            tick()
+        r = _point(_run(["iterations=1", *sets], seed, over, meter=tick if meter else None))
+        done += 1
+        if meter:
+            tick()
         if progress:
             progress(f"  {what}: {r['gflops_effective']:.1f} GFLOPS (dense-equivalent), "
                      f"{r['steps']} steps, {time.perf_counter() - t:.1f} s")
@@ -255,7 +293,7 @@ def throughput(agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
     out["generation"] = {}
     for B in share_batches:
         out["generation"][B] = {
-            G: (out["groups"].get(4, {}).get(G) if B == episodes else None)
+            G: (out["groups"][4][G] if shared(B) else None)
             or point(["environment_kwargs.nagents=4", f"network.groups={G}",
                       f"learning.batch_episodes={B}"], what=f"G = {G}, B = {B}")
             for G in groups if G > 1}
@@ -346,15 +384,19 @@ def _tables(runs: list) -> dict:
 def build(*, draws=5, agents=(3, 4, 6, 8, 10), batches=(1, 2, 4, 8, 16, 32),
           groups=(1, 2, 4, 8, 16), rows_per_pass=(4, 16, 32), episodes=2, seed=1,
           learning=(), fig10_groups=(2, 4, 8, 16, 32), progress=None,
-          stream_rows=(4,), share_batch=16, share_batches=(8, 32)) -> dict:
+          stream_rows=(4,), share_batch=16, share_batches=(8, 32), meter=None) -> dict:
+    """The report (the module doc); ``progress`` receives a line for each finished piece and
+    ``meter`` how far Fig. 10 (its runs) and then Fig. 11 and 13 (their iterations) have
+    gone, ``(done, total, unit)``."""
     t0 = time.perf_counter()
     say = progress or (lambda s: None)
     learned = learning_tables(list(learning)) if learning else None   # before the long work
     say("Fig. 10: OSEL and the baseline on a 128 x 512 mask")
-    f10 = fig10(fig10_groups, draws=draws, seed=seed)
+    f10 = fig10(fig10_groups, draws=draws, seed=seed, progress=say, meter=meter)
     say("Fig. 11 and 13: training iterations of IC3Net on predator-prey")
     th = throughput(agents, batches, groups, rows_per_pass, episodes, seed, say, stream_rows,
-                    share_batches=tuple(sorted({episodes, share_batch, *share_batches})))
+                    share_batches=tuple(sorted({episodes, share_batch, *share_batches})),
+                    meter=meter)
     rep = {"paper_figures": PAPER, "osel": f10, "osel_implied": implied_miss_cycles(f10),
            "throughput": th,
            "learning": learned,
@@ -696,14 +738,16 @@ def figures(rep: dict, out: Path) -> list[Path]:
 
 def cmd_report(args) -> int:
     from rlaccel.util.files import atomic_write
+    from rlaccel.util.progress import ProgressBar
 
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-    rep = build(draws=args.draws, agents=args.agents, batches=args.batches,
-                groups=args.groups, rows_per_pass=args.rows_per_pass, episodes=args.episodes,
-                seed=args.seed, learning=args.learning or (), fig10_groups=args.fig10_groups,
-                progress=progress, stream_rows=args.stream_rows,
-                share_batch=args.share_batch, share_batches=args.share_batches)
+    with ProgressBar("learninggroup report", quiet=args.quiet) as bar:
+        rep = build(draws=args.draws, agents=args.agents, batches=args.batches,
+                    groups=args.groups, rows_per_pass=args.rows_per_pass,
+                    episodes=args.episodes, seed=args.seed, learning=args.learning or (),
+                    fig10_groups=args.fig10_groups, progress=bar.line,
+                    stream_rows=args.stream_rows, share_batch=args.share_batch,
+                    share_batches=args.share_batches,
+                    meter=bar.position if bar.shown else None)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     import copy
@@ -752,3 +796,4 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=seed, default=1)
     p.add_argument("--learning", nargs="+", metavar="FILE",
                    help="JSON of machines/learninggroup/bench/fig9.py or learning.py (Fig. 9, Table I)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines or bar")

@@ -3,9 +3,13 @@ interface other checks rely on (report.json's ``osel`` keyed by G)."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 
 from rlaccel.cli import main
+from rlaccel.util import progress as progress_module
 
 
 def _learning(tmp_path):
@@ -95,3 +99,52 @@ def test_fig9_keeps_one_row_per_budget(tmp_path):
     assert fig9["reference A=4, 1000 x 4"][1]["success_all"] == 0.03
     assert fig9["reference A=4, 2000 x 16"][1]["success_all"] == 0.26
     assert fig9["reference A=4, 2000 x 16"][4]["partial"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+#: the smallest report: one G of Fig. 10, four iterations and one more for Fig. 12(b) at B = 2
+_SMALL = ["--draws", "1", "--agents", "3", "--batches", "1", "--groups", "1", "2",
+          "--rows-per-pass", "4", "--stream-rows", "--episodes", "1", "--share-batch", "1",
+          "--share-batches", "2", "--fig10-groups", "2"]
+
+
+def test_the_meter_counts_every_run_and_iteration():
+    """Fig. 10's runs (2 encoders x 1 draw) and then the iterations (A, B, two G, and G = 2
+    at B = 2: B = 1's grouped point is the G sweep's own), each to its total."""
+    from rlaccel.machines.learninggroup.report import build
+    at, lines = [], []
+    build(draws=1, agents=(3,), batches=(1,), groups=(1, 2), rows_per_pass=(4,),
+          stream_rows=(), episodes=1, share_batch=1, share_batches=(2,), fig10_groups=(2,),
+          progress=lines.append, meter=lambda *a: at.append(a))
+    runs = [a for a in at if a[2] == "runs"]
+    its = [a for a in at if a[2] == "iterations"]
+    assert runs[0] == (0, 2, "runs") and runs[-1] == (2, 2, "runs")
+    assert its[0] == (0, 5, "iterations") and its[-1] == (5, 5, "iterations")
+    assert at == runs + its and [d for d, _, _ in its] == sorted(d for d, _, _ in its)
+    assert lines[1].startswith("  G = 2: OSEL ") and lines[-1].startswith("  G = 2, B = 2: ")
+    assert len(lines) == 2 + 1 + 5
+
+
+def test_the_bar_on_a_terminal_and_nothing_with_quiet(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(progress_module, "DELAY_S", 0.0)
+    docs = []
+    for extra in ([], ["-q"]):
+        term = _Terminal()
+        monkeypatch.setattr(sys, "stderr", term)
+        out = tmp_path / f"rep{len(docs)}"
+        assert main(["report", "learninggroup", "-o", str(out), *_SMALL, *extra]) == 0
+        doc = json.loads((out / "report.json").read_text())
+        del doc["timing"]                                   # wall clocks
+        docs.append(doc)
+        assert capsys.readouterr().out.startswith(f"wrote {out / 'report.md'}, ")
+        err = term.getvalue()
+        if extra:
+            assert err == ""
+        else:
+            assert re.search(r"learninggroup report: .*\d/5 \[\d\d:\d\d<", err)
+            assert "iterations/s" in err and "  G = 2, B = 2: " in err
+    assert docs[0] == docs[1]

@@ -19,11 +19,14 @@ of this CPU, the minimum over ``--baseline-rounds`` repeats with their spread), 
 
 as ``DIR/report.md``, ``DIR/report.json`` and PNG and SVG plots. Host-side times are CPU
 time in a child process with one BLAS thread (the paper's single training thread; what an
-idle core would take: the wall clock on a shared machine also counts waiting).
+idle core would take: the wall clock on a shared machine also counts waiting). A line for
+every batch size and baseline as it finishes and, on a terminal, a bar of the runs done
+(simulations and baseline halves; none with ``-q``).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -85,6 +88,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed, default=1)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a manifest key of every run (e.g. learning.hidden=[8,8])")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def paper_design_f(manifest, extra=()) -> int:
@@ -109,7 +113,7 @@ def paper_design_f(manifest, extra=()) -> int:
                    search=m["dse"]["search"] or dev.search).f
 
 
-def _simulate(env: str, B: int, rounds: int, seed: int, extra) -> dict:
+def _simulate(env: str, B: int, rounds: int, seed: int, extra, meter=None) -> dict:
     from rlaccel.programs.runner import run
     every = 100
     first = -(-B // every) * every                     # the first due step, buffer >= B
@@ -117,7 +121,7 @@ def _simulate(env: str, B: int, rounds: int, seed: int, extra) -> dict:
     r = with_timing(run(MANIFESTS[env], [f"learning.batch={B}", f"learning.learning_starts={B}",
                                          f"learning.update_every={every}", "window=10",
                                          *extra],
-                        seed=seed, steps=first + (rounds - 1) * every))
+                        seed=seed, steps=first + (rounds - 1) * every, meter=meter))
     ips, pipes = r["ips"], r["pipelines"]
     units = [u for lr in r["learners"] for u in lr["units"] if not u["stage"].startswith("head")]
     return {"rounds": ips["rounds"], "learner_s": ips["learner_s"],
@@ -305,14 +309,70 @@ def _markdown(doc: dict) -> str:
     return "\n".join(L)
 
 
-def cmd_report(args) -> int:
-    from rlaccel.programs.runner import write_json
-    from rlaccel.util.files import atomic_write
+def _say(bar, text: str) -> None:
+    """A line of the report's output (stdout), above the progress bar when one is drawn."""
+    if bar.shown:
+        from tqdm import tqdm
+        tqdm.write(text, file=sys.stdout)       # takes the bar off stderr, writes, redraws
+        sys.stdout.flush()
+    else:
+        print(text, flush=True)
 
+
+def _env(args, env: str, doc: dict, out: Path, bar, done: int, total: int) -> dict:
+    """One task of the report into ``doc`` (its baseline, simulations, figures, design and
+    plots), ``bar`` at the runs done (``done`` before the task, of ``total``), a line for
+    each; returns the task's baseline."""
     from rlaccel.machines.maddpg.baseline import measure, merge
     from rlaccel.machines.maddpg.dse import explore_manifest
     from rlaccel.machines.maddpg.plugin import config
     from rlaccel.programs.runner import configure
+
+    def tick(*_):
+        bar.position(done, total, "runs")
+    _, m = configure(MANIFESTS[env], args.set)
+    cfg = config(m)
+    _say(bar, f"{NAMES[env]}: CPU baseline ...")
+    tick()
+
+    def baseline(repeats):
+        nonlocal done
+        b = measure(env, args.batches, repeats, args.steps, args.seed,
+                    policies=cfg.policies, hidden=cfg.hidden, backend=args.baseline)
+        done += 1
+        tick()
+        return b
+    # half the repeats before the simulations and half after: a stretch of heavy load
+    # from other processes during one half does not set the minimum
+    first = baseline(max(1, args.baseline_rounds // 2))
+    extra = list(args.set)
+    if args.design == "paper":
+        extra.append(f"dse.f={paper_design_f(MANIFESTS[env], args.set)}")
+    sim = {}
+    for B in args.batches:
+        sim[str(B)] = _simulate(env, B, args.rounds, args.seed, extra,
+                                meter=tick if bar.shown else None)
+        done += 1
+        tick()
+        _say(bar, f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
+                  f"round")
+    base = (merge(first, baseline(args.baseline_rounds - args.baseline_rounds // 2))
+            if args.baseline_rounds > 1 else first)
+    del base["samples"]
+    _say(bar, "  CPU " + ", ".join(f"{base['batches'][str(B)]['training_cpu_s'] * 1e3:.3f}"
+                                   for B in args.batches) + " ms per round")
+    fig = _figures(env, sim, base, args.batches)
+    doc["envs"][env] = {"baseline": base, "simulated": sim, "figures": fig,
+                        "dse": explore_manifest(MANIFESTS[env], args.set)}
+    doc["plots"] += _plots(out, env, fig)
+    return base
+
+
+def cmd_report(args) -> int:
+    from rlaccel.programs.runner import write_json
+    from rlaccel.util.files import atomic_write
+    from rlaccel.util.progress import ProgressBar
+
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -320,34 +380,11 @@ def cmd_report(args) -> int:
            "batches": args.batches, "seed": args.seed, "baseline": args.baseline,
            "design": args.design,
            "paper_figures": PAPER, "envs": {}, "plots": []}
-    for env in args.envs:
-        _, m = configure(MANIFESTS[env], args.set)
-        cfg = config(m)
-        print(f"{NAMES[env]}: CPU baseline ...", flush=True)
-
-        def baseline(repeats):
-            return measure(env, args.batches, repeats, args.steps, args.seed,
-                           policies=cfg.policies, hidden=cfg.hidden, backend=args.baseline)
-        # half the repeats before the simulations and half after: a stretch of heavy load
-        # from other processes during one half does not set the minimum
-        first = baseline(max(1, args.baseline_rounds // 2))
-        extra = list(args.set)
-        if args.design == "paper":
-            extra.append(f"dse.f={paper_design_f(MANIFESTS[env], args.set)}")
-        sim = {}
-        for B in args.batches:
-            sim[str(B)] = _simulate(env, B, args.rounds, args.seed, extra)
-            print(f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
-                  f"round", flush=True)
-        base = (merge(first, baseline(args.baseline_rounds - args.baseline_rounds // 2))
-                if args.baseline_rounds > 1 else first)
-        del base["samples"]
-        print("  CPU " + ", ".join(f"{base['batches'][str(B)]['training_cpu_s'] * 1e3:.3f}"
-                                   for B in args.batches) + " ms per round", flush=True)
-        fig = _figures(env, sim, base, args.batches)
-        doc["envs"][env] = {"baseline": base, "simulated": sim, "figures": fig,
-                            "dse": explore_manifest(MANIFESTS[env], args.set)}
-        doc["plots"] += _plots(out, env, fig)
+    # the runs of a task: its simulations and the baseline's one or two halves (_env)
+    runs = len(args.batches) + (2 if args.baseline_rounds > 1 else 1)
+    with ProgressBar("maddpg report", quiet=args.quiet) as bar:
+        for i, env in enumerate(args.envs):
+            base = _env(args, env, doc, out, bar, i * runs, len(args.envs) * runs)
     ranges = [e["figures"]["speedup_range"] for e in doc["envs"].values()]
     doc["speedup_range"] = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
     doc["against_paper"] = against_paper(*doc["speedup_range"])

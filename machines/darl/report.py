@@ -14,7 +14,8 @@
   long for a report command); the CPU baseline's time to target (the float64 reference,
   ``--cpu-seeds`` CartPole runs here) next to the paper's 19.41 s.
 
-Writes ``DIR/report.md``, ``DIR/report.json`` and PNG/SVG plots.
+Writes ``DIR/report.md``, ``DIR/report.json`` and PNG/SVG plots; a line for every run as it
+finishes and, on a terminal, a bar of the runs done (none with ``-q``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ NAMES = {"cartpole": "CartPole", "lunarlander": "LunarLander"}
 PAPER = {"ips": {1: 36597.1, 8: 187972.9}, "ips_per_w": {1: 5256.3, 8: 11053.7},
         "ips_task_8": {"cartpole": 184158.5, "lunarlander": 191787.4},
         "cpu_to_target_s": {"cartpole": 19.41, "lunarlander": 1568.3}}
+#: the agents of Table 1's runs, Fig. 10(a)'s and Fig. 11's (each on every task of Table 1
+#: and Fig. 11, CartPole only for Fig. 10(a))
+TABLE1_AGENTS, FIG10A_AGENTS, FIG11_AGENTS = (1, 8), (1, 8), (1, 2, 4, 8)
+#: Fig. 10(a)'s cases: the optimisations each switches off
+FIG10A_CASES = {"none": {}, **{off: {f"hdc.{off}": False}
+                               for off in ("codebook", "chunking", "delayed_update")},
+                "all": {"hdc.codebook": False, "hdc.chunking": False,
+                        "hdc.delayed_update": False}}
 
 
 def add_arguments(parser) -> None:
@@ -51,14 +60,43 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="take Table 1, Fig. 10(a), Fig. 11 and the CPU baseline from "
                              "DIR/report.json and only re-read the learning files")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines or bar")
 
 
-def _run(task, overrides, seed, arch_overrides=None):
+class Runs:
+    """The report's runs done of ``total`` on a :class:`~rlaccel.util.progress.ProgressBar`:
+    ``meter`` for the runner (the bar's clock goes on while a run works; None when no bar is
+    drawn) and :meth:`done` after each run, with its line and seconds."""
+
+    def __init__(self, bar, total: int):
+        self.bar, self.total, self.count = bar, total, 0
+        self.meter = self._tick if bar.shown else None
+        self._since = time.perf_counter()
+        self._tick()
+
+    def _tick(self, *_) -> None:
+        self.bar.position(self.count, self.total, "runs")
+
+    def done(self, line: str) -> None:
+        self.count += 1
+        self._tick()
+        now = time.perf_counter()
+        self.bar.line(f"{line}, {now - self._since:.1f} s")
+        self._since = now
+
+
+def runs_total(cpu_seeds) -> int:
+    """The runs of a report (not reused): Table 1, Fig. 10(a), Fig. 11, the CPU baseline."""
+    return (len(MANIFESTS) * (len(TABLE1_AGENTS) + len(FIG11_AGENTS))
+            + len(FIG10A_CASES) * len(FIG10A_AGENTS) + len(cpu_seeds or ()))
+
+
+def _run(task, overrides, seed, arch_overrides=None, runs: Runs | None = None):
     """A run's report, with its measured figures where they were computed."""
     from rlaccel.programs.runner import run
     from rlaccel.tlm.results import with_timing
     return with_timing(run(MANIFESTS[task], ["stop_at_target=false", *overrides], seed=seed,
-                           arch_overrides=arch_overrides))
+                           arch_overrides=arch_overrides, meter=runs and runs.meter))
 
 
 def _table(header, rows) -> list[str]:
@@ -71,13 +109,17 @@ def _num(x, fmt="{:,.0f}"):
     return "-" if x is None else fmt.format(x)
 
 
-def table1(seed: int) -> dict:
+def table1(seed: int, runs: Runs | None = None) -> dict:
     from rlaccel.machines.darl.tlm import TABLE1
     out = {}
     for task in MANIFESTS:
-        for agents in (1, 8):
-            r = _run(task, [f"agents={agents}", "stages=1"], seed)
+        for agents in TABLE1_AGENTS:
+            r = _run(task, [f"agents={agents}", "stages=1"], seed, runs=runs)
             paper_L = TABLE1[(NAMES[task], agents)]
+            if runs:
+                runs.done(f"Table 1: {NAMES[task]}, {agents} agent(s): "
+                          f"{r['latency_cycles']:,.0f} cycles an iteration (the paper's "
+                          f"{paper_L})")
             out[f"{task}/{agents}"] = {
                 "task": task, "agents": agents, "latency_cycles": r["latency_cycles"],
                 "latency_inference_cycles": r["latency_inference_cycles"],
@@ -92,19 +134,21 @@ def table1(seed: int) -> dict:
     return out
 
 
-def fig10a(seed: int, agents=(1, 8)) -> dict:
+def fig10a(seed: int, agents=FIG10A_AGENTS, runs: Runs | None = None) -> dict:
     """CartPole's simulated training iteration with each optimisation off: ``{switch: {agents:
     cycles}}``."""
-    cases = {"none": {}, **{off: {f"hdc.{off}": False}
-                            for off in ("codebook", "chunking", "delayed_update")},
-             "all": {"hdc.codebook": False, "hdc.chunking": False,
-                     "hdc.delayed_update": False}}
-    return {name: {str(n): _run("cartpole", [f"agents={n}", "stages=1"], seed,
-                                sets or None)["latency_cycles"] for n in agents}
-            for name, sets in cases.items()}
+    def cycles(name, sets, n):
+        c = _run("cartpole", [f"agents={n}", "stages=1"], seed, sets or None,
+                 runs)["latency_cycles"]
+        if runs:
+            runs.done(f"Fig. 10(a): CartPole, {n} agent(s), {name} switched off: {c:,.0f} "
+                      f"cycles")
+        return c
+    return {name: {str(n): cycles(name, sets, n) for n in agents}
+            for name, sets in FIG10A_CASES.items()}
 
 
-def fig11(stages: int, seed: int) -> dict:
+def fig11(stages: int, seed: int, runs: Runs | None = None) -> dict:
     """IPS (eq. 23-25 under :data:`~.table2.HOST`, the one host reading) and IPS/W for 1, 2,
     4 and 8 agents on both tasks, from short simulated runs."""
     from rlaccel.machines.darl.config import task_config
@@ -112,9 +156,12 @@ def fig11(stages: int, seed: int) -> dict:
     from rlaccel.machines.darl.tlm.timing import ARCH
     out = {}
     for task in MANIFESTS:
-        for agents in (1, 2, 4, 8):
-            r = _run(task, [f"agents={agents}", f"stages={stages}"], seed)
+        for agents in FIG11_AGENTS:
+            r = _run(task, [f"agents={agents}", f"stages={stages}"], seed, runs=runs)
             e = eq23(r, batch=task_config(task).batch, clock_mhz=ARCH.knobs.clock_mhz)
+            if runs:
+                runs.done(f"Fig. 11: {NAMES[task]}, {agents} agent(s): {e['ips']:,.0f} IPS, "
+                          f"{r['power']['watts']:.2f} W")
             out[f"{task}/{agents}"] = {
                 "task": task, "agents": agents, "ips": e["ips"], "eq23": e,
                 "watts": r["power"]["watts"], "ips_per_w": e["ips"] / r["power"]["watts"],
@@ -173,22 +220,26 @@ def learning(files) -> dict:
     return {"files": [str(f) for f in files], "runs": runs}
 
 
-def cpu_baseline(seeds) -> dict:
+def cpu_baseline(seeds, runs: Runs | None = None) -> dict:
     """The float64 reference (the CPU baseline) on CartPole to 500, one agent."""
     from rlaccel.machines.darl.config import task_config
     from rlaccel.machines.darl.training import Training
-    runs = []
+    out = []
     for s in seeds:
         tr = Training(task_config("cartpole", seed=s, stages=150))
         t0, c0 = time.perf_counter(), time.process_time()
         tr.run(stop_at_target=True)
         summ = tr.summary()
         reached = summ["first_stage_at_target"] is not None
-        runs.append({"seed": s, "stages_to_target": summ["first_stage_at_target"],
-                     "wall_to_target_s": summ["wall_to_target_s"],
-                     "cpu_to_target_s": time.process_time() - c0 if reached else None,
-                     "wall_s": time.perf_counter() - t0})
-    return {"runs": runs}
+        out.append({"seed": s, "stages_to_target": summ["first_stage_at_target"],
+                    "wall_to_target_s": summ["wall_to_target_s"],
+                    "cpu_to_target_s": time.process_time() - c0 if reached else None,
+                    "wall_s": time.perf_counter() - t0})
+        if runs:
+            runs.done(f"CPU baseline: CartPole, seed {s}: "
+                      + (f"the target at stage {summ['first_stage_at_target']}"
+                         if reached else "the target not reached"))
+    return {"runs": out}
 
 
 def system_to_target(r: dict):
@@ -220,11 +271,11 @@ def _plots(rep: dict, out: Path) -> list[str]:
     for key, label in (("ips", "IPS"), ("ips_per_w", "IPS/W")):
         series = {}
         for task in MANIFESTS:
-            pts = [f11[f"{task}/{n}"] for n in (1, 2, 4, 8) if f"{task}/{n}" in f11]
+            pts = [f11[f"{task}/{n}"] for n in FIG11_AGENTS if f"{task}/{n}" in f11]
             series[NAMES[task]] = {"x": [p["agents"] for p in pts], "y": [p[key] for p in pts],
                                    "lo": [None] * len(pts), "hi": [None] * len(pts)}
         fig = lines(f"Fig. 11: {label} against agents", "agents", label, series,
-                    xticks=[1, 2, 4, 8])
+                    xticks=list(FIG11_AGENTS))
         made += [str(p) for p in save(fig, out / f"fig11_{key}")]
     f10 = rep["fig10a"]
     groups = list(f10)
@@ -412,11 +463,14 @@ def cmd_report(args) -> int:
             raise RlaccelError(f"--reuse: {old}: not a report.json of rlaccel report darl "
                                f"({_what(exc)}); run the report without --reuse") from None
     else:
+        from rlaccel.util.progress import ProgressBar
         learned = learning(files)                       # read before the long work
-        rep = {"args": {"stages": args.stages, "seed": args.seed},
-               "table1": table1(args.seed), "fig10a": fig10a(args.seed),
-               "fig11": fig11(args.stages, args.seed), "learning": learned,
-               "cpu": cpu_baseline(args.cpu_seeds) if args.cpu_seeds else None}
+        with ProgressBar("darl report", quiet=args.quiet) as bar:
+            runs = Runs(bar, runs_total(args.cpu_seeds))
+            rep = {"args": {"stages": args.stages, "seed": args.seed},
+                   "table1": table1(args.seed, runs), "fig10a": fig10a(args.seed, runs=runs),
+                   "fig11": fig11(args.stages, args.seed, runs), "learning": learned,
+                   "cpu": cpu_baseline(args.cpu_seeds, runs) if args.cpu_seeds else None}
     rep["table2"] = _table2(rep)
     try:
         rep["plots"] = _plots(rep, out)

@@ -1,9 +1,14 @@
-"""rlaccel report darl's pieces that need no simulation: the time to target of a learning
-run, medians, and the Markdown from a report's numbers."""
+"""rlaccel report darl's pieces: the time to target of a learning run, medians, the Markdown
+from a report's numbers (no simulation), and its progress (Fig. 10(a)'s short runs)."""
 
 from __future__ import annotations
 
-from rlaccel.machines.darl.report import _median, markdown, system_to_target
+import io
+import re
+
+from rlaccel.machines.darl.report import (FIG10A_CASES, Runs, _median, fig10a, markdown,
+                                          runs_total, system_to_target)
+from rlaccel.util.progress import ProgressBar
 
 
 def _run(**kw):
@@ -58,3 +63,36 @@ def test_markdown_names_the_paper_beside_ours():
     assert "| none | 417 |" in markdown(rep)
     assert "5 (budget)" in md
     assert "speed-up 200x" in md          # 2.0 s CPU / (300 / 30000) s
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_report_counts_every_run():
+    """Table 1 (two tasks, 1 and 8 agents), Fig. 10(a) (five cases, 1 and 8 agents),
+    Fig. 11 (two tasks, 1, 2, 4, 8 agents) and the CPU baseline's seeds."""
+    assert runs_total([1, 2, 3]) == 4 + 10 + 8 + 3
+    assert runs_total([]) == runs_total(None) == 22
+
+
+def test_the_runs_draw_a_bar_and_a_line_each():
+    """Fig. 10(a) on one agent: the runner meters each run, and each finished run is a line
+    with the figure it found."""
+    term = _Terminal()
+    with ProgressBar("darl report", stream=term, delay=0) as bar:
+        runs = Runs(bar, len(FIG10A_CASES))
+        f10 = fig10a(1, agents=(1,), runs=runs)
+    assert runs.count == len(FIG10A_CASES) == len(f10)
+    text = term.getvalue()
+    assert re.search(r"darl report: .*5/5 \[\d\d:\d\d<", text) and "runs/s" in text
+    for name, v in f10.items():
+        assert f"Fig. 10(a): CartPole, 1 agent(s), {name} switched off: {v['1']:,.0f} " \
+               f"cycles, " in text
+    quiet = _Terminal()
+    with ProgressBar("darl report", stream=quiet, quiet=True, delay=0) as bar:
+        runs = Runs(bar, 1)
+        assert runs.meter is None
+        runs.done("Table 1: CartPole, 1 agent(s): 417 cycles")
+    assert quiet.getvalue() == "" and runs.count == 1

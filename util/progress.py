@@ -69,6 +69,16 @@ class ProgressBar:
         else:
             print(text, file=self.stream, flush=True)
 
+    def output(self, text: str) -> None:
+        """A line of the command's output (stdout, even with ``quiet``), above the bar when one
+        is drawn."""
+        if self.shown:
+            from tqdm import tqdm
+            tqdm.write(text, file=sys.stdout)      # takes the bar off stderr, writes, redraws
+            sys.stdout.flush()
+        else:
+            print(text, flush=True)
+
     def close(self) -> None:
         """Take the bar off the terminal (the lines above it stay)."""
         if self._bar is not None:

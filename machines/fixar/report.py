@@ -20,7 +20,6 @@ terminal, a bar of the points done (none with ``-q``).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 __all__ = ["add_arguments", "cmd_report", "measure"]
@@ -80,16 +79,6 @@ def inputs(args) -> list[tuple[str, str]]:
     return manifest_inputs(args.manifest)
 
 
-def _say(bar, text: str) -> None:
-    """A line of the report's output (stdout), above the progress bar when one is drawn."""
-    if bar.shown:
-        from tqdm import tqdm
-        tqdm.write(text, file=sys.stdout)       # takes the bar off stderr, writes, redraws
-        sys.stdout.flush()
-    else:
-        print(text, flush=True)
-
-
 def _points(args, bar) -> tuple[str | None, dict]:
     """Every point of the report, ``{precision: {B: point}}``, with its environment; a line
     for each as it finishes and ``bar`` at the points done."""
@@ -111,7 +100,7 @@ def _points(args, bar) -> tuple[str | None, dict]:
             points.setdefault(label, {})[B] = p
             done += 1
             bar.position(done, total, "points")
-            _say(bar, f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
+            bar.output(f"{label} B={B}: {p['cycles_per_step']:,.0f} cycles/step, "
                       f"{p['ips']['accelerator']:,.1f} IPS (formula "
                       f"{p['predicted']['ips']:,.1f}), system {p['ips']['system']:,.1f} IPS")
     return env_id, points

@@ -26,7 +26,6 @@ every batch size and baseline as it finishes and, on a terminal, a bar of the ru
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -309,16 +308,6 @@ def _markdown(doc: dict) -> str:
     return "\n".join(L)
 
 
-def _say(bar, text: str) -> None:
-    """A line of the report's output (stdout), above the progress bar when one is drawn."""
-    if bar.shown:
-        from tqdm import tqdm
-        tqdm.write(text, file=sys.stdout)       # takes the bar off stderr, writes, redraws
-        sys.stdout.flush()
-    else:
-        print(text, flush=True)
-
-
 def _env(args, env: str, doc: dict, out: Path, bar, done: int, total: int) -> dict:
     """One task of the report into ``doc`` (its baseline, simulations, figures, design and
     plots), ``bar`` at the runs done (``done`` before the task, of ``total``), a line for
@@ -332,7 +321,7 @@ def _env(args, env: str, doc: dict, out: Path, bar, done: int, total: int) -> di
         bar.position(done, total, "runs")
     _, m = configure(MANIFESTS[env], args.set)
     cfg = config(m)
-    _say(bar, f"{NAMES[env]}: CPU baseline ...")
+    bar.output(f"{NAMES[env]}: CPU baseline ...")
     tick()
 
     def baseline(repeats):
@@ -354,12 +343,12 @@ def _env(args, env: str, doc: dict, out: Path, bar, done: int, total: int) -> di
                                 meter=tick if bar.shown else None)
         done += 1
         tick()
-        _say(bar, f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
+        bar.output(f"  batch {B}: accelerator {sim[str(B)]['learner_s'] * 1e3:.3f} ms per "
                   f"round")
     base = (merge(first, baseline(args.baseline_rounds - args.baseline_rounds // 2))
             if args.baseline_rounds > 1 else first)
     del base["samples"]
-    _say(bar, "  CPU " + ", ".join(f"{base['batches'][str(B)]['training_cpu_s'] * 1e3:.3f}"
+    bar.output("  CPU " + ", ".join(f"{base['batches'][str(B)]['training_cpu_s'] * 1e3:.3f}"
                                    for B in args.batches) + " ms per round")
     fig = _figures(env, sim, base, args.batches)
     doc["envs"][env] = {"baseline": base, "simulated": sim, "figures": fig,

@@ -61,3 +61,9 @@ def test_a_short_command_shows_no_bar():
             bar.position(i, 10, "trials")
         bar.line("a line")
     assert out.getvalue().strip() == "a line"
+
+
+def test_output_goes_to_stdout_even_when_quiet(capsys):
+    bar = ProgressBar("x", quiet=True, stream=io.StringIO())
+    bar.output("a line of the report")
+    assert capsys.readouterr().out == "a line of the report\n"

@@ -16,60 +16,21 @@ from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
 F16 = np.float16
 
 
-@njit
-def _map32(x):
-    out = np.empty(x.size, np.float32)
-    for i in range(x.size):
-        out[i] = K.r16(x[i])
-    return out
+def _elementwise(fn, dtype):
+    """A compiled map of the scalar kernel ``fn`` over an array (the kernels are njit
+    functions, called from compiled code as the machine's kernels call them)."""
+    @njit
+    def apply(x):
+        out = np.empty(x.size, dtype)
+        for i in range(x.size):
+            out[i] = fn(x[i])
+        return out
+    return apply
 
 
-@njit
-def _map32_bits(x):
-    out = np.empty(x.size, np.float32)
-    for i in range(x.size):
-        out[i] = K.r16_bits(x[i])
-    return out
-
-
-@njit
-def _map64(x):
-    out = np.empty(x.size, np.float32)
-    for i in range(x.size):
-        out[i] = K.r16d(x[i])
-    return out
-
-
-@njit
-def _h2f(h):
-    out = np.empty(h.size, np.float32)
-    for i in range(h.size):
-        out[i] = K.h2f(h[i])
-    return out
-
-
-@njit
-def _f2h(x):
-    out = np.empty(x.size, np.uint16)
-    for i in range(x.size):
-        out[i] = K.f2h(x[i])
-    return out
-
-
-@njit
-def _h2f_bits(h):
-    out = np.empty(h.size, np.float32)
-    for i in range(h.size):
-        out[i] = K.h2f_bits(h[i])
-    return out
-
-
-@njit
-def _f2h_bits(x):
-    out = np.empty(x.size, np.uint16)
-    for i in range(x.size):
-        out[i] = K.f2h_bits(x[i])
-    return out
+_map32, _map32_bits, _map64 = (_elementwise(f, np.float32) for f in (K.r16, K.r16_bits, K.r16d))
+_h2f, _h2f_bits = (_elementwise(f, np.float32) for f in (K.h2f, K.h2f_bits))
+_f2h, _f2h_bits = (_elementwise(f, np.uint16) for f in (K.f2h, K.f2h_bits))
 
 
 def _same(a, b):

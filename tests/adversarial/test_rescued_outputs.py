@@ -37,7 +37,7 @@ def fixar(monkeypatch, tmp_path):
     run (once, at the first point)."""
     hooks = []
 
-    def measure(manifest, B, arch, steps, seed=1):
+    def measure(manifest, B, arch, steps, seed=1, meter=None):
         while hooks:
             hooks.pop()()
         return _point(1000.0 * B)

@@ -79,10 +79,10 @@ def test_pin_kernel_asks_for_haswell_unless_a_kernel_is_named():
     assert not determinism.pin_kernel(named) and named == {"OPENBLAS_CORETYPE": "Sandybridge"}
 
 
-@pytest.mark.skipif(not determinism._avx2(), reason="the kernel is pinned on AVX2 hosts only")
 def test_importing_rlaccel_pins_the_kernel_before_numpy_loads():
+    """On an AVX2 host the kernel is Haswell's; elsewhere it is left to OpenBLAS."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
     r = subprocess.run([sys.executable, "-c", "import os, rlaccel, numpy; "
-                        "print(os.environ['OPENBLAS_CORETYPE'])"],
+                        "print(os.environ.get('OPENBLAS_CORETYPE', '-'))"],
                        env=env, capture_output=True, text=True, timeout=120, check=True)
-    assert r.stdout.split() == ["Haswell"]
+    assert r.stdout.split() == (["Haswell"] if determinism._avx2() else ["-"])

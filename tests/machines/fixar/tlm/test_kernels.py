@@ -5,6 +5,8 @@ extreme operands at DDPG's 400x300 layers and a batch of 64."""
 import numpy as np
 import pytest
 
+from rlaccel.tlm.fast import jit
+
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
 from rlaccel.util.errors import DTypeError
 from rlaccel.machines.fixar.tlm.kernels import limb_plan, matmul_round, saturate
@@ -259,8 +261,8 @@ def test_addend_beyond_2_60_is_refused_before_writing(monkeypatch, numba):
     assert matmul_round(A, B, 60, Q32, addend=ok).tolist() == [[0, 0, 1, 0]] * 2
 
 
-@pytest.mark.skipif(not __import__("rlaccel.tlm.fast.jit", fromlist=["HAVE_NUMBA"]).HAVE_NUMBA,
-                    reason="the single-product path is numba's")
+@pytest.mark.skipif(not jit.HAVE_NUMBA,
+                    reason="NUMBA_DISABLE_JIT=1: the single-product path is the compiled code's")
 def test_fine_bound_one_product_where_the_coarse_bound_fails(rng, monkeypatch):
     """Full 32-bit weights against 400 activations whose rows are sparse: ``K max|A| max|B|``
     is far above 2**52 but every row's sum of ``|A|`` times ``max|B|`` is at most 2**52, so

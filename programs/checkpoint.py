@@ -4,21 +4,36 @@ code.
     rlaccel run machines/adhdp/programs/triple_link.toml --trials 3000 --checkpoint out/tl.ckpt \\
         --checkpoint-every 10000
 
-With a checkpoint file the run's agent goes through the compiled loop
+With a checkpoint file every agent of the run goes through the compiled loop
 (:func:`rlaccel.tlm.fast.engine.process`, the loop of every run whose number format has
 compiled tables; instructions without a kernel are handed back to Python one by one), which
 keeps the controller's whole state in arrays Python owns whenever the loop hands an
-instruction back. Every ``every`` host exchanges, at an exchange and before the host answers
-it, the file is replaced (atomically) by the run at that instant:
+instruction back. Every ``every`` host exchanges (of all the agents), at an exchange and
+before the host answers it, the file is replaced (atomically) by the run at that instant:
 
-* the machine: the controller's tables (PC, cycle, pending results, loop counters, units'
-  free cycles, per-PC counts, cycles and stalls, marks), the units by name, every memory's
-  words and traffic counters, the saturation count, the host-link and synchronisation
-  cycles and the data-dependent instructions' unit cycles and action counts;
-* the host link: its exchanges, words and cycles, and the host's time line;
-* the machine's host, through its :class:`Checkpointable` pair of methods: whatever the
-  host and its families' per-agent state need to go on (environments, replay buffers,
-  random generators, counters, learning curves).
+* each agent: the controller's tables (PC, cycle, pending results, loop counters, units'
+  free cycles, per-PC counts, cycles and stalls, marks), the units by name with their free
+  and busy cycles, every memory's words and traffic counters, the saturation count, the
+  host-link and synchronisation cycles and the data-dependent instructions' unit cycles and
+  action counts;
+* each agent's host link: its exchanges, words and cycles, and the host's time line;
+* each agent's host, through its :class:`Checkpointable` pair of methods: whatever the host
+  and its families' per-agent state need to go on (environments, replay buffers, random
+  generators, counters, learning curves). Hosts that share state (DARL's, MADDPG's) save
+  it with agent 0's part and restore it first.
+
+A machine of several agents is saved only at an instant where it can be written whole: the
+agent being answered waits at its host exchange and every other agent waits in its quantum
+keeper (at a quantum boundary, or before a host exchange or a synchronisation), so that no
+agent is inside a synchronisation with the others (an all-reduce, a ring exchange, a
+barrier) and nothing is in flight on the interconnect. Each agent's keeper tells when its
+wait ends and in which order SimPy queued it; the file keeps the answering agent, the others
+with their cycles in waking order, and the interconnect's words and hops. An exchange at
+which the machine or a host cannot be saved (a host's ``checkpoint_state`` returns None) is
+passed over and the next one tried. A resumed run starts the answering agent's process
+first (it re-enters its host exchange), then one per waiting agent that waits until its
+cycle in the saved order and goes on in the compiled loop: SimPy time, the agents' meeting
+order and the order the hosts are asked are the uninterrupted run's.
 
 A later run given the same file reads it, checks it and continues from it; the finished run
 removes the file (so the same command then starts afresh). The resumed run's report equals
@@ -46,14 +61,19 @@ finds damage, not forgery: a file rewritten with a fresh digest can change the s
 restores (each value is checked for its kind and shape, so it cannot break the simulator),
 never run code.
 
-What cannot be checkpointed is refused before the run with what to do instead: machines of
-several agents, a trace, the RTL datapath, ``--reference-kernels``, a host without
-:class:`Checkpointable`.
+The fields are ``exchanges``, ``machine`` and ``host``: for one agent, that agent's part
+and its host's; for several, ``machine`` holds ``answering``, ``waiting`` (``[[agent,
+cycle], ...]``), ``interconnect`` and each agent's part under ``agentK``, and ``host`` each
+host's part under ``agentK`` (arrays named after their part: ``machine.agent1.ST``).
+
+What cannot be checkpointed is refused before the run with what to do instead: a trace, the
+RTL datapath, ``--reference-kernels``, a host without :class:`Checkpointable`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import struct
@@ -63,6 +83,7 @@ from typing import Protocol
 
 import numpy as np
 
+from rlaccel.tlm.core.quantum import QuantumKeeper
 from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import atomic_output, read_bytes
 from rlaccel.util.numbers import is_whole
@@ -445,62 +466,142 @@ def identity(setup, manifest, overrides, options: dict) -> dict:
             "binary_sha256": setup.sha256(), "rlaccel": VERSION}
 
 
-class _Checkpoints:
-    """The host the link asks while checkpoints are on: saves the run before the host
-    answers every ``every``-th exchange (or the first exchange after it at which the host
-    can be saved), then asks the machine's host."""
+class _Keeper(QuantumKeeper):
+    """An agent's quantum keeper while checkpoints are on: a QuantumKeeper that says, while
+    its agent waits in :meth:`sync`, when the wait ends and in which order it was queued
+    (``waits``: ``(cycle, order)``, None when the agent does not wait there)."""
 
-    def __init__(self, setup, prog, path: Path, every: int, ident: dict):
-        self.setup, self.prog = setup, prog
-        self.agent = setup.platform.agent
-        self.link = self.agent.link
-        self.host = self.link.host
+    __slots__ = ("waits", "_order")
+
+    def __init__(self, qk: QuantumKeeper, order):
+        super().__init__(qk.env, qk._quantum)
+        self.waits = None
+        self._order = order
+
+    def sync(self):
+        if self.local_time:
+            self.waits = (self.env.now + self.local_time, next(self._order))
+        try:
+            yield from QuantumKeeper.sync(self)
+        finally:
+            self.waits = None
+
+
+class _Link:
+    """What agent ``k``'s host link asks while checkpoints are on: the checkpoints' hook,
+    which then asks the agent's host."""
+
+    def __init__(self, hook: "_Checkpoints", k: int):
+        self.hook, self.k = hook, k
+
+    @property
+    def finished(self) -> bool:
+        return self.hook.hosts[self.k].finished
+
+    def exchange(self, out):
+        return self.hook.exchange(self.k, out)
+
+
+class _Checkpoints:
+    """The run while checkpoints are on: saves it before a host answers every
+    ``every``-th exchange of the machine's agents (or the first exchange after it at which
+    the machine and its hosts can be saved), then asks the agent's host."""
+
+    def __init__(self, setup, progs: list, path: Path, every: int, ident: dict):
+        self.setup, self.progs = setup, progs
+        self.platform = setup.platform
+        self.agents = self.platform.agents
+        self.hosts = [a.link.host for a in self.agents]
         self.path, self.every, self.ident = path, every, ident
         self.resumed_at = None
         self.saves = 0
         self.due = False
+        self.answering = None             # the agent whose exchange is being answered
+        self.waiting: list = []           # restored: [(agent, cycle), ...] in waking order
+        self.order = itertools.count()
+        for a in self.agents:
+            a.controller.qk = _Keeper(a.controller.qk, self.order)
 
     @property
-    def finished(self) -> bool:
-        return self.host.finished
+    def exchanges(self) -> int:
+        """Host exchanges answered so far, every agent's."""
+        return sum(a.link.exchanges for a in self.agents)
 
-    def exchange(self, out):
-        n = self.link.exchanges                      # answered so far
+    def exchange(self, k: int, out):
+        n = self.exchanges
         if n and n % self.every == 0 and n != self.resumed_at:
             self.due = True
-        if self.due and self.save():
-            self.due = False
-        return self.host.exchange(out)
+        if self.due:
+            self.answering = k
+            if self.save():
+                self.due = False
+        return self.hosts[k].exchange(out)
 
     # ---- the state ----
+    def _waits(self) -> list | None:
+        """The agents other than the answering one as ``[[agent, cycle], ...]`` in the order
+        SimPy wakes them, each waiting in its quantum keeper for ``cycle``; None when one is
+        not (it is inside a synchronisation with other agents, has halted or not started)."""
+        waits = []
+        for a in self.agents:
+            if a.index == self.answering:
+                continue
+            w = a.controller.qk.waits
+            if w is None or a.controller.halted:
+                return None
+            waits.append((*w, a.index))
+        return [[i, int(t)] for t, _, i in sorted(waits)]
+
     def save(self) -> bool:
-        got = self.host.checkpoint_state(self.agent)
-        if got is None:
+        waits = self._waits()
+        if waits is None:
             return False
-        covered = set(getattr(self.host, "checkpoint_agent_state", ()))
-        other = sorted(set(self.agent.state) - covered)
-        if other:
-            raise CheckpointError(f"{self.path}: the {self.setup.plugin.machine} machine keeps "
-                                  f"per-agent state ({', '.join(other)}) its host does not "
-                                  f"save; run without --checkpoint")
-        arrays, fields = {}, {"exchanges": self.link.exchanges}
-        nest("machine", self._machine(), arrays, fields)
-        nest("host", got, arrays, fields)
+        parts = []
+        for a, host in zip(self.agents, self.hosts):
+            got = host.checkpoint_state(a)
+            if got is None:
+                return False
+            covered = set(getattr(host, "checkpoint_agent_state", ()))
+            other = sorted(set(a.state) - covered)
+            if other:
+                raise CheckpointError(f"{self.path}: the {self.setup.plugin.machine} machine "
+                                      f"keeps per-agent state ({', '.join(other)}) its host "
+                                      f"does not save; run without --checkpoint")
+            parts.append(got)
+        arrays, fields = {}, {"exchanges": self.exchanges}
+        if len(self.agents) == 1:
+            nest("machine", self._agent(0), arrays, fields)
+            nest("host", parts[0], arrays, fields)
+        else:
+            net = self.platform.interconnect
+            machine = ({}, {"answering": self.answering, "waiting": waits,
+                            "interconnect": None if net is None else
+                            {"words": int(net.words), "hops": int(net.hops)}})
+            hosts: tuple[dict, dict] = ({}, {})
+            for i, part in enumerate(parts):
+                nest(f"agent{i}", self._agent(i), *machine)
+                nest(f"agent{i}", part, *hosts)
+            nest("machine", machine, arrays, fields)
+            nest("host", hosts, arrays, fields)
         write(self.path, self.ident, fields, arrays)
         self.saves += 1
         return True
 
-    def _machine(self) -> tuple[dict, dict]:
-        agent, prog, ctrl, link = self.agent, self.prog, self.agent.controller, self.link
+    def _agent(self, i: int) -> tuple[dict, dict]:
+        """Agent ``i``'s controller, units, memories and host link."""
+        agent, prog = self.agents[i], self.progs[i]
+        ctrl, link = agent.controller, agent.link
         arrays = {name: getattr(prog, name) for name in _TABLES}
         arrays["UF"] = prog.UF
         arrays.update({f"memory.{s}": m.data for s, m in agent.memories.items()})
         tl = link.timeline
+
         def ints(d: dict) -> dict:                     # counts may be numpy integers
             return {k: int(v) for k, v in d.items()}
 
         fields = {
             "units": list(agent.units), "loop_units": [u.name for u in prog.units],
+            "unit_state": {u.name: [int(u.free), int(u.busy)] for u in agent.units.values()},
             "host_cycles": int(ctrl.host_cycles), "sync_cycles": int(ctrl.sync_cycles),
             "dynamic_busy": ints(ctrl.dynamic_busy),
             "dynamic_actions": {str(pc): ints(a) for pc, a in ctrl.dynamic_actions.items()},
@@ -513,11 +614,50 @@ class _Checkpoints:
         return arrays, fields
 
     def restore(self, saved: Saved) -> None:
-        """Put a checkpoint into the freshly built machine, link and host."""
+        """Put a checkpoint into the freshly built machine, links and hosts."""
+        n = len(self.agents)
+        m, h = saved.part("machine"), saved.part("host")
+        if n == 1:
+            self.answering = 0
+            self._restore_agent(m, 0)
+        else:
+            self.answering = m.get("answering", int, lo=0, hi=n - 1)
+            self.waiting = self._restore_waits(m)
+            for i in range(n):
+                self._restore_agent(m.part(f"agent{i}"), i)
+            net, counts = self.platform.interconnect, m.get("interconnect", dict, none=True)
+            if (net is None) != (counts is None):
+                raise m.unfit("its interconnect is not this machine's")
+            if net is not None:
+                ic = m.part("interconnect")
+                net.words, net.hops = ic.get("words", int, lo=0), ic.get("hops", int, lo=0)
+        got = saved.get("exchanges", int, lo=1)
+        if got != self.exchanges:
+            raise saved.unfit(f"exchanges = {got} but its link made {self.exchanges}")
+        for i, (agent, host) in enumerate(zip(self.agents, self.hosts)):
+            host.restore(agent, h if n == 1 else h.part(f"agent{i}"))
+        unread = sorted(set(saved.arrays) - saved.used)
+        if unread:
+            raise saved.unfit(f"it holds arrays this run does not read "
+                              f"({', '.join(unread[:5])})")
+        self.resumed_at = got
+        self.setup.plugin.progress(self.setup.r)     # lines of the saved part: printed then
+
+    def _restore_waits(self, m: Saved) -> list:
+        waits = m.get("waiting", list)
+        others = sorted(set(range(len(self.agents))) - {self.answering})
+        if not all(isinstance(w, list) and len(w) == 2 and all(type(x) is int for x in w)
+                   and w[1] >= 0 for w in waits) or sorted(w[0] for w in waits) != others:
+            raise m.unfit(f"waiting does not list agents {others} with their cycles")
+        return [tuple(w) for w in waits]
+
+    def _restore_agent(self, m: Saved, i: int) -> None:
+        """Agent ``i``'s part (:meth:`_agent`); the answering agent must wait at a host
+        exchange."""
         from rlaccel.tlm.fast import interp as I
         from rlaccel.tlm.loader import HOST
-        agent, prog, ctrl, link = self.agent, self.prog, self.agent.controller, self.link
-        m = saved.part("machine")
+        agent, prog = self.agents[i], self.progs[i]
+        ctrl, link = agent.controller, agent.link
         for name in m.get("units", list):
             if not isinstance(name, str):
                 raise m.unfit(f"a unit name is {_kind(name)}")
@@ -527,6 +667,13 @@ class _Checkpoints:
             raise m.unfit("its units are not this machine's")
         for name in loop_units[len(prog.units):]:
             prog.unit(agent, name)
+        if "unit_state" in m.fields:                   # (older checkpoints have none)
+            for name, v in m.get("unit_state", dict).items():
+                if name not in agent.units or not (
+                        isinstance(v, list) and len(v) == 2
+                        and all(type(x) is int and x >= 0 for x in v)):
+                    raise m.unfit(f"unit_state of {name!r} is not a free and a busy cycle")
+                agent.units[name].free, agent.units[name].busy = v
         for name in _TABLES:
             table = getattr(prog, name)
             np.copyto(table, m.array(name, table.dtype, table.shape))
@@ -536,8 +683,10 @@ class _Checkpoints:
         prog.UF = uf
         st, ops = prog.ST, agent.ops
         pc = int(st[I.S_PC])
-        if not (0 <= pc < len(ops) and ops[pc].kind == HOST):
+        if i == self.answering and not (0 <= pc < len(ops) and ops[pc].kind == HOST):
             raise m.unfit(f"its machine does not wait at a host exchange (PC {pc})")
+        if not 0 <= pc < len(ops):
+            raise m.unfit(f"agent {i} is at PC {pc}, outside its program")
         if not 0 <= st[I.S_NPEND] <= len(prog.PEND) or min(st[I.S_T], st[I.S_EXEC]) < 0:
             raise m.unfit("its controller state is out of range")
         st[I.S_NTR] = st[I.S_TRPROD] = 0                # no trace in a checkpointed run
@@ -567,25 +716,40 @@ class _Checkpoints:
         tl.seconds = _numbers(lk, "seconds", float)
         tl.calls = _numbers(lk, "calls", int)
         tl.transfer_cycles = _numbers(lk, "transfer_cycles", int)
-        n = saved.get("exchanges", int, lo=1)
-        if n != link.exchanges:
-            raise saved.unfit(f"exchanges = {n} but its link made {link.exchanges}")
-        self.host.restore(agent, saved.part("host"))
-        unread = sorted(set(saved.arrays) - saved.used)
-        if unread:
-            raise saved.unfit(f"it holds arrays this run does not read "
-                              f"({', '.join(unread[:5])})")
-        self.resumed_at = n
-        self.setup.plugin.progress(self.setup.r)     # lines of the saved part: printed then
+
+    # ---- the run ----
+    def _wake(self, i: int, cycle: int):
+        """Agent ``i`` as it was saved: waiting in its quantum keeper until ``cycle``, then
+        on the compiled loop."""
+        from rlaccel.tlm.fast.engine import process
+        env, ctrl = self.platform.env, self.agents[i].controller
+        qk = ctrl.qk
+        qk.waits = (cycle, next(self.order))
+        yield env.timeout(cycle - env.now)
+        qk.waits = None
+        qk.reset()
+        return (yield from process(ctrl, self.progs[i]))
 
     def run(self):
-        """Run the agent to its end on the compiled loop; the platform's Results."""
+        """Run the agents to their end on the compiled loop; the platform's Results. A
+        resumed run starts the answering agent's process first (it re-enters its host
+        exchange, its keeper waiting for the exchange's cycle), then one for every waiting
+        agent in the order SimPy would have woken them, so that the agents meet and the
+        hosts are asked in the uninterrupted run's order."""
+        import simpy
+
         from rlaccel.tlm.fast.engine import process
         from rlaccel.tlm.results import Results
-        pl = self.setup.platform
+        pl = self.platform
         wall = time.perf_counter()
-        proc = pl.env.process(process(self.agent.controller, self.prog))
-        pl.env.run(until=proc)
+        if self.resumed_at is None:
+            procs = [pl.env.process(process(a.controller, prog))
+                     for a, prog in zip(self.agents, self.progs)]
+        else:
+            k = self.answering
+            procs = [pl.env.process(process(self.agents[k].controller, self.progs[k]))]
+            procs += [pl.env.process(self._wake(i, cycle)) for i, cycle in self.waiting]
+        pl.env.run(until=simpy.AllOf(pl.env, procs))
         return Results.collect(pl, time.perf_counter() - wall)
 
 
@@ -605,11 +769,14 @@ def _numbers(m: Saved, key: str, kind: type) -> dict:
     return dict(d)
 
 
+
+
 def run_checkpointed(setup, path: str | os.PathLike, every: int, ident: dict):
     """Run a prepared run (the runner's setup) with checkpoints in ``path`` every ``every``
-    host exchanges, resuming from ``path`` if it holds one of the run of identity ``ident``
-    (:func:`identity`); returns the platform's Results and sets ``setup.checkpoint`` (the
-    file, every, the exchange resumed at, the saves, the exchanges)."""
+    host exchanges (of all its agents), resuming from ``path`` if it holds one of the run of
+    identity ``ident`` (:func:`identity`); returns the platform's Results and sets
+    ``setup.checkpoint`` (the file, every, the exchange resumed at, the saves, the
+    exchanges)."""
     from rlaccel.tlm.fast.engine import prepare
     if not is_whole(every):
         raise CheckpointError(f"--checkpoint-every must be at least 1, not {every!r}")
@@ -617,27 +784,26 @@ def run_checkpointed(setup, path: str | os.PathLike, every: int, ident: dict):
     if path.is_dir():
         raise CheckpointError(f"{path}: is a folder; --checkpoint names a file")
     pl, machine = setup.platform, setup.plugin.machine
-    if pl.n_agents != 1:
-        raise CheckpointError(f"--checkpoint saves one-agent runs; this {machine} run has "
-                              f"{pl.n_agents} agents (run without --checkpoint)")
-    host = pl.agent.link.host
-    if not all(callable(getattr(host, m, None)) for m in ("checkpoint_state", "restore")):
+    hosts = [a.link.host for a in pl.agents]
+    if not all(callable(getattr(h, m, None)) for h in hosts
+               for m in ("checkpoint_state", "restore")):
         raise CheckpointError(f"--checkpoint: the {machine} machine's host cannot be saved "
                               f"(it has no checkpoint_state and restore); run without "
                               f"--checkpoint")
-    prog = prepare(pl.agent.controller, always=True)   # instructions without a kernel are
-                                                       # handed back to Python one by one
-    saved = load(path, ident) if path.exists() else None
-    hook = _Checkpoints(setup, prog, path, every, ident)
+    progs = [prepare(a.controller, always=True) for a in pl.agents]   # instructions without
+    saved = load(path, ident) if path.exists() else None    # a kernel: handed back to Python
+    hook = _Checkpoints(setup, progs, path, every, ident)
     if saved is not None:
         hook.restore(saved)
-    pl.agent.link.host = hook
+    for k, a in enumerate(pl.agents):
+        a.link.host = _Link(hook, k)
     try:
         results = hook.run()
     finally:
-        pl.agent.link.host = host
+        for a, host in zip(pl.agents, hosts):
+            a.link.host = host
     setup.checkpoint = {"file": str(path), "every": every, "resumed_at": hook.resumed_at,
-                        "saves": hook.saves, "exchanges": pl.agent.link.exchanges}
+                        "saves": hook.saves, "exchanges": hook.exchanges}
     try:
         path.unlink()
     except FileNotFoundError:

@@ -47,6 +47,11 @@ __all__ = ["DarlHost", "AgentHost", "MAXB"]
 #: training samples one exchange carries (the program's MAXB)
 MAXB = 16
 
+#: the learning curve's lists and an agent's schedule, as a checkpoint holds them
+_CURVE = ("agent_returns", "agent_steps", "greedy", "batches", "epsilon", "wall")
+_SCHEDULE = ("phase", "stage", "greedy", "batches", "round", "pad", "nulls", "stepped",
+             "done_round", "epsilon", "epsilon_of_stage")
+
 
 class DarlHost:
     """The shared host of an HDQL run on ``cfg.agents`` agents; the run stops at the end of
@@ -99,6 +104,33 @@ class DarlHost:
             self.ended[stage] = rnd
             return True
         return False
+
+    # ---- checkpoints (saved with agent 0's part, :meth:`AgentHost.checkpoint_state`) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """What the agents share: the learning curve, the step count, the stages' ends, the
+        saturation count and the host's measured times."""
+        c = self.curve
+        return {}, {"curve": {k: getattr(c, k) for k in _CURVE}, "steps": self.steps,
+                    "done": self.done, "ended": [[s, r] for s, r in self.ended.items()],
+                    "saturations": int(self.counter.saturations), "t_env": self.t_env,
+                    "t_sample": self.t_sample, "wall": time.perf_counter() - self.wall0}
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this fresh host."""
+        curve = saved.part("curve")
+        for k in _CURVE:
+            setattr(self.curve, k, curve.get(k, list))
+        self.steps = saved.get("steps", int, lo=0)
+        self.done = saved.get("done", bool)
+        ended = saved.get("ended", list)
+        if not all(isinstance(e, list) and len(e) == 2 and all(type(x) is int for x in e)
+                   for e in ended):
+            raise saved.unfit("ended is not a list of stages and rounds")
+        self.ended = {s: r for s, r in ended}
+        self.counter.saturations = saved.get("saturations", int, lo=0)
+        self.t_env = saved.get("t_env", float)
+        self.t_sample = saved.get("t_sample", float)
+        self.wall0 = time.perf_counter() - saved.get("wall", float)
 
     def end_of_stage(self, stage: int) -> None:
         """An agent is back from the synchronisation after ``stage``. The all-reduce took every
@@ -167,6 +199,59 @@ class AgentHost:
     @property
     def finished(self) -> bool:
         return self.shared.finished
+
+    # ---- checkpoints (rlaccel.programs.checkpoint.Checkpointable) ----
+    #: the per-agent state of the hdc family a checkpoint holds (its update cache; the
+    #: codebook and the optimisations come from the architecture)
+    checkpoint_agent_state: tuple[str, ...] = ("hdc",)
+
+    def checkpoint_state(self, agent) -> tuple[dict, dict] | None:
+        """The agent's environment, replay buffer, random streams, schedule and counters,
+        its hdc family's update cache and, for agent 0, what the agents share
+        (:meth:`DarlHost.checkpoint_state`); None while an episode of an environment that
+        cannot be saved mid-episode runs (:attr:`~.task.AgentEnv.savable`)."""
+        from rlaccel.programs.checkpoint import nest, rng_state
+        if not self.env.savable:
+            return None
+        arrays, fields = {}, {k: getattr(self, k) for k in _SCHEDULE}
+        fields["explore"], fields["replay"] = rng_state(self.explore), rng_state(self.replay)
+        nest("env", self.env.checkpoint_state(), arrays, fields)
+        nest("buffer", self.buffer.checkpoint_state(), arrays, fields)
+        cache = agent.state.get("hdc", {}).get("cache")
+        fields["cache"] = cache is not None
+        if cache is not None:
+            arrays.update(zip(("cache.acts", "cache.ur", "cache.ui", "cache.counts"),
+                              cache.arrays))
+        if self.k == 0:
+            nest("shared", self.shared.checkpoint_state(), arrays, fields)
+        return arrays, fields
+
+    def restore(self, agent, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this freshly made host and
+        agent (agent 0 first: it restores what the agents share)."""
+        if self.k == 0:
+            self.shared.restore(saved.part("shared"))
+        kinds = {"phase": str, "stage": int, "greedy": int, "batches": int, "round": int,
+                 "pad": int, "nulls": bool, "stepped": bool}
+        for k, kind in kinds.items():
+            setattr(self, k, saved.get(k, kind))
+        for k in ("epsilon", "epsilon_of_stage"):          # a float, or a whole minimum
+            v = saved.get(k, type(saved.fields.get(k)) if type(saved.fields.get(k)) is int
+                          else float)
+            setattr(self, k, v)
+        if self.phase not in ("init", "run", "act", "sync"):
+            raise saved.unfit(f"phase = {self.phase!r}")
+        self.done_round = saved.get("done_round", int, none=True)
+        saved.rng("explore", self.explore)
+        saved.rng("replay", self.replay)
+        self.env.restore(saved.part("env"))
+        self.buffer.restore(saved.part("buffer"))
+        cache = agent.state.get("hdc", {}).get("cache")
+        if saved.get("cache", bool) != (cache is not None):
+            raise saved.unfit("its update cache is not this agent's")
+        if cache is not None:
+            for name, a in zip(("acts", "ur", "ui", "counts"), cache.arrays):
+                np.copyto(a, saved.array(f"cache.{name}", a.dtype, a.shape))  # the kernels'
 
     # ---- the agent's schedule -----------------------------------------------------------
     def _reply(self) -> np.ndarray:

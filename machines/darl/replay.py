@@ -51,6 +51,28 @@ class ReplayBuffer:
     def __len__(self) -> int:
         return self.size
 
+    _FIELDS = ("obs", "next_obs", "act", "rew")
+
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The filled rows and the ring's place, as ``(arrays, fields)``
+        (:mod:`rlaccel.programs.checkpoint`)."""
+        n = self.size
+        return ({f: getattr(self, f)[:n] for f in self._FIELDS},
+                {"capacity": self.capacity, "size": n, "next": self._next})
+
+    def restore(self, saved) -> None:
+        """Refill this (empty, same-sized) buffer from :meth:`checkpoint_state`'s state."""
+        cap = saved.get("capacity", int)
+        if cap != self.capacity:
+            raise saved.unfit(f"its replay buffer holds {cap} transitions, this one "
+                              f"{self.capacity}")
+        n = saved.get("size", int, lo=0, hi=cap)
+        nxt = saved.get("next", int, lo=0, hi=cap - 1)
+        for f in self._FIELDS:
+            rows = getattr(self, f)
+            rows[:n] = saved.array(f, rows.dtype, (n,) + rows.shape[1:])
+        self.size, self._next = n, nxt
+
     def add(self, obs, action: int, reward: float, next_obs) -> None:
         i = self._next
         self.obs[i], self.act[i], self.rew[i], self.next_obs[i] = obs, action, reward, next_obs

@@ -91,5 +91,32 @@ class AgentEnv:
         self.done = bool(term or trunc)
         return t
 
+    @property
+    def savable(self) -> bool:
+        """Whether :meth:`checkpoint_state` can hold the environment now: always for one
+        whose state is plain attributes (CartPole), between episodes only for a Box2D one
+        (LunarLander: its bodies are rebuilt from the generator at every reset)."""
+        return self.done or not hasattr(self.env.unwrapped, "world")
+
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The environment (:func:`~rlaccel.programs.checkpoint.env_state`) and the
+        episode's observation, return and steps, as ``(arrays, fields)``."""
+        from rlaccel.programs.checkpoint import env_state, nest
+        arrays = {} if self.obs is None else {"obs": self.obs}
+        fields = {"ret": self.ret, "steps": self.steps, "done": self.done,
+                  "has_obs": self.obs is not None}
+        nest("env", env_state(self.env), arrays, fields)
+        return arrays, fields
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this fresh environment."""
+        from rlaccel.programs.checkpoint import set_env_state
+        set_env_state(self.env, saved.part("env"))
+        self.obs = (saved.array("obs", np.float64, (self.n_obs,))
+                    if saved.get("has_obs", bool) else None)
+        self.ret = saved.get("ret", float)
+        self.steps = saved.get("steps", int, lo=0)
+        self.done = saved.get("done", bool)
+
     def close(self) -> None:
         self.env.close()

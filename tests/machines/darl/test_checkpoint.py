@@ -1,0 +1,75 @@
+"""A simulated DARL run stopped after a checkpoint and resumed from it ends as the
+uninterrupted run does, bit for bit (every report field but the wall-clock ones, the
+memories, the update caches), with one agent and with two agents that meet at the
+butterfly's all-reduce every round: the agents are saved while each waits in its quantum
+keeper, and resumed in the order SimPy would have woken them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlaccel.isa.machine import machine
+from rlaccel.programs import checkpoint as ckm
+from rlaccel.machines.darl.task import AgentEnv
+from rlaccel.programs.runner import _Setup, run
+from tests.test_golden_results import stable
+
+MANIFEST = str(machine("darl").programs / "cartpole.toml")
+OVER = ["learning.d=64", "stages=4", "stop_at_target=false"]
+IDENTITY = {"run": "darl test"}
+
+
+def _setup(agents: int):
+    return _Setup(MANIFEST, OVER + [f"agents={agents}"], arch=None, seed=None, trace=None,
+                  progress=None, datapath=None, kernels="compiled", options={})
+
+
+@pytest.mark.parametrize("agents, every", [(1, 7), (1, 60), (2, 9), (2, 70)])
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, agents, every):
+    ck = tmp_path / "run.ckpt"
+    saved = stopped_at_first_save(_setup(agents), ck, every, IDENTITY)
+    saved_at = saved.get("exchanges", int)
+    assert saved_at >= every
+
+    resumed = _setup(agents)
+    res_a = ckm.run_checkpointed(resumed, ck, every, IDENTITY)
+    whole = _setup(agents)
+    res_b = whole.platform.run()                       # the uninterrupted run, as run() does
+    assert resumed.checkpoint["resumed_at"] == saved_at and not ck.exists()
+    assert resumed.checkpoint["exchanges"] > saved_at  # the run went on after the save
+    for a, b in zip(resumed.platform.agents, whole.platform.agents):
+        assert all(np.array_equal(a.memories[k].data, m.data) for k, m in b.memories.items())
+        ca, cb = a.state["hdc"]["cache"], b.state["hdc"]["cache"]
+        assert all(np.array_equal(x, y) for x, y in zip(ca.arrays, cb.arrays))
+    assert stable(resumed.report(res_a)) == stable(whole.report(res_b))
+    assert len(resumed.r.state.curve.agent_returns) == 4
+
+
+def test_checkpoints_along_the_way_change_nothing(tmp_path):
+    over = OVER + ["agents=2"]
+    a = run(MANIFEST, over)
+    b = run(MANIFEST, over, checkpoint=tmp_path / "c.ckpt", checkpoint_every=5)
+    assert b["sim"]["checkpoint"]["saves"] >= 5 and not (tmp_path / "c.ckpt").exists()
+    del b["sim"]["checkpoint"]
+    assert stable(a) == stable(b)
+
+
+def test_lunarlander_is_saved_between_episodes_only():
+    """Its Box2D bodies are not attributes a checkpoint holds; a reset rebuilds them from
+    the environment's generator, which it does hold."""
+    env = AgentEnv("LunarLander-v3")
+    assert env.savable                                  # no episode yet
+    env.reset(seed=1)
+    assert not env.savable
+    while not env.done:
+        env.step(0)
+    assert env.savable
+    assert AgentEnv("CartPole-v1").savable and _cartpole_mid_episode().savable
+
+
+def _cartpole_mid_episode():
+    env = AgentEnv("CartPole-v1")
+    env.reset(seed=1)
+    env.step(0)
+    return env

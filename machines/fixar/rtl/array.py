@@ -30,8 +30,9 @@ The size is the architecture's ``[timing]`` ``pe_rows`` x ``pe_cols`` (16 x 16 i
 
 from __future__ import annotations
 
-from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
+from myhdl import Signal, always_seq, block, intbv
 
+from rlaccel.rtl.bus import bus_join, bus_word
 from rlaccel.rtl.signals import sig_signed, sig_unsigned
 from rlaccel.machines.fixar.rtl.params import ArrayParams
 from rlaccel.machines.fixar.rtl.pe import fixar_pe
@@ -69,13 +70,14 @@ def fixar_array(clk, rst, en, half, last, w, a, h0, h1, y0, y1, done, *, prm: Ar
     h0_r = [sig_signed(MB) for _ in range(R)]
     h1_r = [sig_signed(MB) for _ in range(R)]
     for r in range(R):
-        insts += [_word(a, a_r[r], k=r), _word(h0, h0_r[r], k=r), _word(h1, h1_r[r], k=r)]
+        insts += [bus_word(a, a_r[r], k=r), bus_word(h0, h0_r[r], k=r),
+                  bus_word(h1, h1_r[r], k=r)]
     p0 = [[sig_signed(AB) for _ in range(R)] for _ in range(C)]      # by column, then row
     p1 = [[sig_signed(AB) for _ in range(R)] for _ in range(C)]
     for r in range(R):
         for c in range(C):
             wrc = sig_signed(WB)
-            insts.append(_word(w, wrc, k=r * C + c))
+            insts.append(bus_word(w, wrc, k=r * C + c))
             insts.append(fixar_pe(clk, rst, en, half, first, wrc, a_r[r], h0_r[r], h1_r[r],
                                   p0[c][r], p1[c][r], prm=p))
     # en, half and last beside the PE's two registers
@@ -98,8 +100,7 @@ def fixar_array(clk, rst, en, half, last, w, a, h0, h1, y0, y1, done, *, prm: Ar
     s1 = [sig_signed(YB) for _ in range(C)]
     for c in range(C):
         insts.append(_column(clk, rst, en2, half2, fresh, p0[c], p1[c], s0[c], s1[c], prm=prm))
-    insts.append(_bus(s0, y0) if C > 1 else _bus1(s0[0], y0))
-    insts.append(_bus(s1, y1) if C > 1 else _bus1(s1[0], y1))
+    insts += [bus_join(s0, y0), bus_join(s1, y1)]
     return insts, pipe
 
 
@@ -131,42 +132,6 @@ def _column(clk, rst, en2, half2, fresh, p0, p1, y0, y1, *, prm: ArrayParams):
             y1.next = t1
 
     return accumulate
-
-
-@block
-def _word(bus, y, *, k: int):
-    """Word k of a bus, as a signed signal (a part of fixar_array)."""
-    lo, hi = len(y) * k, len(y) * (k + 1)
-
-    @always_comb
-    def pick():
-        y.next = bus[hi:lo].signed()
-
-    return pick
-
-
-@block
-def _bus(words, bus):
-    """Signed words into one bus, word c in bits [c B + B - 1 : c B] (a part of fixar_array)."""
-    cat = ConcatSignal(*reversed(words))
-
-    @always_comb
-    def drive():
-        bus.next = cat
-
-    return drive
-
-
-@block
-def _bus1(word, bus):
-    """A one-word bus (a part of fixar_array)."""
-    B = len(word)
-
-    @always_comb
-    def drive():
-        bus.next = word[B:]
-
-    return drive
 
 
 def array_signals(prm: ArrayParams) -> dict:

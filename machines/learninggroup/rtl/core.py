@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, always_comb, always_seq, block, intbv
 
+from rlaccel.rtl.bus import bus_join, bus_word
 from rlaccel.rtl.signals import bits_for, sig_unsigned
 from rlaccel.machines.learninggroup.rtl.params import LgParams
 from rlaccel.machines.learninggroup.rtl.vpu import lg_vpu
@@ -51,7 +52,7 @@ def lg_core(clk, rst, start, wl, acts, w, addr, acc, busy, done, sat, *, prm: Lg
     en = [sig_unsigned(0) for _ in range(N)]
     sel = [sig_unsigned(prm.sel_bits) for _ in range(N)]
     lane_w = [sig_unsigned(B) for _ in range(N)]
-    words = [_word(w, lane_w[p], p, bits=B) for p in range(N)]
+    words = [bus_word(w, lane_w[p], k=p) for p in range(N)]
     lane_acc = [sig_unsigned(R * B) for _ in range(N)]
     lane_om = [sig_unsigned(0) for _ in range(N)]
     lane_oa = [sig_unsigned(0) for _ in range(N)]
@@ -61,11 +62,7 @@ def lg_core(clk, rst, start, wl, acts, w, addr, acc, busy, done, sat, *, prm: Lg
 
     vpus = [lg_vpu(clk, rst, en[p], start, sel[p], lane_w[p], acts, lane_acc[p], lane_om[p],
                    lane_oa[p], prm=prm) for p in range(N)]
-    acc_bus = ConcatSignal(*reversed(lane_acc)) if N > 1 else lane_acc[0]
-
-    @always_comb
-    def out_acc():
-        acc.next = acc_bus
+    out_acc = bus_join(lane_acc, acc)
 
     @always_comb
     def out_sat():
@@ -100,18 +97,6 @@ def lg_core(clk, rst, start, wl, acts, w, addr, acc, busy, done, sat, *, prm: Lg
             addr.next = addr + N               # < 2**eb: addr < total <= R * bitvector_bits
 
     return words, vpus, out_acc, out_sat, lanes, control
-
-
-@block
-def _word(bus, out, k, *, bits):
-    """Word ``k`` of ``bits`` bits of ``bus``."""
-    @always_comb
-    def logic():
-        x = intbv(0)[bits:]
-        for i in range(bits):
-            x[i] = bus[k * bits + i]
-        out.next = x
-    return logic
 
 
 @block

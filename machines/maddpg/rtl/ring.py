@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from myhdl import ConcatSignal, Signal, always_comb, always_seq, block, intbv
 
+from rlaccel.rtl.bus import bus_join, bus_word
 from rlaccel.rtl.errors import RtlError
 from rlaccel.rtl.signals import bits_for, sig_unsigned
 from rlaccel.machines.maddpg.rtl.params import MaddpgParams
@@ -243,7 +244,7 @@ def maddpg_ring(clk, rst, clear, go, ld_we, ld_node, ld_addr, ld_data, ld_len, d
         insts.append(_node(clk, rst, clear, gos[i], wes[i], ld_addr, ld_data, ld_len, *ins[i],
                                *outs[i], dones[i], rd_slot, rd_addr, rds[i], prm=prm,
                                index=i))
-    dbus = ConcatSignal(*reversed(dones)) if n > 1 else dones[0]
+    insts.append(bus_join(dones, done))
     rbus = ConcatSignal(*reversed(rds)) if n > 1 else rds[0]
     web = sig_unsigned(n)
 
@@ -255,7 +256,7 @@ def maddpg_ring(clk, rst, clear, go, ld_we, ld_node, ld_addr, ld_data, ld_len, d
         web.next = v
 
     for i in range(n):
-        insts.append(_bit(web, wes[i], k=i))
+        insts.append(bus_word(web, wes[i], k=i))
 
     @always_comb
     def outputs():
@@ -263,19 +264,8 @@ def maddpg_ring(clk, rst, clear, go, ld_we, ld_node, ld_addr, ld_data, ld_len, d
         for b in range(B):
             v[b] = rbus[rd_node * B + b]
         rd_data.next = v
-        done.next = dbus
 
     return insts, decode, outputs
-
-
-@block
-def _bit(bus, y, *, k: int):
-    """Bit k of a bus (a part of maddpg_ring)."""
-    @always_comb
-    def pick():
-        y.next = bus[k]
-
-    return pick
 
 
 def ring_signals(prm: MaddpgParams) -> dict:

@@ -14,8 +14,6 @@ writes its results where the functional model would have. The TLM keeps its own 
 cycles that timing predicts (:func:`.datapath.rtl_cycles`) and counts any difference.
 
 Other matrix instructions (the virtual-update family) keep their functional model.
-MyHDL runs one simulation per process: call :meth:`close` before starting another
-(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations

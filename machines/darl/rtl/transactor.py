@@ -16,8 +16,6 @@ saturation count must equal the agents' (counted by the TLM's adds); each chunk'
 from ``start`` to ``done`` must equal ``allreduce_cycles(A, words, latency=HOP_LATENCY,
 width)`` -- the block's own link register, not the architecture's fitted hop of the
 platform's timing. Any difference is a :class:`SimError`.
-MyHDL runs one simulation per process: call :meth:`close` before starting another
-(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations

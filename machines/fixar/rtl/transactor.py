@@ -8,8 +8,6 @@ registers the host computes as :class:`machines.fixar.tlm.prng.NoiseGenerator` d
 samples are out. One register set serves every stream: switching streams reads the current
 one's registers back and loads the other's. The TLM keeps its own timing; every request's
 enabled cycles are checked against ``unit_cycles(n, prng_lanes)``.
-MyHDL runs one simulation per process: call :meth:`close` before starting another
-(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ must equal the TLM's ``hit_cycles`` / ``miss_cycles(workload)``, which add up to
 encoder's busy cycles in the instruction's cost. Any difference is a :class:`SimError`
 naming the instruction and the first differing item. The sparse row memory the later
 instructions (``wcomp``, ``gupd``) read is then the one built from the RTL's output.
-MyHDL runs one simulation per process: call :meth:`close` before starting another
-(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations

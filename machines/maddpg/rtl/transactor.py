@@ -14,8 +14,6 @@ back. Every learner's rows must equal, bit for bit, what the TLM wrote (and are 
 there, the same words), and every node's done cycle must equal the TLM's ``done[i, k]`` of
 ``stream_allgather`` -- the recurrence of ``allgather_cycles`` with the architecture's hop.
 Any difference is a :class:`SimError`.
-MyHDL runs one simulation per process: call :meth:`close` before starting another
-(``backend = "verilator"`` runs the block compiled by Verilator instead).
 """
 
 from __future__ import annotations

@@ -177,6 +177,31 @@ class MaddpgHost:
     def finished(self) -> bool:
         return self.done
 
+    # ---- checkpoints (saved with learner 0's part, :meth:`LearnerHost.checkpoint_state`) --
+    def checkpoint_state(self) -> tuple[dict, dict] | None:
+        """What the learners share (:mod:`.checkpoint`), or None while a round's batch is
+        out (a learner has not had it yet)."""
+        from rlaccel.machines.maddpg.checkpoint import actors_state, training_state
+        from rlaccel.programs.checkpoint import nest
+        if self._probe or any(a != self.round for a in self._asked):
+            return None
+        arrays, fields = {}, {"round": self.round, "done": self.done, "cpu_sg": self.cpu_sg,
+                              "cpu_sample": self.cpu_sample}
+        nest("training", training_state(self.training), arrays, fields)
+        nest("actors", actors_state(self.reference), arrays, fields)
+        return arrays, fields
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this fresh host."""
+        from rlaccel.machines.maddpg.checkpoint import restore_actors, restore_training
+        self.round = saved.get("round", int, lo=0)
+        self._asked = [self.round] * self.n
+        self.done = saved.get("done", bool)
+        self.cpu_sg = saved.get("cpu_sg", float)
+        self.cpu_sample = saved.get("cpu_sample", float)
+        restore_training(self.training, saved.part("training"))
+        restore_actors(self.reference, saved.part("actors"))
+
 
 class LearnerHost:
     """What learner ``i``'s host link talks to (module docstring: init, batch, policy)."""
@@ -212,6 +237,48 @@ class LearnerHost:
     @property
     def finished(self) -> bool:
         return self.shared.finished
+
+    # ---- checkpoints (rlaccel.programs.checkpoint.Checkpointable) ----
+    #: the per-agent state of the marl family a checkpoint holds
+    checkpoint_agent_state: tuple[str, ...] = ("marl.learner", "marl.exchange")
+
+    def checkpoint_state(self, agent) -> tuple[dict, dict] | None:
+        """The learner's phase and its marl family's state and, for learner 0, what the
+        learners share (:meth:`MaddpgHost.checkpoint_state`); None when that cannot be
+        saved now."""
+        from rlaccel.machines.maddpg.checkpoint import exchange_state, learner_state
+        from rlaccel.programs.checkpoint import nest
+        arrays, fields = {}, {"phase": self.phase}
+        L = agent.state.get("marl.learner")
+        fields["has_learner"] = L is not None
+        if L is not None:
+            nest("learner", learner_state(L), arrays, fields)
+        ex = agent.state.get("marl.exchange")
+        fields["has_exchange"] = ex is not None
+        parts = [("exchange", exchange_state(ex) if ex is not None else ({}, {}))]
+        if self.i == 0:
+            parts.append(("shared", self.shared.checkpoint_state()))
+        for name, part in parts:
+            if part is None:
+                return None
+            nest(name, part, arrays, fields)
+        return arrays, fields
+
+    def restore(self, agent, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state in this freshly made host and
+        agent (learner 0 first: it restores what the learners share)."""
+        from rlaccel.machines.maddpg.checkpoint import restore_exchange, restore_learner
+        from rlaccel.machines.maddpg.tlm.learner import learner
+        from rlaccel.machines.maddpg.tlm.streams import _exchange
+        if self.i == 0:
+            self.shared.restore(saved.part("shared"))
+        self.phase = saved.get("phase", str)
+        if self.phase not in ("init", "batch", "policy"):
+            raise saved.unfit(f"phase = {self.phase!r}")
+        if saved.get("has_learner", bool):
+            restore_learner(learner(agent), saved.part("learner"))
+        if saved.get("has_exchange", bool):
+            restore_exchange(_exchange(agent.platform), saved.part("exchange"))
 
     def exchange(self, out: np.ndarray) -> np.ndarray:
         sh, i = self.shared, self.i

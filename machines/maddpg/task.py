@@ -131,6 +131,62 @@ class Task:
         return ([np.asarray(obs[a], dtype=np.float32) for a in self.agents],
                 r.astype(np.float32), done, over)
 
+    # ---- checkpoints (rlaccel.programs.checkpoint) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """The episode in progress as ``(arrays, fields)``: the MPE world's entities (their
+        positions, velocities, messages, colours, actions and goals), the environment's
+        generator, step count and per-agent bookkeeping, and its wrappers' flags."""
+        from rlaccel.programs.checkpoint import rng_state
+        raw, aec = self.env.aec_env.unwrapped, self.env.aec_env
+        world = raw.world
+        arrays: dict = {}
+        entities = [_entity_state(e, f"entity{j}.", world.entities, arrays)
+                    for j, e in enumerate(world.entities)]
+        actions = []
+        for j, a in enumerate(raw.current_actions):
+            actions.append(a is not None)
+            if a is not None:
+                arrays[f"action{j}"] = np.asarray(a)
+        fields = {"entities": entities, "actions": actions, "np_random": rng_state(raw.np_random),
+                  "raw": {k: getattr(raw, k) for k in _RAW},
+                  "selector": dict(vars(raw._agent_selector)),
+                  "parallel_agents": list(self.env.agents),
+                  "flags": {k: getattr(aec, k) for k in ("_has_reset", "_has_updated")}}
+        return arrays, fields
+
+    def restore(self, saved) -> None:
+        """Continue the episode :meth:`checkpoint_state` saved in this fresh task (reset
+        first, so that the wrappers take the next step)."""
+        self.env.reset()
+        raw, aec = self.env.aec_env.unwrapped, self.env.aec_env
+        world = raw.world
+        entities = saved.get("entities", list)
+        if len(entities) != len(world.entities):
+            raise saved.unfit(f"it has {len(entities)} MPE entities, this world "
+                              f"{len(world.entities)}")
+        for j, (e, f) in enumerate(zip(world.entities, entities)):
+            _restore_entity(e, f, f"entity{j}.", world.entities, saved)
+        actions = saved.get("actions", list)
+        if len(actions) != len(raw.current_actions):
+            raise saved.unfit(f"it has {len(actions)} actions for {self.n} agents")
+        raw.current_actions = [saved.array(f"action{j}") if a else None
+                               for j, a in enumerate(actions)]
+        saved.rng("np_random", raw.np_random)
+        rw = saved.get("raw", dict)
+        if set(rw) != set(_RAW):
+            raise saved.unfit("its environment's bookkeeping is not an MPE environment's")
+        for k, v in rw.items():
+            setattr(raw, k, v)
+        sel = saved.get("selector", dict)
+        if set(sel) != set(vars(raw._agent_selector)):
+            raise saved.unfit("its agent selector is not this environment's")
+        vars(raw._agent_selector).update(sel)
+        self.env.agents = saved.get("parallel_agents", list)
+        for k, v in saved.get("flags", dict).items():
+            if k not in ("_has_reset", "_has_updated") or type(v) is not bool:
+                raise saved.unfit(f"the wrapper flag {k!r} = {v!r}")
+            setattr(aec, k, v)
+
     def random_actions(self, rng: np.random.Generator) -> list[np.ndarray]:
         """A uniformly random discrete action per agent, as a one-hot vector (the random
         policy the learning curves are compared with)."""
@@ -140,6 +196,55 @@ class Task:
             u[rng.integers(s.act_dim)] = 1.0
             out.append(u)
         return out
+
+
+#: the MPE environment's own bookkeeping a checkpoint holds (plain values, lists and dicts)
+_RAW = ("steps", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
+        "infos", "agent_selection")
+#: an entity's parts that are objects of their own (saved attribute by attribute)
+_PARTS = ("state", "action")
+
+
+def _entity_state(obj, prefix: str, entities: list, arrays: dict) -> dict:
+    """An MPE entity (or its state or action) as fields, its arrays into ``arrays``: plain
+    values, arrays, references to other entities (by index) and its parts."""
+    from rlaccel.programs.checkpoint import CheckpointError
+    out: dict = {"plain": {}, "arrays": [], "refs": {}, "parts": {}}
+    for k, v in vars(obj).items():
+        if v is None or type(v) in (bool, int, float, str):
+            out["plain"][k] = v
+        elif isinstance(v, np.ndarray):
+            arrays[prefix + k] = v
+            out["arrays"].append(k)
+        elif any(v is e for e in entities):
+            out["refs"][k] = next(j for j, e in enumerate(entities) if v is e)
+        elif k in _PARTS:
+            out["parts"][k] = _entity_state(v, f"{prefix}{k}.", entities, arrays)
+        else:
+            raise CheckpointError(f"MPE {type(obj).__name__}.{k}: a {type(v).__name__}, "
+                                  f"which a checkpoint cannot hold")
+    return out
+
+
+def _restore_entity(obj, f, prefix: str, entities: list, saved) -> None:
+    if not (isinstance(f, dict) and set(f) == {"plain", "arrays", "refs", "parts"}):
+        raise saved.unfit(f"{prefix} is not an MPE entity's state")
+    known = set(vars(obj))
+    names = [*f["plain"], *f["arrays"], *f["refs"], *f["parts"]]
+    if not all(isinstance(k, str) and k in known for k in names):
+        raise saved.unfit(f"{prefix} names attributes the MPE {type(obj).__name__} lacks")
+    for k, v in f["plain"].items():
+        if not (v is None or type(v) in (bool, int, float, str)):
+            raise saved.unfit(f"{prefix}{k} is not a plain value")
+        setattr(obj, k, v)
+    for k in f["arrays"]:
+        setattr(obj, k, saved.array(prefix + k))
+    for k, j in f["refs"].items():
+        if type(j) is not int or not 0 <= j < len(entities):
+            raise saved.unfit(f"{prefix}{k} refers to entity {j!r}")
+        setattr(obj, k, entities[j])
+    for k, sub in f["parts"].items():
+        _restore_entity(getattr(obj, k), sub, f"{prefix}{k}.", entities, saved)
 
 
 def make_task(name: str, **kwargs) -> Task:

@@ -648,7 +648,8 @@ class _Checkpoints:
         others = sorted(set(range(len(self.agents))) - {self.answering})
         if not all(isinstance(w, list) and len(w) == 2 and all(type(x) is int for x in w)
                    and w[1] >= 0 for w in waits) or sorted(w[0] for w in waits) != others:
-            raise m.unfit(f"waiting does not list agents {others} with their cycles")
+            raise m.unfit(f"{m.where}waiting does not list agents {others} with their "
+                          f"cycles")
         return [tuple(w) for w in waits]
 
     def _restore_agent(self, m: Saved, i: int) -> None:

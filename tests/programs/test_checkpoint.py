@@ -109,3 +109,25 @@ def test_command_line(tmp_path, capsys):
     assert "does not take --trace" in capsys.readouterr().err
     assert main(["run", str(CARTPOLE), "--seeds", "1-2", "--checkpoint", str(ck)]) == 1
     assert "does not take --checkpoint" in capsys.readouterr().err
+
+
+def test_what_cannot_be_saved_is_refused_before_the_run(tmp_path, capsys):
+    """A trace or the reference kernels (the compiled loop holds the state a checkpoint
+    saves), or a host without the Checkpointable pair; a machine of several agents is
+    not refused (tests/machines/darl and maddpg resume them)."""
+    ck = tmp_path / "c.ckpt"
+    assert main(["run", str(CARTPOLE), "--trials", "1", "--checkpoint", str(ck),
+                 "--reference-kernels"]) == 1
+    assert "does not take --trace, --rtl or --reference-kernels" in capsys.readouterr().err
+    s = _setup()
+    s.platform.agent.link.host = object()
+    with pytest.raises(CheckpointError, match=r"^--checkpoint: the adhdp machine's host cannot "
+                                              r"be saved \(it has no checkpoint_state and "
+                                              r"restore\); run without --checkpoint$"):
+        run_checkpointed(s, ck, EVERY, _fingerprint())
+    assert not ck.exists()
+    darl = machine("darl").programs / "cartpole.toml"
+    assert main(["run", str(darl), "--set", "agents=2", "--set", "stages=1", "--set",
+                 "learning.d=64", "-q", "--checkpoint", str(ck), "--checkpoint-every",
+                 "3"]) == 0
+    assert not ck.exists()

@@ -6,6 +6,8 @@ keeper, and resumed in the order SimPy would have woken them."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,22 @@ def _cartpole_mid_episode():
     env.reset(seed=1)
     env.step(0)
     return env
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: m.update(waiting=[]), "machine.waiting does not list agents [{other}] with "
+                                     "their cycles"),
+    (lambda m: m.update(answering=2), "machine.answering = 2 (must be between 0 and 1)"),
+    (lambda m: m.update(interconnect=None), "its interconnect is not this machine's"),
+], ids=["waiting", "answering", "interconnect"])
+def test_a_machine_part_that_does_not_fit_is_refused(tmp_path, stopped_at_first_save, change,
+                                                      message):
+    ck = tmp_path / "run.ckpt"
+    saved = stopped_at_first_save(_setup(2), ck, 9, IDENTITY)
+    other = 1 - saved.fields["machine"]["answering"]
+    change(saved.fields["machine"])
+    ckm.write(ck, saved.identity, saved.fields, saved.arrays)
+    with pytest.raises(ckm.CheckpointError, match=f"^{ck}: the checkpoint does not fit this "
+                                                  f"run: {re.escape(message.format(other=other))}; "
+                                                  f"delete it"):
+        ckm.run_checkpointed(_setup(2), ck, 9, IDENTITY)

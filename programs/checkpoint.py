@@ -111,8 +111,10 @@ class CheckpointError(RlaccelError):
 
 
 class Checkpointable(Protocol):
-    """What a machine's host (the one the host link asks, ``Run.hosts``) provides for
-    checkpoints: the machine-specific part of one mechanism."""
+    """What a machine's host (the one each agent's host link asks, ``Run.hosts``) provides
+    for checkpoints: the machine-specific part of one mechanism. With several agents each
+    agent's host is asked for its agent, in agent order; what the hosts share goes with
+    agent 0's part (restored first)."""
 
     #: the entries of ``agent.state`` (its families' per-agent state) the two methods save
     #: and restore; a run whose agent keeps any other is refused

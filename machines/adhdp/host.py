@@ -11,6 +11,7 @@ every field is found by its symbol name, never by a hard-coded address.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -166,6 +167,11 @@ class AdhdpHost:
                                f"{trials.cfg.env_id} has {len(trials.scale)} state variables")
         self.u_trace: list[float] = []
         self.timeline = HostTimeline()          # the host's own time (wall clock, measured)
+        #: the compiled twin that answers a running trial's exchanges (:mod:`.plant`; None:
+        #: Trials answers every exchange), set up at the first exchange (a batch's members
+        #: are answered by the batch's host instead)
+        self.plant = None
+        self._plant_checked = False
 
     @property
     def finished(self) -> bool:
@@ -177,15 +183,31 @@ class AdhdpHost:
 
     def checkpoint_state(self, agent) -> tuple[dict, dict]:
         """The plant and trials (:meth:`Trials.checkpoint_state`); at any exchange."""
+        if self.plant is not None:
+            self.plant.sync()
         return self.trials.checkpoint_state()
 
     def restore(self, agent, saved) -> None:
         self.trials.restore(saved)
+        if self.plant is not None and self.trials.running:
+            self.plant.begin()
 
     def exchange(self, out: np.ndarray) -> np.ndarray:
+        if not self._plant_checked:
+            from rlaccel.machines.adhdp.plant import compiled_plant
+            self.plant = compiled_plant(self.trials, self, self.dt)
+            self._plant_checked = True
+        plant = self.plant
+        if plant is not None and self.trials.running and plant.finite(out[0]):
+            t0 = time.perf_counter()
+            words = plant.answer(out[0])
+            self.timeline.add("environment", time.perf_counter() - t0)
+            return words
         u = float(self.dt.to_float(out[:1])[0])
         with self.timeline.measure("environment"):
             rep = self.trials.reply(u)
+            if plant is not None and self.trials.running:
+                plant.begin()
         words = np.zeros(self.nin, dtype=float)
         for name, (off, n) in self.offsets.items():
             words[off:off + n] = rep[name]

@@ -33,7 +33,7 @@ import numpy as np
 
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-from rlaccel.machines.fixar.tlm.kernels import NO_MIRROR
+from rlaccel.machines.fixar.tlm.kernels import NO_MIRROR, f2i, i2f
 
 __all__ = ["AdamHyper", "corrections", "constants", "adam_step", "adam_update", "adam_fixed",
            "round_to", "AdamWords"]
@@ -131,7 +131,7 @@ def _adam_words(G, lsb, M, V, k, dw):
     patterns, updated in place; for ``G``, ``M``, ``V`` that do not overlap)."""
     lr_c1, c2, b1, omb1, b2, omb2, eps = k[0], k[1], k[2], k[3], k[4], k[5], k[6]
     for i in range(G.shape[0]):
-        g = np.float32(np.float64(G[i]) * lsb)
+        g = np.float32(i2f(G[i]) * lsb)         # a gradient word: exact (|G| < 2**51)
         mi = b1 * np.int32(M[i]).view(np.float32) + omb1 * g
         vi = b2 * np.int32(V[i]).view(np.float32) + omb2 * (g * g)
         M[i] = np.int64(np.float32(mi).view(np.int32))
@@ -156,7 +156,8 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
     n_sub = 0
     top = 0
     for i in range(n):
-        r = np.int64(np.floor(np.float64(dw[i]) * scale + 0.5))
+        # an integral float64 of magnitude at most 2**51 (checked above): f2i is exact
+        r = f2i(np.floor(np.float64(dw[i]) * scale + 0.5))
         rc = min(max(r, lo), hi)
         n_round += rc != r
         w = W[i] - rc
@@ -166,7 +167,7 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
         top = max(top, abs(wc))
     if mirror:
         for i in range(n):
-            F[i] = W[i]
+            F[i] = i2f(W[i])                    # a weight word: exact
     return True, n_round, n_sub, top
 
 

@@ -138,11 +138,33 @@ def _extremes(a):
     return lo, hi
 
 
+#: 1.5 * 2**52 and its bits: an integer ``|v| < 2**51`` added to it fills the mantissa
+#: exactly, so the conversions between int64 and float64 are an add and a subtraction of
+#: the bits, which vectorise (AVX2 has no packed int64 conversion)
+_MAGIC = 6755399441055744.0
+_MAGIC_BITS = 4843621399236968448
+#: integers below this in magnitude convert by the bit trick
+MAGIC_LIMIT = 1 << 51
+
+
+@njit
+def i2f(v):
+    """An int64 ``|v| < 2**51`` as float64, exactly (:data:`_MAGIC`)."""
+    return np.int64(v + _MAGIC_BITS).view(np.float64) - _MAGIC
+
+
+@njit
+def f2i(x):
+    """An integral float64 ``|x| < 2**51`` as int64, exactly (:data:`_MAGIC`)."""
+    return np.float64(x + _MAGIC).view(np.int64) - _MAGIC_BITS
+
+
 @njit
 def _to_f64_into(a, f):
     """One pass over an int64 matrix: its float64 copy written into the buffer ``f`` (``a``'s
     shape); returns ``(min, max)`` of ``a`` (0, 0 when empty) and its largest row sum of
-    ``|a|``."""
+    ``|a|``. The copy is exact where ``|a| < 2**51`` (:func:`i2f`), beyond every operand
+    the kernels accept (:func:`_fits` refuses the others before the copy is used)."""
     m, n = a.shape
     hi = a[0, 0] if m and n else 0
     lo = hi
@@ -151,7 +173,7 @@ def _to_f64_into(a, f):
         s = 0
         for j in range(n):
             v = a[i, j]
-            f[i, j] = v
+            f[i, j] = i2f(v)
             hi = max(hi, v)         # branch-free: the loop vectorises
             lo = min(lo, v)
             s += abs(v)
@@ -160,15 +182,17 @@ def _to_f64_into(a, f):
 
 
 @njit
-def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
-    """The single-product path's tail in one pass: ``t`` (float64 sums, exact integers below
-    2**52) plus the addend (``mode`` 0: none, 1: ``add[j]`` per column, 2: ``add[i]`` per
-    row), rounded half up at ``shift`` and clipped to ``[lo, hi]``, with the number clipped
-    -- the int64 operations of :func:`_shift_round` and :func:`saturate`, element by
-    element -- then, with ``relu``, ``max(., 0)``, and where ``mask`` (an array of ``t``'s
-    shape; an empty one for none) is not positive, 0; written into ``out``. Returns the
-    number clipped, or -1 (nothing written) when an addend is not below ``2**60`` in
-    magnitude."""
+def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out, small):
+    """The single-product path's tail in one pass: ``t`` (float64 sums, exact integers of
+    magnitude at most 2**52; below 2**51 with ``small``, converted then by :func:`f2i`)
+    plus the addend (``mode`` 0: none, 1: ``add[j]`` per column, 2: ``add[i]`` per row),
+    rounded half up at ``shift`` and clipped to ``[lo, hi]``, with the number clipped -- the
+    int64 operations of :func:`_shift_round` and :func:`saturate`, element by element --
+    then, with ``relu``, ``max(., 0)``, and where ``mask`` (an array of ``t``'s shape; an
+    empty one for none) is not positive, 0; written into ``out``. Returns the number
+    clipped, or -1 (nothing written) when an addend is not below ``2**60`` in magnitude.
+    Each row is formed in a contiguous buffer by branch-free loops, which vectorise, then
+    copied into ``out`` (a view with any strides)."""
     m, n = t.shape
     for a in add:               # the addend's bound, checked before anything is written
         if a >= _ADD_LIMIT or a <= -_ADD_LIMIT:
@@ -177,20 +201,32 @@ def _round_saturate(t, add, mode, shift, lo, hi, relu, mask, out):
     masked = mask.shape[0] == m and mask.shape[1] == n and m * n > 0
     floor = 0 if relu else lo          # ReLU's max(., 0); max(., lo) changes nothing
     clipped = 0
-    for i in range(m):                 # branch-free inner loop (min, max, selects)
+    row = np.empty(n, np.int64)
+    for i in range(m):
+        if small:
+            for j in range(n):
+                row[j] = f2i(t[i, j])
+        else:
+            for j in range(n):
+                row[j] = np.int64(t[i, j])
+        if mode == 1:
+            for j in range(n):
+                row[j] += add[j]
+        elif mode == 2:
+            a = add[i]
+            for j in range(n):
+                row[j] += a
         for j in range(n):
-            v = np.int64(t[i, j])
-            if mode == 1:
-                v += add[j]
-            elif mode == 2:
-                v += add[i]
-            v = (v + half) >> shift    # shift 0: half 0, unchanged
+            v = (row[j] + half) >> shift    # shift 0: half 0, unchanged
             c = min(max(v, lo), hi)
             clipped += c != v
-            c = max(c, floor)
-            if masked:
-                c = c if mask[i, j] > 0 else 0
-            out[i, j] = c
+            row[j] = max(c, floor)
+        if masked:
+            for j in range(n):
+                out[i, j] = row[j] if mask[i, j] > 0 else 0
+        else:
+            for j in range(n):
+                out[i, j] = row[j]
     return clipped
 
 
@@ -228,10 +264,12 @@ def operand_into(a: np.ndarray, f: np.ndarray) -> tuple[Operand, int, int]:
     return Operand(a, _fits("A", lo, hi), f, l1), lo, hi
 
 
-def _one_product(k: int, amax: int, bmax: int, al1: int | None) -> bool:
-    """Whether one float64 product is exact: the coarse bound, or the fine one when ``A``'s
-    largest row sum of ``|.|`` is known (module docstring)."""
-    return k * amax * bmax <= _SAFE or (al1 is not None and al1 * bmax <= _SAFE)
+def _sum_bound(k: int, amax: int, bmax: int, al1: int | None) -> int:
+    """A bound of every output's sum of product magnitudes: the coarse one, or the fine one
+    when ``A``'s largest row sum of ``|.|`` is known and lower (module docstring); one
+    float64 product is exact when it is at most ``2**52``."""
+    coarse = k * amax * bmax
+    return coarse if al1 is None else min(coarse, al1 * bmax)
 
 
 def _tighten(*ops) -> bool:
@@ -336,11 +374,13 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
                          f"result's {(M, N)}")
     k = A.shape[1]
     lo_out, hi_out = int(out.min_raw), int(out.max_raw)
-    fast = HAVE_NUMBA and mode < 3 and _one_product(k, amax, bmax, al1)
+    bound = _sum_bound(k, amax, bmax, al1)
+    fast = HAVE_NUMBA and mode < 3 and bound <= _SAFE
     if HAVE_NUMBA and mode < 3 and not fast and _tighten(opA, opB):
         amax = opA.maxabs if isinstance(opA, Operand) else amax
         bmax = opB.maxabs if isinstance(opB, Operand) else bmax
-        fast = _one_product(k, amax, bmax, al1)
+        bound = _sum_bound(k, amax, bmax, al1)
+        fast = bound <= _SAFE
     if addend is not None and not fast and addend.size and \
             max(-int(addend.min()), int(addend.max())) >= _ADD_LIMIT:
         raise DTypeError(_ADD_ERROR)
@@ -353,7 +393,8 @@ def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None,
         dest = into
         if dest is None or (mask is not None and np.may_share_memory(dest, keep)):
             dest = np.empty((M, N), np.int64)
-        clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out, relu, keep, dest)
+        clipped = _round_saturate(t, add, mode, shift, lo_out, hi_out, relu, keep, dest,
+                                   bound < MAGIC_LIMIT)
         if clipped < 0:
             raise DTypeError(_ADD_ERROR)
         if clipped and counter is not None:

@@ -20,10 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.util.errors import DTypeError
-from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-from rlaccel.machines.fixar.tlm.kernels import NO_MIRROR, saturate
+from rlaccel.machines.fixar.tlm.kernels import NO_MIRROR, i2f, saturate
 
 __all__ = ["TAU_FRAC", "tau_raw", "soft_update_float", "soft_update_fixed", "soft_update_raw",
            "soft_update_inplace"]
@@ -72,14 +71,16 @@ def _soft_pass(T, S, traw, half, lo, hi, F, mirror):
     new ``max|T|``."""
     clipped = 0
     top = 0
-    for i in range(T.shape[0]):
+    for i in range(T.shape[0]):             # branch-free (min, max): the loop vectorises
         t = T[i]
-        y, c = sat(t + (((S[i] - t) * traw + half) >> TAU_FRAC), lo, hi)
-        clipped += c
+        v = t + (((S[i] - t) * traw + half) >> TAU_FRAC)
+        y = min(max(v, lo), hi)
+        clipped += y != v
         T[i] = y
-        if mirror:
-            F[i] = y
         top = max(top, abs(y))
+    if mirror:
+        for i in range(T.shape[0]):
+            F[i] = i2f(T[i])                # a weight word: exact
     return clipped, top
 
 

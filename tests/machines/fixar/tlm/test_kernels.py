@@ -301,3 +301,75 @@ def test_fine_bound_one_product_where_the_coarse_bound_fails(rng, monkeypatch):
     got = matmul_round(X, op.T, 16, Q32)
     assert np.array_equal(got, python_matmul_round(X, (W >> 1).T, 16, LO, HI)) and not limbs
     assert op.maxabs == op.T.maxabs == 1 << 30
+
+
+def test_bit_trick_conversions_exact_to_2_51():
+    """int64 <-> float64 by the 1.5 * 2**52 bit trick (the compiled passes' vectorisable
+    conversions): exact for every integer of magnitude below 2**51 (and 2**51 itself from
+    float64), as the plain casts are."""
+    from rlaccel.machines.fixar.tlm.kernels import MAGIC_LIMIT, f2i, i2f
+    edge = [0, 1, -1, 2, -2, (1 << 31) - 1, -(1 << 31), (1 << 32) + 1, -(1 << 33) - 7,
+            MAGIC_LIMIT - 1, -(MAGIC_LIMIT - 1)]
+    rnd = np.random.default_rng(7).integers(-MAGIC_LIMIT + 1, MAGIC_LIMIT, size=2000).tolist()
+    for v in edge + rnd:
+        assert i2f(np.int64(v)) == float(v) and int(f2i(np.float64(v))) == v
+    for v in (MAGIC_LIMIT, -MAGIC_LIMIT):
+        assert int(f2i(np.float64(v))) == v
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_round_saturate_small_sums_take_the_bit_trick_exactly(rng, mode):
+    """The fused tail converts sums below 2**51 by the bit trick and larger ones (up to
+    2**52) by the plain cast: both give Python ints' rounding, saturation, count, ReLU and
+    mask on sums at +-(2**51 - 1), at +-2**52, ties, saturating values and strided
+    destinations."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from rlaccel.machines.fixar.tlm.kernels import MAGIC_LIMIT, _NO_MASK, _round_saturate
+    m, n, shift = 6, 37, 20
+    for limit in (MAGIC_LIMIT - 1, 1 << 52):
+        t = rng.integers(-limit, limit, size=(m, n), endpoint=True)
+        t[0, :4] = [limit, -limit, (1 << (shift - 1)), -(1 << (shift - 1))]
+        t[1, :] = rng.integers(-3, 4, size=n) << (shift - 1)       # ties and halves
+        add = (rng.integers(-(1 << 40), 1 << 40, size=n if mode == 1 else m)
+               if mode else np.zeros(1, np.int64))
+        mask = rng.integers(-2, 3, size=(m, n))
+        for relu, mk in ((False, _NO_MASK), (True, _NO_MASK), (False, mask)):
+            exp = np.empty((m, n), np.int64)
+            clipped = 0
+            for i in range(m):
+                for j in range(n):
+                    v = int(t[i, j]) + (int(add[j]) if mode == 1 else
+                                        int(add[i]) if mode == 2 else 0)
+                    v = (v + (1 << (shift - 1))) >> shift
+                    c = min(max(v, LO), HI)
+                    clipped += c != v
+                    c = max(c, 0) if relu else c
+                    exp[i, j] = c if mk is _NO_MASK or mk[i, j] > 0 else 0
+            assert clipped > 0                                     # some saturate
+            for small in ((True, False) if limit < MAGIC_LIMIT else (False,)):
+                mem = np.zeros(m * 50, np.int64)
+                out = as_strided(mem[3:], shape=(m, n), strides=(50 * 8, 8))
+                got = _round_saturate(t.astype(np.float64), add, mode, shift, LO, HI, relu,
+                                      mk, out, small)
+                assert got == clipped and np.array_equal(out, exp)
+                assert np.count_nonzero(mem) == np.count_nonzero(exp)
+
+
+def test_single_product_below_2_51_equals_python_ints(rng):
+    """Operands whose sums stay below 2**51 (the bit-trick conversion of the fused tail) and
+    just above it (the plain cast): the same bits as Python ints, saturations counted."""
+    from rlaccel.machines.fixar.tlm.kernels import MAGIC_LIMIT
+    for xbits in (16, 17):                 # 400 * 2**16 * 2**26 < 2**51 < 400 * 2**17 * 2**26
+        X = rng.integers(-(1 << xbits) + 1, 1 << xbits, size=(64, 400))
+        X[0, :] = (1 << xbits) - 1
+        Wt = rng.integers(-(1 << 26) + 1, 1 << 26, size=(400, 300))
+        Wt[:, 0] = (1 << 26) - 1
+        bound = 400 * int(np.abs(X).max()) * int(np.abs(Wt).max())
+        assert (bound < MAGIC_LIMIT) == (xbits == 16) and bound <= 1 << 52
+        add = rng.integers(-(1 << 40), 1 << 40, size=300)
+        c = SaturationCounter()
+        got = matmul_round(X, Wt, 16, Q32, addend=add, counter=c)
+        want = python_matmul_round(X, Wt, 16, LO, HI, addend=add)
+        assert np.array_equal(got, want)
+        assert c.saturations == int(np.count_nonzero((want == LO) | (want == HI))) > 0

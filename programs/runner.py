@@ -270,14 +270,16 @@ def run(manifest: str | Path, overrides: list[str] | None = None, *, arch: str |
     check_outputs(outputs, {"the manifest": manifest})          # before any work
     plugin, m = configure(manifest, overrides, arch=arch, seed=seed,
                           arch_overrides=arch_overrides, **options)
-    named = named_inputs(plugin, m)
+    writes = any(p is not None for p in outputs.values())
+    named = named_inputs(plugin, m) if writes else []          # (read only to be checked)
     check_outputs(outputs, named)                               # every file it names
     trace = _trace(load_arch(m["arch"]).knobs.clock_mhz, trace_max_events,
                    trace_window_us) if trace_path else None
     s = _Setup(manifest, overrides, arch=arch, seed=seed, trace=trace, progress=progress,
                datapath=datapath, kernels=kernels, options=options,
-               arch_overrides=arch_overrides, meter=meter)
-    check_outputs(outputs, named + s.inputs())  # the program and its includes are known now
+               arch_overrides=arch_overrides, meter=meter, configured=(plugin, m))
+    if writes:                                  # the program and its includes are known now
+        check_outputs(outputs, named + s.inputs())
     if checkpoint is not None:
         if trace is not None or datapath is not None or kernels != "compiled":
             raise ManifestError("--checkpoint runs the compiled loop: it does not take "

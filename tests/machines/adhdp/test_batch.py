@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rlaccel.programs.envs  # noqa: F401
-from rlaccel.machines.adhdp.batch import cartpole_params, cartpole_steps
+from rlaccel.machines.adhdp.plant import cartpole_params, cartpole_steps
 from rlaccel.programs.runner import run, run_batch
 from rlaccel.isa.machine import machine
 

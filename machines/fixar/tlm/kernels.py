@@ -41,8 +41,8 @@ import numpy as np
 from rlaccel.util.errors import DTypeError
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["matmul_round", "limb_plan", "saturate", "rescale", "Operand", "operand_into",
-           "MAX_OPERAND_BITS"]
+__all__ = ["matmul_round", "product_into", "gradient_into", "limb_plan", "saturate",
+           "rescale", "Operand", "operand_into", "MAX_OPERAND_BITS"]
 
 #: widest signed operand the kernels accept (a 32-bit word, or a 17-bit QAT code offset)
 MAX_OPERAND_BITS = 33
@@ -332,6 +332,100 @@ _ADD_ERROR = "matmul_round: the addend must stay below 2**60 in magnitude"
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """An exact float64 product (the caller guarantees every sum stays below 2**52), as int64."""
     return (a @ b).astype(np.int64)
+
+
+#: the fused path's bounds in float64, a little inside 2**52 and 2**51: the bound is formed
+#: in float64 with one rounding (relative error below 2**-52), so a sum bound that passes
+#: is below the exact limit (a near miss only takes the general path, with the same bits)
+_SAFE_F = float(_SAFE - (1 << 4))
+_MAGIC_F = float(MAGIC_LIMIT - (1 << 4))
+#: operands wider than this take the general path (which refuses them with its message)
+_WIDE = 1 << (MAX_OPERAND_BITS - 1)
+
+
+@njit
+def _fused_product(X, xf, Bf, bmax, add, mode, shift, lo, hi, relu, mask, out, work):
+    """An instruction's whole single-product path in one compiled call: ``X`` (raw int64,
+    any strides) converted into ``xf`` with its min, max and largest row sum of ``|.|``
+    (:func:`_to_f64_into`), the exactness bound of ``X @ B`` from those and ``bmax``
+    (``max|B|`` or a bound of it), one float64 product ``xf @ Bf`` into ``work`` (BLAS)
+    and the fused tail into ``out`` (:func:`_round_saturate`). Returns ``(saturations,
+    min X, max X)``, or a negative first value with nothing written to ``out`` when the
+    general path must decide: -1 an addend of 2**60 or more, -2 an operand wider than
+    33-bit signed, -3 sums that may exceed 2**52."""
+    xlo, xhi, l1 = _to_f64_into(X, xf)
+    amax = max(-xlo, xhi)
+    if amax >= _WIDE or bmax >= _WIDE:
+        return -2, xlo, xhi
+    if X.shape[1] == 0:                 # an empty sum: the general path
+        return -3, xlo, xhi
+    fb = min(float(X.shape[1]) * float(amax) * float(bmax), float(l1) * float(bmax))
+    if fb > _SAFE_F:
+        return -3, xlo, xhi
+    np.dot(xf, Bf, work)
+    return _round_saturate(work, add, mode, shift, lo, hi, relu, mask, out,
+                           fb < _MAGIC_F), xlo, xhi
+
+
+def product_into(X, xf, W: Operand, transpose: bool, shift: int, out, D, work, *,
+                 add=None, relu: bool = False, mask=None, counter=None):
+    """``matmul_round(X, W.T if transpose else W, shift, out, addend=add, into=D, work=work,
+    relu=relu, mask=mask, counter=counter)`` for an instruction whose operands keep their
+    shapes from call to call (``X`` raw int64, ``xf`` its float64 buffer, ``W`` a prepared
+    :class:`Operand`, ``add`` a per-column int64 vector, ``mask`` not sharing memory with
+    ``D``) in one compiled call when one float64 product is exact; returns ``(min X, max
+    X)``, or None when the general path must run (it was not: call :func:`matmul_round`,
+    which decides, and raises its errors). Nothing is written to ``D`` when it returns
+    None."""
+    if not HAVE_NUMBA:
+        return None
+    Bf = W.f64.T if transpose else W.f64
+    if not (Bf.flags.c_contiguous or Bf.flags.f_contiguous):
+        return None
+    c, lo, hi = _fused_product(X, xf, Bf, W.maxabs, _ZERO if add is None else add,
+                               0 if add is None else 1, shift, out.min_raw, out.max_raw,
+                               relu, _NO_MASK if mask is None else mask, D, work)
+    if c < 0:
+        return None
+    if c and counter is not None:
+        counter.saturations += int(c)
+    return int(lo), int(hi)
+
+
+@njit
+def _fused_gradient(E, ef, X, xf, shift, lo, hi, out, work):
+    """A weight gradient's single-product path in one compiled call: ``E`` and ``X`` (raw
+    int64, any strides) converted into ``ef`` and ``xf``, the bound of ``E.T @ X``, one
+    float64 product ``ef.T @ xf`` into ``work`` and the tail into ``out``. Returns the
+    saturations, or -2 / -3 with nothing written to ``out`` as :func:`_fused_product`."""
+    elo, ehi, _ = _to_f64_into(E, ef)
+    xlo, xhi, _ = _to_f64_into(X, xf)
+    amax, bmax = max(-elo, ehi), max(-xlo, xhi)
+    if amax >= _WIDE or bmax >= _WIDE:
+        return -2
+    if E.shape[0] == 0:                 # an empty sum: the general path
+        return -3
+    fb = float(E.shape[0]) * float(amax) * float(bmax)
+    if fb > _SAFE_F:
+        return -3
+    np.dot(ef.T, xf, work)
+    return _round_saturate(work, _ZERO, 0, shift, lo, hi, False, _NO_MASK, out,
+                           fb < _MAGIC_F)
+
+
+def gradient_into(E, ef, X, xf, shift: int, out, G, work, *, counter=None) -> bool:
+    """``matmul_round(E.T, X, shift, out, into=G, work=work, counter=counter)`` for raw
+    int64 ``E`` and ``X`` (float64 buffers ``ef`` and ``xf`` of their shapes) in one
+    compiled call when one float64 product is exact; whether it did (False: nothing was
+    written to ``G``; call :func:`matmul_round`, which decides and raises its errors)."""
+    if not HAVE_NUMBA:
+        return False
+    c = _fused_gradient(E, ef, X, xf, shift, out.min_raw, out.max_raw, G, work)
+    if c < 0:
+        return False
+    if c and counter is not None:
+        counter.saturations += int(c)
+    return True
 
 
 def matmul_round(A, B, shift: int, out, *, addend=None, counter=None, into=None, work=None,

@@ -37,7 +37,8 @@ from rlaccel.isa.table import TABLE
 from rlaccel.tlm.model import DYNAMIC, Binding, Cost, Family, InstructionModel, batch_rows
 from rlaccel.machines.fixar.tlm import activation
 from rlaccel.machines.fixar.tlm.adam import AdamWords
-from rlaccel.machines.fixar.tlm.kernels import matmul_round, operand_into, saturate
+from rlaccel.machines.fixar.tlm.kernels import (gradient_into, matmul_round, operand_into,
+                                                  product_into, saturate)
 from rlaccel.machines.fixar.tlm.soft_update import soft_update_inplace
 from rlaccel.machines.fixar.tlm.kernels import rescale
 from rlaccel.machines.fixar.tlm.state import _check, state_of
@@ -121,15 +122,29 @@ def _bff(b: Binding):
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
     xf, work = np.empty((B, cols)), np.empty((B, rows))      # buffers for every execution
     tail = act in ("none", "relu")                           # the accumulator's tail does it
+    relu = act == "relu"
     fw = st.weight.frac_bits - acc.frac_bits                 # the product's extra fraction
     pc, count = b.pc, st.count
+    add, fa = np.empty(rows, np.int64), acc.frac_bits        # the bias at the products' point
 
     def bff():
+        if tail and st.raw_inputs:      # the stored words: one compiled call when it applies
+            W = st.operand(S, syn, rows, cols)
+            np.left_shift(bias, fa, out=add)
+            seen = product_into(X, xf, W, True, fa + fw, acc, D, work, add=add, relu=relu,
+                                counter=counter)
+            if seen is not None:
+                if mon:
+                    st.observe(slot, seen[0], seen[1], X.size)
+                half = st.half
+                c = cost[half]
+                count(pc, half, c.issue)
+                return c
         x, fx = _input(st, acc, slot, X, xf, mon, where)
         W = st.operand(S, syn, rows, cols)
         if tail:
             matmul_round(x, W.T, fx + fw, acc, addend=bias << np.int64(fx), counter=counter,
-                         into=D, work=work, relu=act == "relu")
+                         into=D, work=work, relu=relu)
         else:
             z = matmul_round(x, W.T, fx + fw, acc, addend=bias << np.int64(fx),
                              counter=counter, work=work)
@@ -177,9 +192,14 @@ def _bbp(b: Binding):
     pc = b.pc
 
     ef, work = np.empty((B, rows)), np.empty((B, cols))
+    apart = M is None or not np.may_share_memory(D, M)   # the mask read as the result is written
 
     def bbp():
         W = st.operand_cols(S, syn, rows, q, off)
+        if apart and st.raw_inputs and product_into(E, ef, W, False, fw, acc, D, work, mask=M,
+                                                    counter=counter) is not None:
+            st.count(pc, st.half, cost.issue)
+            return cost
         m = None
         if M is not None:
             m = M if st.raw_inputs else st.read_input(slot, M, False, where)[0]
@@ -210,9 +230,11 @@ def _bwg(b: Binding):
 
     def bwg():
         half = st.half
-        x, fx = _input(st, acc, slot, X, xf, False, where)
-        e, _, _ = operand_into(E, ef)
-        matmul_round(e.T, x, fx + fg, gfmt, counter=counter, into=GW, work=work)
+        if not (st.raw_inputs and gradient_into(E, ef, X, xf, acc.frac_bits + fg, gfmt, GW,
+                                                work, counter=counter)):
+            x, fx = _input(st, acc, slot, X, xf, False, where)
+            e, _, _ = operand_into(E, ef)
+            matmul_round(e.T, x, fx + fg, gfmt, counter=counter, into=GW, work=work)
         GB[...] = rescale(E.sum(axis=0), fg, gfmt, counter)
         st.written(g, g + rows * cols + rows)
         st.count(pc, half, cost[half].issue)

@@ -373,3 +373,83 @@ def test_single_product_below_2_51_equals_python_ints(rng):
         want = python_matmul_round(X, Wt, 16, LO, HI, addend=add)
         assert np.array_equal(got, want)
         assert c.saturations == int(np.count_nonzero((want == LO) | (want == HI))) > 0
+
+
+@pytest.mark.skipif(not jit.HAVE_NUMBA,
+                    reason="NUMBA_DISABLE_JIT=1: the fused call is the compiled code's")
+def test_product_into_equals_matmul_round(rng):
+    """The instructions' fused call (conversion, bound, one float64 product, tail) gives
+    matmul_round's bits, saturation count and the input's min and max -- forward form
+    (W transposed, per-column bias, ReLU) and back-propagation form (mask), strided input
+    and destination, saturating operands -- and declines (None, nothing written) where the
+    general path must decide: sums that may pass 2**52, an operand wider than 33 bits, an
+    addend of 2**60, a weight view that is not contiguous."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from rlaccel.machines.fixar.tlm.kernels import Operand, product_into
+    mem = np.zeros(64 * 60, np.int64)
+    X = as_strided(mem, shape=(64, 40), strides=(60 * 8, 8))
+    X[...] = rng.integers(-(1 << 18), 1 << 18, size=(64, 40))   # 40 * 2**18 * 2**27 < 2**51
+    X[0, :] = (1 << 18) - 1                                   # saturating rows
+    W = Operand(rng.integers(-(1 << 27), 1 << 27, size=(30, 40)))
+    bias = rng.integers(-(1 << 31), 1 << 31, size=30) << 16
+    mask = rng.integers(-2, 3, size=(64, 30))
+    Wb = Operand(rng.integers(-(1 << 27), 1 << 27, size=(40, 30)))
+    for Wop, transpose, add, relu, m in ((W, True, bias, True, None),
+                                        (W, True, bias, False, None),
+                                        (Wb, False, None, False, mask)):
+        B = Wop.raw.T if transpose else Wop.raw
+        want = python_matmul_round(X, B, 16, LO, HI, addend=add)
+        want = np.maximum(want, 0) if relu else want
+        want = np.where(mask > 0, want, 0) if m is not None else want
+        out = np.zeros(64 * 50, np.int64)
+        D = as_strided(out[5:], shape=(64, 30), strides=(50 * 8, 8))
+        c = SaturationCounter()
+        seen = product_into(X, np.empty((64, 40)), Wop, transpose, 16, Q32, D,
+                            np.empty((64, 30)), add=add, relu=relu, mask=m, counter=c)
+        c0 = SaturationCounter()
+        matmul_round(X, B, 16, Q32, addend=add, counter=c0)
+        assert seen == (int(X.min()), int(X.max())) and np.array_equal(D, want)
+        assert c.saturations == c0.saturations > 0
+        assert np.count_nonzero(out) == np.count_nonzero(want)   # nothing else written
+    # declined: nothing written, the general path decides
+    full = Operand(rng.integers(*I32, size=(30, 40), endpoint=True))   # 40 * 2**18 * 2**31
+    wide = X.copy()
+    wide[1, 1] = 1 << 32
+    big = np.full(30, 1 << 60)
+    wider = Operand(rng.integers(-9, 10, size=(30, 45)))      # columns 5: as bbp's off
+    for args, kw in (((X, full, True), {}), ((wide, W, True), {}),
+                     ((X, W, True), {"add": big}),
+                     ((X, Operand(wider.raw[:, 5:], 9, wider.f64[:, 5:]), True), {})):
+        D = np.zeros((64, 30), np.int64)
+        assert product_into(args[0], np.empty((64, 40)), args[1], args[2], 16, Q32, D,
+                            np.empty((64, 30)), **kw) is None and not D.any()
+
+
+@pytest.mark.skipif(not jit.HAVE_NUMBA,
+                    reason="NUMBA_DISABLE_JIT=1: the fused call is the compiled code's")
+def test_gradient_into_equals_matmul_round(rng):
+    """The weight gradient's fused call gives matmul_round's bits of ``E.T @ X`` (strided
+    errors and inputs, saturating sums counted) and declines, writing nothing, where the
+    sums may pass 2**52 or an operand is wider than 33 bits."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from rlaccel.machines.fixar.tlm.kernels import gradient_into
+    mem = rng.integers(-(1 << 22), 1 << 22, size=64 * 70 + 40)
+    E = as_strided(mem, shape=(64, 30), strides=(70 * 8, 8))
+    X = as_strided(mem[35:], shape=(64, 40), strides=(70 * 8, 8))
+    E[0, :], X[0, :] = (1 << 22) - 1, (1 << 22) - 1             # 64 * 2**44 < 2**51
+    want = python_matmul_round(E.T, X, 12, LO, HI)
+    G = np.zeros((30, 40), np.int64)
+    c, c0 = SaturationCounter(), SaturationCounter()
+    assert gradient_into(E, np.empty((64, 30)), X, np.empty((64, 40)), 12, Q32, G,
+                         np.empty((30, 40)), counter=c)
+    matmul_round(E.T, X, 12, Q32, counter=c0)
+    assert np.array_equal(G, want) and c.saturations == c0.saturations > 0
+    wide = np.array(X)
+    wide[3, 3] = 1 << 32
+    full = rng.integers(*I32, size=(64, 40), endpoint=True)     # 64 * 2**22 * 2**31
+    for x in (wide, full):
+        G = np.zeros((30, 40), np.int64)
+        assert not gradient_into(E, np.empty((64, 30)), x, np.empty((64, 40)), 12, Q32, G,
+                                 np.empty((30, 40))) and not G.any()

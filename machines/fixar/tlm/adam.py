@@ -164,10 +164,9 @@ def _adam_apply(W, dw, scale, lo, hi, F, mirror):
         wc = min(max(w, lo), hi)
         n_sub += wc != w
         W[i] = wc
+        if mirror:                              # (unswitched: a loop for each case)
+            F[i] = i2f(wc)                      # a weight word: exact
         top = max(top, abs(wc))
-    if mirror:
-        for i in range(n):
-            F[i] = i2f(W[i])                    # a weight word: exact
     return True, n_round, n_sub, top
 
 

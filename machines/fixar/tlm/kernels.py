@@ -31,7 +31,13 @@ serves a full-matrix addend, the limb path and runs without numba. The simulator
 instructions go further (:func:`operand_into`, and ``matmul_round``'s ``into``, ``work``,
 ``relu`` and ``mask``): an operand converted into a buffer made once, which also gives its
 minimum and maximum (the QAT monitor's), the product into a second buffer, and the tail
-(with ReLU, or the ReLU derivative's mask) written straight into the destination.
+(with ReLU, or the ReLU derivative's mask) written straight into the destination; and
+:func:`product_into` (forward and back-propagation) and :func:`gradient_into` (weight
+gradients) do all of it in one compiled call, the product through numba's BLAS call,
+declining (nothing written) whenever the general path has to decide. The compiled passes
+convert between int64 and float64 by the ``1.5 * 2**52`` bit trick (:func:`i2f`,
+:func:`f2i`; exact below ``2**51``, and it vectorises where AVX2 has no packed int64
+conversion); the tail takes the plain cast for sums between ``2**51`` and ``2**52``.
 """
 
 from __future__ import annotations

@@ -77,10 +77,9 @@ def _soft_pass(T, S, traw, half, lo, hi, F, mirror):
         y = min(max(v, lo), hi)
         clipped += y != v
         T[i] = y
+        if mirror:                          # (unswitched: a loop for each case)
+            F[i] = i2f(y)                   # a weight word: exact
         top = max(top, abs(y))
-    if mirror:
-        for i in range(T.shape[0]):
-            F[i] = i2f(T[i])                # a weight word: exact
     return clipped, top
 
 

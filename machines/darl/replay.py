@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlaccel.programs.manifest import ManifestError
+from rlaccel.programs.ring import Ring
 
 __all__ = ["ReplayBuffer", "Batch"]
 
@@ -33,51 +34,24 @@ class Batch:
         return len(self.act)
 
 
-class ReplayBuffer:
+class ReplayBuffer(Ring):
     """A ring buffer of transitions of ``n_obs`` features."""
+
+    FIELDS = ("obs", "next_obs", "act", "rew")
 
     def __init__(self, n_obs: int, capacity: int = 102400):
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
             raise ManifestError(f"replay buffer: capacity must be a positive integer, not "
                                 f"{capacity!r}")
-        self.capacity = capacity
+        self._start(capacity)
         self.obs = np.zeros((capacity, n_obs))
         self.next_obs = np.zeros((capacity, n_obs))
         self.act = np.zeros(capacity, dtype=np.int64)
         self.rew = np.zeros(capacity)
-        self.size = 0
-        self._next = 0
-
-    def __len__(self) -> int:
-        return self.size
-
-    _FIELDS = ("obs", "next_obs", "act", "rew")
-
-    def checkpoint_state(self) -> tuple[dict, dict]:
-        """The filled rows and the ring's place, as ``(arrays, fields)``
-        (:mod:`rlaccel.programs.checkpoint`)."""
-        n = self.size
-        return ({f: getattr(self, f)[:n] for f in self._FIELDS},
-                {"capacity": self.capacity, "size": n, "next": self._next})
-
-    def restore(self, saved) -> None:
-        """Refill this (empty, same-sized) buffer from :meth:`checkpoint_state`'s state."""
-        cap = saved.get("capacity", int)
-        if cap != self.capacity:
-            raise saved.unfit(f"its replay buffer holds {cap} transitions, this one "
-                              f"{self.capacity}")
-        n = saved.get("size", int, lo=0, hi=cap)
-        nxt = saved.get("next", int, lo=0, hi=cap - 1)
-        for f in self._FIELDS:
-            rows = getattr(self, f)
-            rows[:n] = saved.array(f, rows.dtype, (n,) + rows.shape[1:])
-        self.size, self._next = n, nxt
 
     def add(self, obs, action: int, reward: float, next_obs) -> None:
-        i = self._next
+        i = self._push()
         self.obs[i], self.act[i], self.rew[i], self.next_obs[i] = obs, action, reward, next_obs
-        self._next = (i + 1) % self.capacity
-        self.size = min(self.size + 1, self.capacity)
 
     def _rows(self) -> np.ndarray:
         """Stored rows, oldest first."""

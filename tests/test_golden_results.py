@@ -16,8 +16,11 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
-from rlaccel.isa.machine import machine
+if __name__ == "__main__":   # as a script: its folder, first on the path, holds tests/rlaccel,
+    sys.path.pop(0)          # which would hide the package
+
+import pytest  # noqa: E402
+from rlaccel.isa.machine import machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
@@ -75,7 +78,18 @@ def test_golden_results(name, tmp_path):
     assert not changed, f"{len(changed)} figures changed, first: {list(changed.items())[:5]}"
 
 
-if __name__ == "__main__":
-    for name in sys.argv[1:]:
+def main(argv=None) -> int:
+    import argparse
+    p = argparse.ArgumentParser(description="Rewrite the named cases' golden records (only "
+                                "when their results are meant to change); `pytest "
+                                "tests/test_golden_results.py` checks them.")
+    p.add_argument("names", nargs="+", metavar="NAME", choices=sorted(CASES),
+                   help="cases of tests/golden/cases.toml: " + ", ".join(sorted(CASES)))
+    for name in p.parse_args(argv).names:
         report = run_case(name, GOLDEN / f"{name}.json")
         print(name, report["cycles"], "cycles")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

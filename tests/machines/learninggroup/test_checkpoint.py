@@ -5,13 +5,10 @@ episodes only (an exchange inside one is passed over, the next tried)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from rlaccel.isa.machine import machine
-from rlaccel.programs import checkpoint as ckm
 from rlaccel.programs.runner import _Setup
-from tests.test_golden_results import stable
 
 MANIFEST = str(machine("learninggroup").programs / "predator_prey.toml")
 OVER = ["learning.batch_episodes=2", "network.hid=16", "environment_kwargs.max_steps=6"]
@@ -25,17 +22,11 @@ def _setup():
 
 
 @pytest.mark.parametrize("every", [3, 25])
-def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, every):
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, resumed_and_whole,
+                                           every):
     ck = tmp_path / "run.ckpt"
     saved_at = stopped_at_first_save(_setup(), ck, every, IDENTITY).get("exchanges", int)
     assert saved_at >= every
-
-    resumed = _setup()
-    res_a = ckm.run_checkpointed(resumed, ck, every, IDENTITY)
-    whole = _setup()
-    res_b = whole.platform.run()                       # the uninterrupted run, as run() does
-    assert resumed.checkpoint["resumed_at"] == saved_at and not ck.exists()
+    resumed, whole = resumed_and_whole(_setup, ck, every, IDENTITY, saved_at)
     a, b = (s.platform.agents[0] for s in (resumed, whole))
-    assert all(np.array_equal(a.memories[k].data, m.data) for k, m in b.memories.items())
     assert a.state["sparse"].counters == b.state["sparse"].counters
-    assert stable(resumed.report(res_a)) == stable(whole.report(res_b))

@@ -28,20 +28,12 @@ def _setup():
 
 
 @pytest.mark.parametrize("every", [3, 13])
-def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, every):
+def test_a_stopped_run_resumes_bit_for_bit(tmp_path, stopped_at_first_save, resumed_and_whole,
+                                           every):
     ck = tmp_path / "run.ckpt"
     saved_at = stopped_at_first_save(_setup(), ck, every, IDENTITY).get("exchanges", int)
     assert saved_at >= every
-
-    resumed = _setup()
-    res_a = ckm.run_checkpointed(resumed, ck, every, IDENTITY)
-    whole = _setup()
-    res_b = whole.platform.run()                       # the uninterrupted run, as run() does
-    assert resumed.checkpoint["resumed_at"] == saved_at and not ck.exists()
-    assert resumed.checkpoint["exchanges"] > saved_at
-    for a, b in zip(resumed.platform.agents, whole.platform.agents):
-        assert all(np.array_equal(a.memories[k].data, m.data) for k, m in b.memories.items())
-    assert stable(resumed.report(res_a)) == stable(whole.report(res_b))
+    resumed, whole = resumed_and_whole(_setup, ck, every, IDENTITY, saved_at)
     assert resumed.r.state.training.rounds == whole.r.state.training.rounds > 3
 
 

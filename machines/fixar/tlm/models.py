@@ -42,6 +42,8 @@ from rlaccel.machines.fixar.tlm.kernels import (gradient_into, matmul_round, ope
 from rlaccel.machines.fixar.tlm.soft_update import soft_update_inplace
 from rlaccel.machines.fixar.tlm.kernels import rescale
 from rlaccel.machines.fixar.tlm.state import _check, state_of
+from rlaccel.machines.fixar.tlm.vector import (activate_into, derivative_mul_into, noise_into,
+                                                 td_into)
 from rlaccel.machines.fixar.tlm.timing import AapTiming, bp_cycles, ff_cycles, unit_cycles, wg_cycles
 
 __all__ = ["FAMILY", "MODELS", "CATEGORIES", "ACTIONS", "TIMING_KEYS", "aap_timing"]
@@ -324,7 +326,8 @@ def _noise(b: Binding):
 
     def noise():
         g = st.stream(s, where).gaussian_raw(n)
-        D[...] = acc.add(Sv, acc.mul(sig[0], g), counter=counter)
+        if not noise_into(acc, Sv, int(sig[0]), g, D, counter=counter):
+            D[...] = acc.add(Sv, acc.mul(sig[0], g), counter=counter)
     return noise
 
 
@@ -374,7 +377,8 @@ def _vact(b: Binding):
     act = _act_name(o["act"])
 
     def vact():
-        D[...] = _activate(st, act, np.array(Z), counter)
+        if not activate_into(st.acc, act, Z, D, segments=st.segments, counter=counter):
+            D[...] = _activate(st, act, np.array(Z), counter)
     return vact
 
 
@@ -389,6 +393,9 @@ def _vdact(b: Binding):
     lo, hi = int(acc.min_raw), int(acc.max_raw)
 
     def vdact():
+        if derivative_mul_into(acc, act, Sv, Z, D, neg, segments=st.segments,
+                               counter=counter):
+            return
         d = saturate(-np.array(Sv), lo, hi, counter) if neg else np.array(Sv)
         deriv = activation.derivative(acc, act, Z, segments=st.segments)
         D[...] = acc.mul(d, acc.cast(deriv, acc, counter=counter), counter=counter)
@@ -412,6 +419,8 @@ def _td(b: Binding):
     D, gamma = U[o["dst"]:o["dst"] + B], np.int64(o.get("value", 0))
 
     def td():
+        if td_into(acc, int(gamma), Q, Z, D, counter=counter):
+            return
         q2, rd = Z[:B], Z[B:].reshape(B, 2)
         discounted = acc.mul(gamma, q2, counter=counter)
         discounted = np.where(rd[:, 1] > 0, np.int64(0), discounted)

@@ -48,6 +48,16 @@ def _table(fmt, name: str, segments):
 
 
 @njit
+def _sat(y, lo, hi):
+    """``y`` saturated to ``[lo, hi]``, and 1 where it was clipped (else 0)."""
+    if y > hi:
+        return hi, 1
+    if y < lo:
+        return lo, 1
+    return y, 0
+
+
+@njit
 def _segment(a, breaks, shift):
     """The PWL segment holding ``0 <= a < xmax``: ``a >> shift`` when uniform, else the
     table's search (``searchsorted(breaks, a, side="right") - 1``)."""
@@ -82,12 +92,8 @@ def _activate_kernel(Z, D, mode, breaks, slopes, inter, shift, xmax, end, odd, n
                 y = end
             if v < 0:
                 y = -y if odd else one - y
-            if y > hi:
-                y = hi
-                c += 1
-            elif y < lo:
-                y = lo
-                c += 1
+            y, clipped = _sat(y, lo, hi)
+            c += clipped
             D[i, j] = y
     return c
 
@@ -121,12 +127,8 @@ def _derivative_mul_kernel(S, Z, D, neg, mode, breaks, slopes, shift, xmax, n, l
             d = S[i, j]
             if neg:
                 d = -d
-                if d > hi:
-                    d = hi
-                    cn += 1
-                elif d < lo:
-                    d = lo
-                    cn += 1
+                d, clipped = _sat(d, lo, hi)
+                cn += clipped
             z = Z[i, j]
             if mode == 0:
                 f = one
@@ -135,19 +137,11 @@ def _derivative_mul_kernel(S, Z, D, neg, mode, breaks, slopes, shift, xmax, n, l
             else:
                 a = -z if z < 0 else z
                 f = slopes[_segment(a, breaks, shift)] if a < xmax else 0
-            if f > hi:
-                f = hi
-                cm += 1
-            elif f < lo:
-                f = lo
-                cm += 1
+            f, clipped = _sat(f, lo, hi)
+            cm += clipped
             p = (d * f + half) >> n
-            if p > hi:
-                p = hi
-                cm += 1
-            elif p < lo:
-                p = lo
-                cm += 1
+            p, clipped = _sat(p, lo, hi)
+            cm += clipped
             D[i, j] = p
     return cn, cm
 
@@ -179,28 +173,16 @@ def _td_kernel(Q, Z, D, gamma, n, lo, hi):
     c = 0
     for b in range(B):
         p = (gamma * Z[b] + half) >> n
-        if p > hi:
-            p = hi
-            c += 1
-        elif p < lo:
-            p = lo
-            c += 1
+        p, clipped = _sat(p, lo, hi)
+        c += clipped
         if Z[B + 2 * b + 1] > 0:
             p = 0
         y = Z[B + 2 * b] + p
-        if y > hi:
-            y = hi
-            c += 1
-        elif y < lo:
-            y = lo
-            c += 1
+        y, clipped = _sat(y, lo, hi)
+        c += clipped
         e = Q[b] - y
-        if e > hi:
-            e = hi
-            c += 1
-        elif e < lo:
-            e = lo
-            c += 1
+        e, clipped = _sat(e, lo, hi)
+        c += clipped
         D[b] = e
     return c
 
@@ -226,19 +208,11 @@ def _noise_kernel(S, g, sigma, D, n, lo, hi):
     c = 0
     for i in range(S.shape[0]):
         p = (sigma * g[i] + half) >> n
-        if p > hi:
-            p = hi
-            c += 1
-        elif p < lo:
-            p = lo
-            c += 1
+        p, clipped = _sat(p, lo, hi)
+        c += clipped
         y = S[i] + p
-        if y > hi:
-            y = hi
-            c += 1
-        elif y < lo:
-            y = lo
-            c += 1
+        y, clipped = _sat(y, lo, hi)
+        c += clipped
         D[i] = y
     return c
 

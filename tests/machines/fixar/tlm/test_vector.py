@@ -51,6 +51,18 @@ def counted(fmt, run):
     return out, c.saturations, fmt.saturations - before
 
 
+def same(fmt, numpy_path, kernel, D):
+    """Run ``numpy_path(counter)`` and ``kernel(counter)`` (which writes ``D``): the kernel
+    ran, ``D`` equals the numpy result and both counted the same saturations on the counter
+    and on the format. Returns the numpy path's counter saturations."""
+    want, wc, wf = counted(fmt, numpy_path)
+    ran, gc, gf = counted(fmt, kernel)
+    assert ran
+    np.testing.assert_array_equal(D, want)
+    assert (gc, gf) == (wc, wf)
+    return wc
+
+
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.format}")
 @pytest.mark.parametrize("act", ACTS)
 @pytest.mark.parametrize("segments", SEGMENTS)
@@ -58,14 +70,9 @@ def test_activate_into(rng, fmt, act, segments):
     """vact: D = act(Z), the PWL table's saturations counted as the numpy path counts them."""
     for rows, cols in ((64, 6), (1, 6), (7, 33)):
         Z = strided(rng, fmt, rows, cols, cols + 3)
-        want, wc, wf = counted(fmt, lambda c: fmt.activate(act, np.array(Z), segments=segments,
-                                                            counter=c))
         D = np.full((rows, cols), 12345, np.int64)
-        ran, gc, gf = counted(fmt, lambda c: vector.activate_into(fmt, act, Z, D,
-                                                                  segments=segments, counter=c))
-        assert ran
-        np.testing.assert_array_equal(D, want)
-        assert (gc, gf) == (wc, wf)
+        same(fmt, lambda c: fmt.activate(act, np.array(Z), segments=segments, counter=c),
+             lambda c: vector.activate_into(fmt, act, Z, D, segments=segments, counter=c), D)
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.format}")
@@ -84,14 +91,9 @@ def test_derivative_mul_into(rng, fmt, act, neg):
                 d = saturate(-np.array(S), lo, hi, c) if neg else np.array(S)
                 deriv = activation.derivative(fmt, act, Z, segments=segments)
                 return fmt.mul(d, fmt.cast(deriv, fmt, counter=c), counter=c)
-            want, wc, wf = counted(fmt, numpy_path)
             D = np.full((rows, cols), -7, np.int64)
-            ran, gc, gf = counted(fmt, lambda c: vector.derivative_mul_into(
-                fmt, act, S, Z, D, neg, segments=segments, counter=c))
-            assert ran
-            np.testing.assert_array_equal(D, want)
-            assert (gc, gf) == (wc, wf)
-            saturated += wc
+            saturated += same(fmt, numpy_path, lambda c: vector.derivative_mul_into(
+                fmt, act, S, Z, D, neg, segments=segments, counter=c), D)
     if neg:     # -min_raw clips (|f'| <= 1: the product itself cannot leave the format)
         assert saturated > 0
 
@@ -111,14 +113,9 @@ def test_td_into(rng, fmt):
                 disc = np.where(rd[:, 1] > 0, np.int64(0),
                                 fmt.mul(np.int64(gamma), q2, counter=c))
                 return fmt.sub(Q, fmt.add(rd[:, 0], disc, counter=c), counter=c)
-            want, wc, wf = counted(fmt, numpy_path)
             D = np.zeros(B, np.int64)
-            ran, gc, gf = counted(fmt, lambda c: vector.td_into(fmt, gamma, Q, Z, D,
-                                                                counter=c))
-            assert ran
-            np.testing.assert_array_equal(D, want)
-            assert (gc, gf) == (wc, wf)
-            saturated += wc
+            saturated += same(fmt, numpy_path,
+                              lambda c: vector.td_into(fmt, gamma, Q, Z, D, counter=c), D)
     assert saturated > 0
 
 
@@ -131,15 +128,10 @@ def test_noise_into(rng, fmt):
         for sigma in (int(fmt.quantize(0.1)), int(fmt.max_raw), int(fmt.min_raw), 1):
             S = words(rng, fmt, n)
             g = np.clip(gen.gaussian_raw(n), fmt.min_raw, fmt.max_raw)   # q16.16 words
-            want, wc, wf = counted(fmt, lambda c: fmt.add(S, fmt.mul(np.int64(sigma), g,
-                                                                     counter=c), counter=c))
             D = np.zeros(n, np.int64)
-            ran, gc, gf = counted(fmt, lambda c: vector.noise_into(fmt, S, sigma, g, D,
-                                                                   counter=c))
-            assert ran
-            np.testing.assert_array_equal(D, want)
-            assert (gc, gf) == (wc, wf)
-            saturated += wc
+            saturated += same(
+                fmt, lambda c: fmt.add(S, fmt.mul(np.int64(sigma), g, counter=c), counter=c),
+                lambda c: vector.noise_into(fmt, S, sigma, g, D, counter=c), D)
     assert saturated > 0
 
 

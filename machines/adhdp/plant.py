@@ -229,11 +229,12 @@ def make_plants(trials: list, offsets: dict, nin: int, dt) -> Plants:
 def compiled_plant(trials, host, dt):
     """The compiled plant of a single run (``trials``: its Trials, ``host``: its AdhdpHost,
     ``dt``: the chip's number format), or None where it would not be the host's twin: numba
-    absent or disabled, a plant other than the cart-pole, or a number format whose reply is
-    not the float64 words or a fixed-point quantization of them."""
+    absent or disabled, a plant other than the cart-pole (or a stand-in for Trials without
+    an environment), or a number format whose reply is not the float64 words or a
+    fixed-point quantization of them."""
     from rlaccel.tlm.fast.jit import HAVE_NUMBA
     from rlaccel.machines.adhdp.envs.cartpole_adp import CartPoleADPEnv
-    if not HAVE_NUMBA or type(trials.env) is not CartPoleADPEnv:
+    if not HAVE_NUMBA or type(getattr(trials, "env", None)) is not CartPoleADPEnv:
         return None
     if dt.is_float and dt.name != "float64":
         return None

@@ -103,3 +103,4 @@ def test_only_the_cartpole_on_fixed_point_or_float64_gets_the_twin():
     fp32 = get_dtype("fp32")
     assert compiled_plant(cart, Host, fp32) is None          # its reply rounds to float32
     assert compiled_plant(beam, Host, get_dtype("q6.18")) is None
+    assert compiled_plant(object(), Host, get_dtype("q6.18")) is None   # no environment

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlaccel.isa.dtypes.activations import activation_name
+from rlaccel.tlm.fast.fixedpoint import sat
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["activate_into", "derivative_mul_into", "td_into", "noise_into", "apart"]
@@ -45,16 +46,6 @@ def _table(fmt, name: str, segments):
     t = fmt.pwl(name, segments)
     return (_PWL, t.breaks, t.slopes, t.intercepts, -1 if t.shift is None else t.shift,
             t.xmax_raw, t.end_value, t.odd)
-
-
-@njit
-def _sat(y, lo, hi):
-    """``y`` saturated to ``[lo, hi]``, and 1 where it was clipped (else 0)."""
-    if y > hi:
-        return hi, 1
-    if y < lo:
-        return lo, 1
-    return y, 0
 
 
 @njit
@@ -92,7 +83,7 @@ def _activate_kernel(Z, D, mode, breaks, slopes, inter, shift, xmax, end, odd, n
                 y = end
             if v < 0:
                 y = -y if odd else one - y
-            y, clipped = _sat(y, lo, hi)
+            y, clipped = sat(y, lo, hi)
             c += clipped
             D[i, j] = y
     return c
@@ -127,7 +118,7 @@ def _derivative_mul_kernel(S, Z, D, neg, mode, breaks, slopes, shift, xmax, n, l
             d = S[i, j]
             if neg:
                 d = -d
-                d, clipped = _sat(d, lo, hi)
+                d, clipped = sat(d, lo, hi)
                 cn += clipped
             z = Z[i, j]
             if mode == 0:
@@ -137,10 +128,10 @@ def _derivative_mul_kernel(S, Z, D, neg, mode, breaks, slopes, shift, xmax, n, l
             else:
                 a = -z if z < 0 else z
                 f = slopes[_segment(a, breaks, shift)] if a < xmax else 0
-            f, clipped = _sat(f, lo, hi)
+            f, clipped = sat(f, lo, hi)
             cm += clipped
             p = (d * f + half) >> n
-            p, clipped = _sat(p, lo, hi)
+            p, clipped = sat(p, lo, hi)
             cm += clipped
             D[i, j] = p
     return cn, cm
@@ -173,15 +164,15 @@ def _td_kernel(Q, Z, D, gamma, n, lo, hi):
     c = 0
     for b in range(B):
         p = (gamma * Z[b] + half) >> n
-        p, clipped = _sat(p, lo, hi)
+        p, clipped = sat(p, lo, hi)
         c += clipped
         if Z[B + 2 * b + 1] > 0:
             p = 0
         y = Z[B + 2 * b] + p
-        y, clipped = _sat(y, lo, hi)
+        y, clipped = sat(y, lo, hi)
         c += clipped
         e = Q[b] - y
-        e, clipped = _sat(e, lo, hi)
+        e, clipped = sat(e, lo, hi)
         c += clipped
         D[b] = e
     return c
@@ -208,10 +199,10 @@ def _noise_kernel(S, g, sigma, D, n, lo, hi):
     c = 0
     for i in range(S.shape[0]):
         p = (sigma * g[i] + half) >> n
-        p, clipped = _sat(p, lo, hi)
+        p, clipped = sat(p, lo, hi)
         c += clipped
         y = S[i] + p
-        y, clipped = _sat(y, lo, hi)
+        y, clipped = sat(y, lo, hi)
         c += clipped
         D[i] = y
     return c

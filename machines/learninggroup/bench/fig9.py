@@ -12,8 +12,10 @@ iterations", the success rate over every episode of the run (an episode succeeds
 predator reaches the prey within its 20 steps), ``success_all`` in the JSON.
 
 Every finished run is kept in the JSON and skipped when the sweep is started again, so the
-sweep resumes where it stopped (a run cut short restarts from its first iteration; its curve
-so far is kept, marked ``"partial": true``, every 50 iterations). The order is: every
+sweep resumes where it stopped. A machine run saves itself to
+``out/fig9/machine_A<A>_G<G>_s<seed>.ckpt`` every ``--checkpoint-every`` host exchanges and
+continues from there, bit for bit; a reference run cut short restarts from its first
+iteration. A run's curve so far is kept, marked ``"partial": true``, every 50 iterations. The order is: every
 reference run (the cheaper), then the machine's, each by A, then G, then seed (a
 point's seeds finish together). ``--import`` adds
 finished runs from a file ``bench/learning.py --compact`` wrote. After every run the JSON,
@@ -41,6 +43,7 @@ import learning  # noqa: E402
 from rlaccel.util.files import atomic_write  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
+CHECKPOINTS = Path(__file__).resolve().parents[3] / "out" / "fig9"
 
 
 def expand(run: dict) -> dict:
@@ -160,6 +163,10 @@ def main(argv=None) -> int:
     p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="FILE",
                    help="finished runs from a file bench/learning.py --compact wrote")
     p.add_argument("--table-only", action="store_true", help="run nothing")
+    p.add_argument("--checkpoint-every", type=int, default=10_000, metavar="N",
+                   help="a machine run saves itself every N host exchanges (default 10000)")
+    p.add_argument("--checkpoints", default=str(CHECKPOINTS), metavar="DIR",
+                   help="where machine runs keep their checkpoints (default out/fig9)")
     a = p.parse_args(argv)
     out = Path(a.json)
     command = "python machines/learninggroup/bench/fig9.py " + " ".join(
@@ -189,7 +196,12 @@ def main(argv=None) -> int:
                         runs = learning.merged(runs, [r])
                         write(out, runs, command, a.batch, a.iterations)
                     t0 = time.perf_counter()
-                    r = (learning.machine(A, G, a.iterations, a.batch, seed, [], partial=save)
+                    ckpt = Path(a.checkpoints) / f"machine_A{A}_G{G}_s{seed}.ckpt"
+                    if kind == "machine" and ckpt.exists():
+                        print(f"  resuming from {ckpt}", flush=True)
+                    r = (learning.machine(A, G, a.iterations, a.batch, seed, [], partial=save,
+                                          checkpoint=ckpt,
+                                          checkpoint_every=a.checkpoint_every)
                          if kind == "machine" else
                          learning.reference(A, G, a.iterations, a.batch, seed,
                                             a.reference_eps, partial=save))

@@ -66,16 +66,40 @@ def _curve_row(line: str) -> dict | None:
             "caught_rate": round(caught / 100 * eps) / eps}
 
 
+def _rows_so_far(rows_path: Path | None) -> list[dict]:
+    """The curve rows a checkpointed run wrote before it stopped (one JSON per line, each
+    with the wall seconds the run had taken by then); a torn last line is dropped."""
+    rows = []
+    if rows_path is not None and rows_path.exists():
+        for line in rows_path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                break
+    return rows
+
+
 def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
-            extra: list[str], partial=None, partial_every: int = 50) -> dict:
+            extra: list[str], partial=None, partial_every: int = 50,
+            checkpoint: Path | None = None, checkpoint_every: int = 10_000) -> dict:
     """One run through the simulator. ``partial(run)`` is called every ``partial_every``
     iterations with the run so far (``"partial": True``, the curve from the progress
-    lines), so a run stopped early keeps its first iterations."""
+    lines), so a run stopped early keeps its first iterations. With ``checkpoint`` the run
+    saves itself there every ``checkpoint_every`` host exchanges (``rlaccel run
+    --checkpoint``) and its curve rows beside it (``.rows.jsonl``); the same call resumes
+    it, bit for bit, in a later process, and removes both files when the run ends."""
     from rlaccel.programs.runner import run
     t0 = time.perf_counter()
     sets = [f"environment_kwargs.nagents={agents}", f"network.groups={groups}",
             f"iterations={iterations}", f"learning.batch_episodes={batch}", *extra]
-    seen: list[dict] = []
+    rows_path = None if checkpoint is None else Path(checkpoint).with_suffix(".rows.jsonl")
+    kept = _rows_so_far(rows_path) if checkpoint is not None and Path(checkpoint).exists() \
+        else []
+    seen: list[dict] = [k["row"] for k in kept]
+    base_wall = kept[-1]["wall_s"] if kept else 0.0
+    if rows_path is not None:
+        rows_path.parent.mkdir(parents=True, exist_ok=True)
+        rows_path.write_text("".join(json.dumps(k) + "\n" for k in kept))
 
     def progress(line: str) -> None:
         it = line.split(":")[0]
@@ -83,18 +107,27 @@ def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
             print(f"  machine A={agents} G={groups} {line}", flush=True)
         row = _curve_row(line)
         if row is not None:
+            while seen and seen[-1]["iteration"] >= row["iteration"]:
+                seen.pop()                      # rows written after the checkpoint, again
             seen.append(row)
+            wall = base_wall + time.perf_counter() - t0
+            if rows_path is not None:
+                with rows_path.open("a") as f:
+                    f.write(json.dumps({"row": row, "wall_s": wall}) + "\n")
             if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
                 partial({"kind": "machine", "agents": agents, "groups": groups,
                          "batch": batch, "seed": seed, "set": sets, "partial": True,
                          "planned_iterations": iterations,
-                         **_rates(seen), "curve": list(seen),
-                         "wall_s": time.perf_counter() - t0})
-    r = run(MANIFEST, sets, seed=seed, progress=progress)
+                         **_rates(seen), "curve": list(seen), "wall_s": wall})
+    r = run(MANIFEST, sets, seed=seed, progress=progress, checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every)
     curve = r["learning"]["curve"]
+    for f in (checkpoint, rows_path):
+        if f is not None and Path(f).exists():
+            Path(f).unlink()
     return {"kind": "machine", "agents": agents, "groups": groups, "batch": batch,
             "seed": seed, "set": sets, **_rates(curve), "curve": curve,
-            "wall_s": time.perf_counter() - t0, "utilization": r["utilization"],
+            "wall_s": base_wall + time.perf_counter() - t0, "utilization": r["utilization"],
             "throughput": r["throughput"], "latency": r["latency"], "table1": r["table1"],
             "stages": r["stages"], "cycles": r["cycles"], "energy_pj": r["energy_pj"]}
 

@@ -1,0 +1,48 @@
+"""machines/learninggroup/bench/learning.py: a checkpointed machine run stopped part-way
+resumes in a later call and ends with the uninterrupted run's curve, its partial records
+keeping every iteration, and leaves no checkpoint behind."""
+
+import importlib.util
+import sys
+
+import pytest
+
+from rlaccel.isa.machine import machine
+
+BENCH = machine("learninggroup").programs.parent / "bench"
+SMALL = ["network.hid=16", "environment_kwargs.max_steps=6"]
+
+
+@pytest.fixture(scope="module")
+def learning():
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location("lg_learning", BENCH / "learning.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_stopped_run_resumes_with_its_whole_curve(learning, tmp_path):
+    whole = learning.machine(4, 2, 6, 2, 3, SMALL)
+    ckpt = tmp_path / "run.ckpt"
+
+    def stop(_run):
+        raise Stop
+    with pytest.raises(Stop):
+        learning.machine(4, 2, 6, 2, 3, SMALL, partial=stop, partial_every=4,
+                         checkpoint=ckpt, checkpoint_every=5)
+    assert ckpt.exists() and ckpt.with_suffix(".rows.jsonl").exists()
+    partials = []
+    resumed = learning.machine(4, 2, 6, 2, 3, SMALL, partial=partials.append,
+                               partial_every=5, checkpoint=ckpt, checkpoint_every=5)
+    assert resumed["curve"] == whole["curve"] and len(whole["curve"]) == 6
+    assert resumed["success_all"] == whole["success_all"]
+    # the partial record after the resume holds the iterations before it too
+    assert [r["iteration"] for r in partials[0]["curve"]] == [1, 2, 3, 4, 5]
+    cols = learning.CURVE_COLUMNS           # what a progress line carries
+    assert partials[0]["curve"] == [{k: r[k] for k in cols} for r in whole["curve"][:5]]
+    assert not ckpt.exists() and not ckpt.with_suffix(".rows.jsonl").exists()

@@ -110,6 +110,39 @@ class Ic3netReference:
         return {"iteration": self.iterations_done, "loss": loss, **batch.stats(),
                 "density": self.density()}
 
+    # ---- checkpoints (between iterations) ----
+    def checkpoint_state(self) -> tuple[dict, dict]:
+        """What the next iteration depends on, as ``(arrays, fields)`` for
+        :func:`rlaccel.programs.checkpoint.write`: the parameters, RMSprop's square averages,
+        the generators of the episode seeds and the action draws, the counts. The masks are
+        the parameters' (:meth:`IC3Net.refresh_masks`); no episode is in flight."""
+        from rlaccel.programs.checkpoint import rng_state
+        arrays = {f"param.{k}": v for k, v in self.model.params.items()}
+        arrays.update({f"square_avg.{k}": v for k, v in self.opt.square_avg.items()})
+        ep = self.episodes
+        return arrays, {"iterations_done": self.iterations_done, "episodes": ep.count,
+                        "env_rng": rng_state(ep._env_rng), "rng": rng_state(ep.rng)}
+
+    def restore(self, saved) -> None:
+        """Continue from :meth:`checkpoint_state`'s state (``saved``, a
+        :class:`~rlaccel.programs.checkpoint.Saved`) in this fresh reference."""
+        for k, v in self.model.params.items():           # in place: the model shares them
+            v[...] = saved.array(f"param.{k}", v.dtype, v.shape)
+        for k, v in self.opt.square_avg.items():
+            v[...] = saved.array(f"square_avg.{k}", v.dtype, v.shape)
+        self.iterations_done = saved.get("iterations_done", int, lo=0)
+        self.episodes.count = saved.get("episodes", int, lo=0)
+        saved.rng("env_rng", self.episodes._env_rng)
+        saved.rng("rng", self.episodes.rng)
+        self.model.refresh_masks()
+
+    def identity(self) -> dict:
+        """What a checkpoint must match to be resumed: the network and the configuration
+        but the iteration budget (a checkpoint continues to a larger one)."""
+        return {"reference": {"net": dict(self.net.__dict__),
+                              "learning": {k: v for k, v in self.cfg.__dict__.items()
+                                           if k != "iterations"}}}
+
     def density(self) -> float:
         """Kept fraction of the grouped layers' weights (1.0 when nothing is grouped)."""
         masks = self.model.masks

@@ -12,10 +12,11 @@ iterations", the success rate over every episode of the run (an episode succeeds
 predator reaches the prey within its 20 steps), ``success_all`` in the JSON.
 
 Every finished run is kept in the JSON and skipped when the sweep is started again, so the
-sweep resumes where it stopped. A machine run saves itself to
-``out/fig9/machine_A<A>_G<G>_s<seed>.ckpt`` every ``--checkpoint-every`` host exchanges and
-continues from there, bit for bit; a reference run cut short restarts from its first
-iteration. A run's curve so far is kept, marked ``"partial": true``, every 50 iterations. The order is: every
+sweep resumes where it stopped. A run in progress saves itself to
+``out/fig9/<kind>_A<A>_G<G>_s<seed>.ckpt`` (the machine every ``--checkpoint-every`` host
+exchanges, the reference every 25 iterations) and continues from there, bit for bit, when
+the sweep is started again. A run's curve so far is kept, marked ``"partial": true``, every
+50 iterations. The order is: every
 reference run (the cheaper), then the machine's, each by A, then G, then seed (a
 point's seeds finish together). ``--import`` adds
 finished runs from a file ``bench/learning.py --compact`` wrote. After every run the JSON,
@@ -166,7 +167,7 @@ def main(argv=None) -> int:
     p.add_argument("--checkpoint-every", type=int, default=10_000, metavar="N",
                    help="a machine run saves itself every N host exchanges (default 10000)")
     p.add_argument("--checkpoints", default=str(CHECKPOINTS), metavar="DIR",
-                   help="where machine runs keep their checkpoints (default out/fig9)")
+                   help="where runs in progress keep their checkpoints (default out/fig9)")
     a = p.parse_args(argv)
     out = Path(a.json)
     command = "python machines/learninggroup/bench/fig9.py " + " ".join(
@@ -196,15 +197,15 @@ def main(argv=None) -> int:
                         runs = learning.merged(runs, [r])
                         write(out, runs, command, a.batch, a.iterations)
                     t0 = time.perf_counter()
-                    ckpt = Path(a.checkpoints) / f"machine_A{A}_G{G}_s{seed}.ckpt"
-                    if kind == "machine" and ckpt.exists():
+                    ckpt = Path(a.checkpoints) / f"{kind}_A{A}_G{G}_s{seed}.ckpt"
+                    if ckpt.exists():
                         print(f"  resuming from {ckpt}", flush=True)
                     r = (learning.machine(A, G, a.iterations, a.batch, seed, [], partial=save,
                                           checkpoint=ckpt,
                                           checkpoint_every=a.checkpoint_every)
                          if kind == "machine" else
                          learning.reference(A, G, a.iterations, a.batch, seed,
-                                            a.reference_eps, partial=save))
+                                            a.reference_eps, partial=save, checkpoint=ckpt))
                     save(r)
                     print(f"  -> success {r['success_all']:.1%}, "
                           f"{(time.perf_counter() - t0) / 60:.1f} min", flush=True)

@@ -66,17 +66,45 @@ def _curve_row(line: str) -> dict | None:
             "caught_rate": round(caught / 100 * eps) / eps}
 
 
-def _rows_so_far(rows_path: Path | None) -> list[dict]:
-    """The curve rows a checkpointed run wrote before it stopped (one JSON per line, each
-    with the wall seconds the run had taken by then); a torn last line is dropped."""
-    rows = []
-    if rows_path is not None and rows_path.exists():
-        for line in rows_path.read_text().splitlines():
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                break
-    return rows
+class _Rows:
+    """A run's learning-curve rows, kept beside its checkpoint (``.rows.jsonl``: one JSON a
+    row, with the wall seconds the run had taken by then) so that a resumed run's curve and
+    wall time include what it did before it stopped. Without a checkpoint: in memory."""
+
+    def __init__(self, checkpoint: Path | None):
+        self.path = None if checkpoint is None else Path(checkpoint).with_suffix(".rows.jsonl")
+        kept = []
+        if self.path is not None and Path(checkpoint).exists() and self.path.exists():
+            for line in self.path.read_text().splitlines():
+                try:
+                    kept.append(json.loads(line))
+                except ValueError:
+                    break                         # a torn last line
+        self.rows = [k["row"] for k in kept]
+        self.base_wall = kept[-1]["wall_s"] if kept else 0.0
+        self.t0 = time.perf_counter()
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("".join(json.dumps(k) + "\n" for k in kept))
+
+    def wall(self) -> float:
+        return self.base_wall + time.perf_counter() - self.t0
+
+    def add(self, row: dict) -> None:
+        """Row ``row``, replacing rows of its iteration and later (played again after the
+        checkpoint they followed)."""
+        while self.rows and self.rows[-1]["iteration"] >= row["iteration"]:
+            self.rows.pop()
+        self.rows.append(row)
+        if self.path is not None:
+            with self.path.open("a") as f:
+                f.write(json.dumps({"row": row, "wall_s": self.wall()}) + "\n")
+
+    def done(self, checkpoint: Path | None) -> None:
+        """The run has ended: its checkpoint and rows go."""
+        for f in (checkpoint, self.path):
+            if f is not None and Path(f).exists():
+                Path(f).unlink()
 
 
 def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
@@ -89,17 +117,9 @@ def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
     --checkpoint``) and its curve rows beside it (``.rows.jsonl``); the same call resumes
     it, bit for bit, in a later process, and removes both files when the run ends."""
     from rlaccel.programs.runner import run
-    t0 = time.perf_counter()
     sets = [f"environment_kwargs.nagents={agents}", f"network.groups={groups}",
             f"iterations={iterations}", f"learning.batch_episodes={batch}", *extra]
-    rows_path = None if checkpoint is None else Path(checkpoint).with_suffix(".rows.jsonl")
-    kept = _rows_so_far(rows_path) if checkpoint is not None and Path(checkpoint).exists() \
-        else []
-    seen: list[dict] = [k["row"] for k in kept]
-    base_wall = kept[-1]["wall_s"] if kept else 0.0
-    if rows_path is not None:
-        rows_path.parent.mkdir(parents=True, exist_ok=True)
-        rows_path.write_text("".join(json.dumps(k) + "\n" for k in kept))
+    seen = _Rows(checkpoint)
 
     def progress(line: str) -> None:
         it = line.split(":")[0]
@@ -107,58 +127,62 @@ def machine(agents: int, groups: int, iterations: int, batch: int, seed: int,
             print(f"  machine A={agents} G={groups} {line}", flush=True)
         row = _curve_row(line)
         if row is not None:
-            while seen and seen[-1]["iteration"] >= row["iteration"]:
-                seen.pop()                      # rows written after the checkpoint, again
-            seen.append(row)
-            wall = base_wall + time.perf_counter() - t0
-            if rows_path is not None:
-                with rows_path.open("a") as f:
-                    f.write(json.dumps({"row": row, "wall_s": wall}) + "\n")
-            if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
+            seen.add(row)
+            n = len(seen.rows)
+            if partial and n % partial_every == 0 and n < iterations:
                 partial({"kind": "machine", "agents": agents, "groups": groups,
                          "batch": batch, "seed": seed, "set": sets, "partial": True,
                          "planned_iterations": iterations,
-                         **_rates(seen), "curve": list(seen), "wall_s": wall})
+                         **_rates(seen.rows), "curve": list(seen.rows), "wall_s": seen.wall()})
     r = run(MANIFEST, sets, seed=seed, progress=progress, checkpoint=checkpoint,
             checkpoint_every=checkpoint_every)
     curve = r["learning"]["curve"]
-    for f in (checkpoint, rows_path):
-        if f is not None and Path(f).exists():
-            Path(f).unlink()
+    seen.done(checkpoint)
     return {"kind": "machine", "agents": agents, "groups": groups, "batch": batch,
             "seed": seed, "set": sets, **_rates(curve), "curve": curve,
-            "wall_s": base_wall + time.perf_counter() - t0, "utilization": r["utilization"],
+            "wall_s": seen.wall(), "utilization": r["utilization"],
             "throughput": r["throughput"], "latency": r["latency"], "table1": r["table1"],
             "stages": r["stages"], "cycles": r["cycles"], "energy_pj": r["energy_pj"]}
 
 
 def reference(agents: int, groups: int, iterations: int, batch: int, seed: int,
-              eps: float, partial=None, partial_every: int = 50) -> dict:
+              eps: float, partial=None, partial_every: int = 50,
+              checkpoint: Path | None = None, checkpoint_every: int = 25) -> dict:
     """The float32 reference; ``partial(run)`` every ``partial_every`` iterations as for
-    the machine."""
+    the machine. With ``checkpoint`` it saves itself there every ``checkpoint_every``
+    iterations (:meth:`Ic3netReference.checkpoint_state`) and the same call resumes it, bit
+    for bit, in a later process."""
     from rlaccel.machines.learninggroup.config import LearningConfig, NetConfig
     from rlaccel.machines.learninggroup.reference import Ic3netReference
-    t0 = time.perf_counter()
+    from rlaccel.programs import checkpoint as ck
     cfg = LearningConfig(env_kwargs={"nagents": agents, "dim": 5, "vision": 0,
                                      "max_steps": 20}, batch_episodes=batch,
                          iterations=iterations, seed=seed, eps=eps)
     ref = Ic3netReference(NetConfig(hid=128, groups=groups), cfg)
-    seen: list[dict] = []
+    seen = _Rows(checkpoint)
+    if checkpoint is not None and Path(checkpoint).exists():
+        ref.restore(ck.load(checkpoint, ref.identity()))
+        seen.rows = seen.rows[:ref.iterations_done]
 
     def progress(row, _ref):
-        seen.append(row)
+        seen.add(row)
         if row["iteration"] % max(1, iterations // 10) == 0:
             print(f"  reference A={agents} G={groups} iteration {row['iteration']}: "
                   f"success {row['success_rate']:.0%}", flush=True)
-        if partial and len(seen) % partial_every == 0 and len(seen) < iterations:
+        if checkpoint is not None and row["iteration"] % checkpoint_every == 0:
+            arrays, fields = ref.checkpoint_state()
+            ck.write(checkpoint, ref.identity(), fields, arrays)
+        n = len(seen.rows)
+        if partial and n % partial_every == 0 and n < iterations:
             partial({"kind": "reference", "agents": agents, "groups": groups, "batch": batch,
                      "seed": seed, "eps": eps, "partial": True,
-                     "planned_iterations": iterations, **_rates(seen),
-                     "curve": list(seen), "wall_s": time.perf_counter() - t0})
-    res = ref.train(callback=progress)
+                     "planned_iterations": iterations, **_rates(seen.rows),
+                     "curve": list(seen.rows), "wall_s": seen.wall()})
+    ref.train(iterations - ref.iterations_done, callback=progress)
+    seen.done(checkpoint)
     return {"kind": "reference", "agents": agents, "groups": groups, "batch": batch,
-            "seed": seed, "eps": eps, **_rates(res.curve), "curve": res.curve,
-            "wall_s": time.perf_counter() - t0}
+            "seed": seed, "eps": eps, **_rates(seen.rows), "curve": list(seen.rows),
+            "wall_s": seen.wall()}
 
 
 CURVE_COLUMNS = ["iteration", "episodes", "steps", "success_rate", "caught_rate"]

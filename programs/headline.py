@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Headline", "Throughput"]
+__all__ = ["Headline", "Throughput", "measured"]
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,12 @@ class Throughput:
     value: float
     unit: str
     note: str = ""
+
+
+def measured(name: str, value: float | None, unit: str, note: str = "") -> Throughput | None:
+    """The throughput measure of a run that measured it (``value`` neither None nor 0), else
+    None (the :class:`Headline`'s ``no_throughput`` then says why)."""
+    return Throughput(name, value, unit, note) if value else None
 
 
 @dataclass(frozen=True)

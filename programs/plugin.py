@@ -17,6 +17,7 @@ listing the machines stays cheap.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -148,11 +149,21 @@ class Plugin:
 
 class PackagePlugin(Plugin):
     """A plugin whose report lives in its package's modules: ``results.py`` (``results(m,
-    run, res, platform)`` and ``summary(report)``) and, when ``has_report``, ``report.py``
-    (``add_arguments(parser)`` and ``cmd_report(args)``), imported when first used."""
+    run, res, platform)`` and ``summary(report)``) and, when the package has one,
+    ``report.py`` (``add_arguments(parser)`` and ``cmd_report(args)``), imported when first
+    used."""
+
+    def _package(self) -> str:
+        return type(self).__module__.rsplit(".", 1)[0]
 
     def _module(self, name: str):
-        return importlib.import_module(f"{type(self).__module__.rsplit('.', 1)[0]}.{name}")
+        return importlib.import_module(f"{self._package()}.{name}")
+
+    @property
+    def has_report(self) -> bool:
+        """``rlaccel report MACHINE`` exists when the package has a ``report`` module (found
+        without importing it)."""
+        return importlib.util.find_spec(f"{self._package()}.report") is not None
 
     def results(self, m: dict, run: Run, res, platform) -> dict:
         return self._module("results").results(m, run, res, platform)

@@ -13,9 +13,9 @@ machine. A figure a run does not have is left out or says why; no line prints ``
 
 from __future__ import annotations
 
-from rlaccel.programs.headline import Headline, Throughput
+from rlaccel.programs.headline import Headline, Throughput, measured
 
-__all__ = ["Headline", "Throughput", "common_block", "summary", "si", "seconds_text"]
+__all__ = ["Headline", "Throughput", "measured", "common_block", "summary", "si", "seconds_text"]
 
 
 #: SI prefixes from pico to tera

@@ -137,7 +137,7 @@ class DarlPlugin(PackagePlugin):
         """The common block's figures: the regression arrays' and the issue slots'
         utilisation, the DARL paper's throughput (eq. 23's IPS under the one host reading of
         :data:`~.table2.HOST`) and the agents' environment steps."""
-        from rlaccel.programs.summary import Headline, Throughput
+        from rlaccel.programs.summary import Headline, measured
         util = {}
         kernel = r.get("unit_utilisation_kernel") or {}
         if "regression" in kernel:
@@ -146,14 +146,10 @@ class DarlPlugin(PackagePlugin):
         ips = r.get("ips", {}).get("quiet_host_parallel_envs")
         return Headline(
             utilisation=util,
-            throughput=(Throughput("IPS (eq. 23)", ips, "inferences/s",
-                                   "a quiet host's environment step, the agents' at once")
-                        if ips else None),
+            throughput=measured("IPS (eq. 23)", ips, "inferences/s",
+                                "a quiet host's environment step, the agents' at once"),
             no_throughput="no training iteration ran (eq. 23 needs one)",
             env_steps=r["learning"]["env_steps"])
-
-    # ---- rlaccel report darl ----
-    has_report = True
 
 
 PLUGIN = DarlPlugin()

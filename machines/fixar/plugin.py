@@ -116,14 +116,12 @@ class FixarPlugin(PackagePlugin):
         """The common block's figures: the PEs' and the issue slots' utilisation, the
         accelerator IPS (the FIXAR paper's Fig. 10 measure; the run's mean over its phases)
         and the training run's environment steps."""
-        from rlaccel.programs.summary import Headline, Throughput
+        from rlaccel.programs.summary import Headline, measured
         u, ips = r["utilization"], r.get("ips", {})
         util = ({"PEs": u["pe"]} if "pe" in u else {}) | {"instruction issue": u["issue_busy"]}
-        tp = None
-        if ips.get("accelerator"):
-            tp = Throughput("accelerator", ips["accelerator"], "IPS",
-                            "batch samples per simulated second of training, the run's mean; "
-                            "paper 53,826.8")
+        tp = measured("accelerator", ips.get("accelerator"), "IPS",
+                      "batch samples per simulated second of training, the run's mean; "
+                      "paper 53,826.8")
         return Headline(utilisation=util, throughput=tp,
                         no_throughput="no training step ran (the warm-up took the budget)",
                         env_steps=r["config"]["steps"],
@@ -132,9 +130,6 @@ class FixarPlugin(PackagePlugin):
     def progress(self, run: Run) -> list[str]:
         lines, run.state.progress_lines = run.state.progress_lines, []
         return lines
-
-    # ---- rlaccel report fixar ----
-    has_report = True
 
 
 PLUGIN = FixarPlugin()

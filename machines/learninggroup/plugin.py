@@ -160,8 +160,5 @@ class LearningGroupPlugin(PackagePlugin):
                                               "GFLOPS", "dense-equivalent"),
                         env_steps=int(r["learning"]["steps"]))
 
-    # ---- rlaccel report learninggroup ----
-    has_report = True
-
 
 PLUGIN = LearningGroupPlugin()

@@ -217,17 +217,13 @@ class MaddpgPlugin(PackagePlugin):
         """The common block's figures: instruction issue, the MADDPG paper's throughput
         measure (IPS, eq. 7: one environment step and one update round, T_SG measured on
         this machine) and the environment steps the host took."""
-        from rlaccel.programs.summary import Headline, Throughput
+        from rlaccel.programs.summary import Headline, measured
         ips = ((r.get("ips") or {}) | r.get("timing", {}).get("ips", {})).get("system")
         return Headline(utilisation={"instruction issue": r["utilization"]["issue_busy"]},
-                        throughput=(Throughput("IPS", ips, "iterations/s",
-                                               "eq. 7, T_SG measured on this machine")
-                                    if ips else None),
+                        throughput=measured("IPS", ips, "iterations/s",
+                                            "eq. 7, T_SG measured on this machine"),
                         no_throughput="no update round, so no IPS (eq. 7)",
                         env_steps=r["learning"]["steps"])
-
-    # ---- rlaccel report maddpg ----
-    has_report = True
 
 
 PLUGIN = MaddpgPlugin()

@@ -10,7 +10,8 @@ import pytest
 from rlaccel.isa.machine import machine
 from rlaccel.programs.plugin import Plugin, load_plugin
 from rlaccel.programs.runner import run
-from rlaccel.programs.summary import Headline, Throughput, common_block, seconds_text, si, summary
+from rlaccel.programs.summary import (Headline, Throughput, common_block, measured, seconds_text,
+                                      si, summary)
 
 #: the shortest run of each machine the machines' own tests use: manifest, overrides, options
 SHORT = {
@@ -110,6 +111,18 @@ def test_steps_per_second_are_of_the_whole_run():
     lines = common_block(_report(), h)          # (no utilisation line: none declared)
     assert lines[3] == "  throughput:  IPS 1,234.5 inferences/s (eq. 7)"
     assert lines[4].endswith("; 300 environment steps, 150 per second of wall time")
+
+
+@pytest.mark.parametrize("value", [None, 0, 0.0])
+def test_a_throughput_not_measured_is_none_and_the_headline_says_why(value):
+    assert measured("IPS", value, "inferences/s", "eq. 7") is None
+    h = Headline(throughput=measured("IPS", value, "inferences/s"), no_throughput="no round")
+    assert common_block(_report(), h)[3] == "  throughput:  not given (no round)"
+
+
+def test_a_measured_throughput_keeps_its_name_value_unit_and_note():
+    assert measured("IPS", 12.5, "inferences/s", "eq. 7") == Throughput(
+        "IPS", 12.5, "inferences/s", "eq. 7")
 
 
 def test_a_machine_without_utilisation_leaves_the_line_out():

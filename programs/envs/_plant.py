@@ -74,6 +74,12 @@ class PlantEnv(gym.Env[np.ndarray, np.ndarray]):
         self.action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float64)
         self._state: np.ndarray | None = None
 
+    def _keep(self, check, **options: Any) -> None:
+        """Keep each option as the attribute of its name once ``check(name, value)``
+        (:func:`_positive`, :func:`_nonnegative`) has accepted it (a ValueError otherwise)."""
+        for name, value in options.items():
+            setattr(self, name, check(name, value))
+
     # ----- what a plant defines ------------------------------------------------------------
 
     def state_derivative(self, state: np.ndarray, plant_input: float) -> np.ndarray:

@@ -92,13 +92,10 @@ class BallBeamEnv(PlantEnv):
                  beam_damping: float = 0.0, init_r: float = 0.05,
                  init_theta_deg: float = 1.0, substeps: int = 1, dt: float = 0.02,
                  render_mode: str | None = None):
-        self.ball_mass = _positive("ball_mass", ball_mass)
-        self.ball_radius = _positive("ball_radius", ball_radius)
-        self.ball_inertia = _nonnegative("ball_inertia", ball_inertia)
-        self.beam_inertia = _positive("beam_inertia", beam_inertia)
-        self.beam_length = _positive("beam_length", beam_length)
-        self.gravity = _positive("gravity", gravity)
-        self.tau_max = _nonnegative("tau_max", tau_max)
+        self._keep(_positive, ball_mass=ball_mass, ball_radius=ball_radius,
+                   beam_inertia=beam_inertia, beam_length=beam_length, gravity=gravity)
+        self._keep(_nonnegative, ball_inertia=ball_inertia, tau_max=tau_max,
+                   ball_damping=ball_damping, beam_damping=beam_damping, init_r=init_r)
         theta_limit_deg = _positive("theta_limit_deg", theta_limit_deg)
         if theta_limit_deg >= 90.0:
             raise ValueError(
@@ -106,9 +103,6 @@ class BallBeamEnv(PlantEnv):
                 f"not {theta_limit_deg!r}")
         self.theta_limit = theta_limit_deg * _DEG
         self.r_limit = 0.5 * self.beam_length
-        self.ball_damping = _nonnegative("ball_damping", ball_damping)
-        self.beam_damping = _nonnegative("beam_damping", beam_damping)
-        self.init_r = _nonnegative("init_r", init_r)
         if self.init_r >= self.r_limit:
             raise ValueError(f"init_r must be below beam_length/2 = {self.r_limit}, "
                              f"not {init_r!r}")

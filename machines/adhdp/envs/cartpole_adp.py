@@ -71,13 +71,9 @@ class CartPoleADPEnv(PlantEnv):
                  render_mode: str | None = None):
         self.force_mode = _choice("force_mode", force_mode, ("bang-bang", "analog"))
         self.init = _choice("init", init, ("he2012", "zero"))
-        self.gravity = _positive("gravity", gravity)
-        self.cart_mass = _positive("cart_mass", cart_mass)
-        self.pole_mass = _positive("pole_mass", pole_mass)
-        self.pole_half_length = _positive("pole_half_length", pole_half_length)
-        self.mu_c = _nonnegative("mu_c", mu_c)
-        self.mu_p = _nonnegative("mu_p", mu_p)
-        self.force_mag = _nonnegative("force_mag", force_mag)
+        self._keep(_positive, gravity=gravity, cart_mass=cart_mass, pole_mass=pole_mass,
+                   pole_half_length=pole_half_length)
+        self._keep(_nonnegative, mu_c=mu_c, mu_p=mu_p, force_mag=force_mag)
         self._setup(dt=dt, substeps=substeps, render_mode=render_mode)
 
     def state_derivative(self, state: np.ndarray, plant_input: float) -> np.ndarray:

@@ -147,6 +147,7 @@ def test_state_order_and_scale():
     ({"init_r": 0.6}, r"init_r must be below beam_length/2 = 0.5, not 0.6"),
     ({"init_theta_deg": 45}, "init_theta_deg must be below theta_limit_deg = 30.0, not 45"),
     ({"tau_max": "big"}, "tau_max must be a number, not 'big'"),
+    ({"ball_damping": -0.1}, "ball_damping must be non-negative, not -0.1"),
 ])
 def test_bad_options_are_refused(kwargs, message):
     """Each constructor option is checked and the error names it and the bad value."""

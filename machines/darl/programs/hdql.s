@@ -24,25 +24,17 @@
 .arch   darl
 .include "layout.inc"
 
-.macro iteration J                  ; training iteration J of the batch (Table 1's L)
-        cc.mark 2
-        henc    src=SLOTS + J*SW + 1, syn=P, dst=HV1, n=NF, d=D
+.macro regress_delayed              ; V2 = V_Q'(HV2) against the delayed model (eq. 7-10)
+        hreg.t  src=HV2, syn=QD, dst=V2, n=NA, d=D
+.endm
+
+.macro update_value J               ; iteration J, s encoded in HV1: V_update into VU
         henc    src=SLOTS + J*SW + 1 + NF, syn=P, dst=HV2, n=NF, d=D
         hreg    src=HV1, syn=Q, dst=V1, mask=SLOTS + J*SW + 2 + 2*NF, n=NA, d=D
-        hreg.t  src=HV2, syn=QD, dst=V2, n=NA, d=D
+        regress_delayed
         hsel.mask src=V1, dst=QP, mask=SLOTS + J*SW + 2 + 2*NF, n=NA
         hsel.max src=V2, dst=QT, n=NA
         hupd    dst=VU, a=QP, b=QT, c=SLOTS + J*SW + 1 + 2*NF, k=BG
-        hpush   src=HV1, v=VU, mask=SLOTS + J*SW + 2 + 2*NF, syn=SHARD, aux=Q, n=NA, d=D
-        cc.endmark 2
-.endm
-
-.macro inference                    ; an inference iteration (Fig. 2 b-e): the greedy action
-        cc.mark 1
-        henc    src=STATE, syn=P, dst=HV2, n=NF, d=D
-        hreg.t  src=HV2, syn=QD, dst=V2, n=NA, d=D
-        hsel.argmax src=V2, dst=OUT, n=NA
-        cc.endmark 1
 .endm
 
 .include "loop.inc"

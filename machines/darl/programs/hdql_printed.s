@@ -7,24 +7,16 @@
 .arch   darl
 .include "layout.inc"
 
-.macro iteration J                  ; training iteration J of the batch (Table 1's L)
-        cc.mark 2
-        henc    src=SLOTS + J*SW + 1, syn=P, dst=HV1, n=NF, d=D
+.macro regress_delayed              ; V2 = V_Q'(HV2) against the delayed model (eq. 10)
+        hreg.tc src=HV2, syn=QD, dst=V2, n=NA, d=D
+.endm
+
+.macro update_value J               ; iteration J, s encoded in HV1: V_update into VU
         hreg.c  src=HV1, syn=Q, dst=V1, mask=SLOTS + J*SW + 2 + 2*NF, n=NA, d=D
         hreg.tc src=HV1, syn=QD, dst=V2, n=NA, d=D
         hsel.mask src=V1, dst=QP, mask=SLOTS + J*SW + 2 + 2*NF, n=NA
         hsel.mask src=V2, dst=QT, mask=SLOTS + J*SW + 2 + 2*NF, n=NA
         hupd.p  dst=VU, a=QP, b=QT, c=SLOTS + J*SW + 1 + 2*NF, k=BG
-        hpush   src=HV1, v=VU, mask=SLOTS + J*SW + 2 + 2*NF, syn=SHARD, aux=Q, n=NA, d=D
-        cc.endmark 2
-.endm
-
-.macro inference                    ; an inference iteration (Fig. 2 b-e): the greedy action
-        cc.mark 1
-        henc    src=STATE, syn=P, dst=HV2, n=NF, d=D
-        hreg.tc src=HV2, syn=QD, dst=V2, n=NA, d=D
-        hsel.argmax src=V2, dst=OUT, n=NA
-        cc.endmark 1
 .endm
 
 .include "loop.inc"

@@ -182,20 +182,25 @@ class FixarDriver:
         t0, c0 = time.perf_counter(), time.process_time()
         n = self.sym["HPA"].address + 7 - self.base
         reply = np.zeros(n, np.int64)
-        self._put(reply, self.base, "ST", self._q(state))
         if batch is None:
+            self._put(reply, self.base, "ST", self._q(state))
             self._put(reply, self.base, "EVAL", [_ONE])
         else:
             t = self.updates + 1
             self._put(reply, self.base, "FREEZE", [_ONE if freeze else 0])
             S, A, B = self.S, self.A, self.cfg.batch
+            # the state and the batch's values quantised in one call (elementwise, so the
+            # same words as one call each)
+            parts = (state, batch["s"], batch["a"], batch["s2"], batch["r"])
+            q = self._q(np.concatenate([np.ravel(p) for p in parts]))
+            st, s, a, s2, r = np.split(q, np.cumsum([S, B * S, B * A, B * S]))
+            self._put(reply, self.base, "ST", st)
             self._put(reply, self.base, "BAT",
-                      np.concatenate([self._q(batch["s"]), self._q(batch["a"])], axis=1))
+                      np.concatenate([s.reshape(B, S), a.reshape(B, A)], axis=1))
             nxt = np.zeros((B, S + A), np.int64)
-            nxt[:, :S] = self._q(batch["s2"])
+            nxt[:, :S] = s2.reshape(B, S)
             self._put(reply, self.base, "NXT", nxt)
-            rd = np.stack([self._q(batch["r"]),
-                           np.where(np.asarray(batch["done"]) > 0, _ONE, 0)], axis=1)
+            rd = np.stack([r, np.where(np.asarray(batch["done"]) > 0, _ONE, 0)], axis=1)
             self._put(reply, self.base, "RD", rd)
             for name, hp in (("HPC", self.hp_critic), ("HPA", self.hp_actor)):
                 self._put(reply, self.base, name, constants(t, hp).view(np.int32))

@@ -332,6 +332,7 @@ def _shift_round(total: np.ndarray, s: int) -> np.ndarray:
 
 
 _ZERO = np.zeros(1, np.int64)
+_EMPTY_ROW = np.zeros(0, np.int64)
 _ADD_ERROR = "matmul_round: the addend must stay below 2**60 in magnitude"
 
 
@@ -399,11 +400,36 @@ def product_into(X, xf, W: Operand, transpose: bool, shift: int, out, D, work, *
 
 
 @njit
-def _fused_gradient(E, ef, X, xf, shift, lo, hi, out, work):
+def _column_sums_into(E, shift, lo, hi, out):
+    """:func:`rescale` of ``E.sum(axis=0)`` (raw int64, any strides) into ``out``: the
+    same int64 operations, column by column; returns the number clipped."""
+    m, n = E.shape
+    total = np.zeros(n, np.int64)
+    for i in range(m):
+        for j in range(n):
+            total[j] += E[i, j]
+    half = (1 << (shift - 1)) if shift > 0 else 0
+    clipped = 0
+    for j in range(n):
+        v = total[j]
+        if shift > 0:
+            v = (v + half) >> shift
+        elif shift < 0:
+            v = min(max(v, -(1 << 40)), 1 << 40) << -shift
+        c = min(max(v, lo), hi)
+        clipped += c != v
+        out[j] = c
+    return clipped
+
+
+@njit
+def _fused_gradient(E, ef, X, xf, shift, lo, hi, out, work, bias, bshift):
     """A weight gradient's single-product path in one compiled call: ``E`` and ``X`` (raw
     int64, any strides) converted into ``ef`` and ``xf``, the bound of ``E.T @ X``, one
-    float64 product ``ef.T @ xf`` into ``work`` and the tail into ``out``. Returns the
-    saturations, or -2 / -3 with nothing written to ``out`` as :func:`_fused_product`."""
+    float64 product ``ef.T @ xf`` into ``work`` and the tail into ``out``; then, when
+    ``bias`` is not empty, the bias gradient (:func:`_column_sums_into` of ``E`` at
+    ``bshift``) into it. Returns the saturations of both, or -2 / -3 with nothing written
+    to ``out`` or ``bias`` as :func:`_fused_product`."""
     elo, ehi, _ = _to_f64_into(E, ef)
     xlo, xhi, _ = _to_f64_into(X, xf)
     amax, bmax = max(-elo, ehi), max(-xlo, xhi)
@@ -415,18 +441,24 @@ def _fused_gradient(E, ef, X, xf, shift, lo, hi, out, work):
     if fb > _SAFE_F:
         return -3
     np.dot(ef.T, xf, work)
-    return _round_saturate(work, _ZERO, 0, shift, lo, hi, False, _NO_MASK, out,
-                           fb < _MAGIC_F)
+    c = _round_saturate(work, _ZERO, 0, shift, lo, hi, False, _NO_MASK, out, fb < _MAGIC_F)
+    if bias.shape[0]:
+        c += _column_sums_into(E, bshift, lo, hi, bias)
+    return c
 
 
-def gradient_into(E, ef, X, xf, shift: int, out, G, work, *, counter=None) -> bool:
+def gradient_into(E, ef, X, xf, shift: int, out, G, work, *, bias=None, bias_shift: int = 0,
+                  counter=None) -> bool:
     """``matmul_round(E.T, X, shift, out, into=G, work=work, counter=counter)`` for raw
     int64 ``E`` and ``X`` (float64 buffers ``ef`` and ``xf`` of their shapes) in one
-    compiled call when one float64 product is exact; whether it did (False: nothing was
-    written to ``G``; call :func:`matmul_round`, which decides and raises its errors)."""
+    compiled call when one float64 product is exact, and with ``bias`` (an int64 vector of
+    ``E``'s columns) ``bias[...] = rescale(E.sum(axis=0), bias_shift, out, counter)`` in
+    the same call; whether it did (False: nothing was written to ``G`` or ``bias``; call
+    :func:`matmul_round` and :func:`rescale`, which decide and raise their errors)."""
     if not HAVE_NUMBA:
         return False
-    c = _fused_gradient(E, ef, X, xf, shift, out.min_raw, out.max_raw, G, work)
+    c = _fused_gradient(E, ef, X, xf, shift, out.min_raw, out.max_raw, G, work,
+                        _EMPTY_ROW if bias is None else bias, bias_shift)
     if c < 0:
         return False
     if c and counter is not None:

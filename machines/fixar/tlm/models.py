@@ -233,11 +233,12 @@ def _bwg(b: Binding):
     def bwg():
         half = st.half
         if not (st.raw_inputs and gradient_into(E, ef, X, xf, acc.frac_bits + fg, gfmt, GW,
-                                                work, counter=counter)):
+                                                work, bias=GB, bias_shift=fg,
+                                                counter=counter)):
             x, fx = _input(st, acc, slot, X, xf, False, where)
             e, _, _ = operand_into(E, ef)
             matmul_round(e.T, x, fx + fg, gfmt, counter=counter, into=GW, work=work)
-        GB[...] = rescale(E.sum(axis=0), fg, gfmt, counter)
+            GB[...] = rescale(E.sum(axis=0), fg, gfmt, counter)
         st.written(g, g + rows * cols + rows)
         st.count(pc, half, cost[half].issue)
         return cost[half]

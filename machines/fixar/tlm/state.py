@@ -232,8 +232,10 @@ class FixarState:
         return op
 
     def operand_cols(self, S: np.ndarray, syn: int, rows: int, q: int, off: int) -> Operand:
-        """Columns ``off:`` of the ``rows x q`` weight matrix at ``syn``, prepared (a view of
-        :meth:`operand`'s, with its own ``max|.|``), cached likewise."""
+        """Columns ``off:`` of the ``rows x q`` weight matrix at ``syn``, prepared (its words
+        a view of :meth:`operand`'s, its float64 copy a contiguous copy of that operand's,
+        which BLAS takes as it is, and its own ``max|.|``), cached until :meth:`written` or
+        :meth:`updated` drops it."""
         if off == 0:
             return self.operand(S, syn, rows, q)
         key = (syn, rows, q, off)
@@ -242,7 +244,7 @@ class FixarState:
             W = self.operand(S, syn, rows, q)
             raw = W.raw[:, off:]
             m = max(-int(raw.min()), int(raw.max())) if raw.size else 0
-            op = self.weights[key] = Operand(raw, m, W.f64[:, off:])
+            op = self.weights[key] = Operand(raw, m, np.ascontiguousarray(W.f64[:, off:]))
         return op
 
     def written(self, lo: int, hi: int) -> None:
@@ -254,12 +256,13 @@ class FixarState:
         """Synapse words ``[lo, hi)`` changed and their mirror words with them (the Adam
         unit's and the soft update's compiled passes), none above ``maxabs`` in magnitude:
         the operands inside keep their arrays with ``maxabs`` as their bound (exactness
-        needs only a bound; :meth:`~.kernels.Operand.changed`); those partly inside are
+        needs only a bound; :meth:`~.kernels.Operand.changed`); those partly inside, and the
+        column operands (:meth:`operand_cols`: their float64 words are a copy), are
         dropped."""
         for key, op in list(self.weights.items()):
             a, b = key[0], key[0] + key[1] * key[2]
             if a < hi and lo < b:
-                if lo <= a and b <= hi:
+                if lo <= a and b <= hi and len(key) == 3:
                     op.changed(maxabs)
                 else:
                     del self.weights[key]

@@ -9,7 +9,7 @@ from rlaccel.tlm.fast import jit
 
 from rlaccel.isa.dtypes import SaturationCounter, get_dtype
 from rlaccel.util.errors import DTypeError
-from rlaccel.machines.fixar.tlm.kernels import limb_plan, matmul_round, saturate
+from rlaccel.machines.fixar.tlm.kernels import limb_plan, matmul_round, rescale, saturate
 from rlaccel.machines.fixar.tlm.pe import product_full
 
 from tests.machines.fixar.tlm.conftest import python_matmul_round
@@ -430,8 +430,9 @@ def test_product_into_equals_matmul_round(rng):
                     reason="NUMBA_DISABLE_JIT=1: the fused call is the compiled code's")
 def test_gradient_into_equals_matmul_round(rng):
     """The weight gradient's fused call gives matmul_round's bits of ``E.T @ X`` (strided
-    errors and inputs, saturating sums counted) and declines, writing nothing, where the
-    sums may pass 2**52 or an operand is wider than 33 bits."""
+    errors and inputs, saturating sums counted) and rescale's of the bias gradient, and
+    declines, writing nothing, where the sums may pass 2**52 or an operand is wider than
+    33 bits."""
     from numpy.lib.stride_tricks import as_strided
 
     from rlaccel.machines.fixar.tlm.kernels import gradient_into
@@ -446,10 +447,24 @@ def test_gradient_into_equals_matmul_round(rng):
                          np.empty((30, 40)), counter=c)
     matmul_round(E.T, X, 12, Q32, counter=c0)
     assert np.array_equal(G, want) and c.saturations == c0.saturations > 0
+    # with the bias gradient: rescale's bits of the errors' column sums, in the same call
+    # (rounded, exact, shifted left with its clip; saturating columns counted)
+    clipped = {}
+    for bshift in (12, 0, -3, -20):
+        bias = np.zeros(30, np.int64)
+        c, c0, cb = SaturationCounter(), SaturationCounter(), SaturationCounter()
+        assert gradient_into(E, np.empty((64, 30)), X, np.empty((64, 40)), 12, Q32, G,
+                             np.empty((30, 40)), bias=bias, bias_shift=bshift, counter=c)
+        matmul_round(E.T, X, 12, Q32, counter=c0)
+        assert np.array_equal(bias, rescale(E.sum(axis=0), bshift, Q32, cb))
+        assert np.array_equal(G, want) and c.saturations == c0.saturations + cb.saturations
+        clipped[bshift] = cb.saturations
+    assert clipped[-20] > 0 and clipped[12] == 0
     wide = np.array(X)
     wide[3, 3] = 1 << 32
     full = rng.integers(*I32, size=(64, 40), endpoint=True)     # 64 * 2**22 * 2**31
     for x in (wide, full):
-        G = np.zeros((30, 40), np.int64)
+        G, bias = np.zeros((30, 40), np.int64), np.zeros(30, np.int64)
         assert not gradient_into(E, np.empty((64, 30)), x, np.empty((64, 40)), 12, Q32, G,
-                                 np.empty((30, 40))) and not G.any()
+                                 np.empty((30, 40)), bias=bias, bias_shift=12)
+        assert not G.any() and not bias.any()

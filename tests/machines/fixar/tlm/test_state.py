@@ -1,6 +1,6 @@
 """The agent's prepared weight operands: the float64 mirror they live in, renewed by the
 compiled passes that write it (updated) or dropped when words change behind them
-(written)."""
+(written); a column operand's contiguous float64 copy is dropped by both."""
 
 import numpy as np
 
@@ -23,6 +23,7 @@ def test_operand_mirror_updated_and_written():
     assert op.maxabs == int(np.abs(S[10:22]).max()) and st.operand(S, 10, 3, 4) is op
     cols = st.operand_cols(S, 10, 3, 4, 1)
     assert np.array_equal(cols.f64, S[10:22].reshape(3, 4)[:, 1:])
+    assert cols.f64.flags.c_contiguous and st.operand_cols(S, 10, 3, 4, 1) is cols
     assert cols.maxabs == int(np.abs(S[10:22].reshape(3, 4)[:, 1:]).max())
     # a pass that wrote the words and their mirror: the operands inside keep their arrays
     S[5:30] += 7
@@ -30,7 +31,11 @@ def test_operand_mirror_updated_and_written():
     st.updated(5, 30, 1 << 21)
     assert st.operand(S, 10, 3, 4) is op and op.maxabs == 1 << 21
     assert np.array_equal(op.f64, S[10:22].reshape(3, 4))
-    assert st.operand_cols(S, 10, 3, 4, 1) is cols and cols.maxabs == 1 << 21
+    # a column operand's float64 words are a copy: made again from the renewed mirror
+    assert (10, 3, 4, 1) not in st.weights
+    cols = st.operand_cols(S, 10, 3, 4, 1)
+    assert np.array_equal(cols.f64, S[10:22].reshape(3, 4)[:, 1:])
+    assert cols.maxabs == int(np.abs(S[10:22].reshape(3, 4)[:, 1:]).max())
     # partly inside an updated range, or written behind the mirror: made again from S
     st.updated(15, 40, 1 << 21)
     assert (10, 3, 4) not in st.weights and (10, 3, 4, 1) not in st.weights

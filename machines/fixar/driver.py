@@ -159,6 +159,12 @@ class FixarDriver:
         a = s.address - base
         reply[a:a + s.length] = np.asarray(values, np.int64).reshape(-1)
 
+    def _words(self, reply, name) -> np.ndarray:
+        """The words of symbol ``name`` in the reply to a request (a view)."""
+        s = self.sym[name]
+        a = s.address - self.base
+        return reply[a:a + s.length]
+
     def _q(self, x) -> np.ndarray:
         return self.acc.quantize(np.asarray(x, np.float64))
 
@@ -190,18 +196,19 @@ class FixarDriver:
             self._put(reply, self.base, "FREEZE", [_ONE if freeze else 0])
             S, A, B = self.S, self.A, self.cfg.batch
             # the state and the batch's values quantised in one call (elementwise, so the
-            # same words as one call each)
+            # same words as one call each), written into the symbols' words in place
             parts = (state, batch["s"], batch["a"], batch["s2"], batch["r"])
             q = self._q(np.concatenate([np.ravel(p) for p in parts]))
-            st, s, a, s2, r = np.split(q, np.cumsum([S, B * S, B * A, B * S]))
-            self._put(reply, self.base, "ST", st)
-            self._put(reply, self.base, "BAT",
-                      np.concatenate([s.reshape(B, S), a.reshape(B, A)], axis=1))
-            nxt = np.zeros((B, S + A), np.int64)
-            nxt[:, :S] = s2.reshape(B, S)
-            self._put(reply, self.base, "NXT", nxt)
-            rd = np.stack([r, np.where(np.asarray(batch["done"]) > 0, _ONE, 0)], axis=1)
-            self._put(reply, self.base, "RD", rd)
+            i = S + B * S
+            self._words(reply, "ST")[...] = q[:S]
+            bat = self._words(reply, "BAT").reshape(B, S + A)
+            bat[:, :S] = q[S:i].reshape(B, S)
+            bat[:, S:] = q[i:i + B * A].reshape(B, A)
+            i += B * A
+            self._words(reply, "NXT").reshape(B, S + A)[:, :S] = q[i:i + B * S].reshape(B, S)
+            rd = self._words(reply, "RD").reshape(B, 2)
+            rd[:, 0] = q[i + B * S:]
+            rd[:, 1] = np.where(np.asarray(batch["done"]) > 0, _ONE, 0)
             for name, hp in (("HPC", self.hp_critic), ("HPA", self.hp_actor)):
                 self._put(reply, self.base, name, constants(t, hp).view(np.int32))
         self.timeline.add("packing", time.perf_counter() - t0)

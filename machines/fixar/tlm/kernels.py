@@ -380,18 +380,21 @@ def product_into(X, xf, W: Operand, transpose: bool, shift: int, out, D, work, *
     relu=relu, mask=mask, counter=counter)`` for an instruction whose operands keep their
     shapes from call to call (``X`` raw int64, ``xf`` its float64 buffer, ``W`` a prepared
     :class:`Operand`, ``add`` a per-column int64 vector, ``mask`` not sharing memory with
-    ``D``) in one compiled call when one float64 product is exact; returns ``(min X, max
-    X)``, or None when the general path must run (it was not: call :func:`matmul_round`,
-    which decides, and raises its errors). Nothing is written to ``D`` when it returns
-    None."""
+    ``D``) in one compiled call when one float64 product is exact (when the sums' bound
+    fails with ``W``'s ``max|.|`` only a bound, :meth:`Operand.tighten` and a second call,
+    as :func:`matmul_round` tightens before it splits); returns ``(min X, max X)``, or None
+    when the general path must run (it was not: call :func:`matmul_round`, which decides,
+    and raises its errors). Nothing is written to ``D`` when it returns None."""
     if not HAVE_NUMBA:
         return None
     Bf = W.f64.T if transpose else W.f64
     if not (Bf.flags.c_contiguous or Bf.flags.f_contiguous):
         return None
-    c, lo, hi = _fused_product(X, xf, Bf, W.maxabs, _ZERO if add is None else add,
-                               0 if add is None else 1, shift, out.min_raw, out.max_raw,
-                               relu, _NO_MASK if mask is None else mask, D, work)
+    args = (_ZERO if add is None else add, 0 if add is None else 1, shift, out.min_raw,
+            out.max_raw, relu, _NO_MASK if mask is None else mask, D, work)
+    c, lo, hi = _fused_product(X, xf, Bf, W.maxabs, *args)
+    if c == -3 and W.tighten():
+        c, lo, hi = _fused_product(X, xf, Bf, W.maxabs, *args)
     if c < 0:
         return None
     if c and counter is not None:

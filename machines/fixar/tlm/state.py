@@ -171,8 +171,11 @@ class FixarState:
     def observe(self, slot: int, lo: int, hi: int, n: int) -> None:
         """Algorithm 1's monitor: ``n`` raw activations from ``lo`` to ``hi`` seen at
         ``slot``."""
+        m = self.monitors.get(slot)
+        if m is None:
+            m = self.monitors[slot] = RangeMonitor()
         lsb = self.acc.lsb
-        self.monitors.setdefault(slot, RangeMonitor()).observe_range(lo * lsb, hi * lsb, n)
+        m.observe_range(lo * lsb, hi * lsb, n)
 
     def freeze(self, bits: int, where: str) -> None:
         if self.qparams is not None:

@@ -382,8 +382,9 @@ def test_product_into_equals_matmul_round(rng):
     matmul_round's bits, saturation count and the input's min and max -- forward form
     (W transposed, per-column bias, ReLU) and back-propagation form (mask), strided input
     and destination, saturating operands -- and declines (None, nothing written) where the
-    general path must decide: sums that may pass 2**52, an operand wider than 33 bits, an
-    addend of 2**60, a weight view that is not contiguous."""
+    general path must decide: sums that may pass 2**52 (after a loose weight bound is made
+    exact), an operand wider than 33 bits, an addend of 2**60, a weight view that is not
+    contiguous."""
     from numpy.lib.stride_tricks import as_strided
 
     from rlaccel.machines.fixar.tlm.kernels import Operand, product_into
@@ -412,6 +413,15 @@ def test_product_into_equals_matmul_round(rng):
         assert seen == (int(X.min()), int(X.max())) and np.array_equal(D, want)
         assert c.saturations == c0.saturations > 0
         assert np.count_nonzero(out) == np.count_nonzero(want)   # nothing else written
+    # a weight bound left loose by an update (2**31: the sums' test fails with it) is made
+    # exact, and the call goes on
+    loose = Operand(W.raw.copy())
+    loose.changed(1 << 31)
+    D = np.zeros((64, 30), np.int64)
+    assert product_into(X, np.empty((64, 40)), loose, True, 16, Q32, D, np.empty((64, 30)),
+                        add=bias) is not None
+    assert loose.maxabs == W.maxabs
+    assert np.array_equal(D, python_matmul_round(X, W.raw.T, 16, LO, HI, addend=bias))
     # declined: nothing written, the general path decides
     full = Operand(rng.integers(*I32, size=(30, 40), endpoint=True))   # 40 * 2**18 * 2**31
     wide = X.copy()

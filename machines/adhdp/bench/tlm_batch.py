@@ -1,7 +1,7 @@
 """Batched runs: many seeds of one program as one simulation against the same runs one by one.
 
     python machines/adhdp/bench/tlm_batch.py [--manifest machines/adhdp/programs/cartpole.toml] [--seeds 1-50]
-                              [--trials 20] [--arch adhdp] [--repeats R] [--cli]
+                              [--trials 20] [--arch adhdp] [--repeats R] [--cli] [--floor]
                               [--json FILE]
 
 Runs the manifest for every seed as one batch (``programs.runner.run_batch``, what ``rlaccel
@@ -12,6 +12,11 @@ Prints wall and CPU seconds of each and their ratios, and checks that every batc
 report equals its single run's (but the wall-clock figures). One short batch and one short
 run come first, untimed, to load the compiled code. Not a test: the figures depend on the
 machine and its load; CPU seconds are the steadier measure on a shared machine.
+
+``--floor`` also measures the batch's arithmetic alone (:func:`kernel_floor`): the CPU seconds
+of the compiled kernels of every instruction the members ran, without the loop's timing
+bookkeeping, the hosts, set-up or reports. No batch of these runs costs less, so the single
+runs' CPU over it bounds the speed-up any batch can reach.
 """
 
 from __future__ import annotations
@@ -24,7 +29,14 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 from rlaccel.programs.runner import run, run_batch
+from rlaccel.tlm.fast import batch as fast_batch
+from rlaccel.tlm.fast import interp as I
+from rlaccel.tlm.fast.dispatch import branch, run as kernel
+from rlaccel.tlm.fast.jit import njit
+from rlaccel.tlm.loader import BRANCH, EXEC
 
 
 def _strip(o):
@@ -46,6 +58,77 @@ def _timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
+@njit(nrt=False)
+def _repeat_kernel(pc, reps, P, U, S, K, T, B, IMM, FS):
+    """Instruction ``pc``'s kernel ``reps`` times on memories ``U``, ``S``."""
+    c = 0
+    for _ in range(reps):
+        c += kernel(P[pc, I.C_CODE], P, pc, I.C_ARGS, U, S, K, T, B, IMM[pc], FS)
+    return c
+
+
+@njit(nrt=False)
+def _repeat_branch(pc, reps, P, U, K):
+    """Branch ``pc``'s condition ``reps`` times on memory ``U``."""
+    c = 0
+    for _ in range(reps):
+        taken, sats = branch(P[pc, I.C_CODE], P, pc, I.C_ARGS, U, K)
+        c += taken + sats
+    return c
+
+
+class _Kept(fast_batch.Batch):
+    """A Batch that keeps itself where :func:`kernel_floor` finds it."""
+
+    last = None
+
+    def run(self):
+        _Kept.last = self
+        return super().run()
+
+
+def kernel_floor(manifest, sets, seeds, kw, reps: int = 20000) -> dict:
+    """The CPU seconds of a batch's arithmetic alone: the batch run once more (its Batch
+    kept), then every instruction with a compiled kernel or condition timed alone, ``reps``
+    times on a copy of member 0's memories as the batch left them (best of three), times how
+    often the members ran it. Warm caches and predicted branches make it a lower bound."""
+    saved, fast_batch.Batch = fast_batch.Batch, _Kept
+    try:
+        run_batch(manifest, sets, seeds=seeds, **kw)
+    finally:
+        fast_batch.Batch = saved
+    b = _Kept.last
+    _Kept.last = None
+    counts = b.STATS[:, 0, :].sum(axis=0)
+    p0 = b.progs[0]
+    ops = b.platforms[0].agent.ops
+    total, rows = 0.0, {}
+    for pc in np.flatnonzero(counts).tolist():
+        kind = int(p0.P[pc, I.C_KIND])
+        if kind not in (EXEC, BRANCH):
+            continue
+        U, S = b.Us[0].copy(), b.Ss[0].copy()
+        if kind == EXEC:
+            def once(n):
+                return _repeat_kernel(pc, n, p0.P, U, S, p0.K, p0.T, p0.B, p0.IMM, p0.FS)
+        else:
+            def once(n):
+                return _repeat_branch(pc, n, p0.P, U, p0.K)
+        once(1)
+        best = float("inf")
+        for _ in range(3):
+            c = time.process_time()
+            once(reps)
+            best = min(best, (time.process_time() - c) / reps)
+        s = best * int(counts[pc])
+        total += s
+        mn = ops[pc].mnemonic
+        rows[mn] = rows.get(mn, 0.0) + s
+    n = int(counts.sum())
+    return {"cpu_s": total, "instructions": n, "ns_per_instruction": total / n * 1e9,
+            "by_mnemonic_s": dict(sorted(rows.items(), key=lambda kv: -kv[1]))}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--manifest", default="machines/adhdp/programs/cartpole.toml")
@@ -56,6 +139,8 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=1,
                    help="interleaved repeats of batch and single runs (medians)")
     p.add_argument("--cli", action="store_true", help="also time one process per seed")
+    p.add_argument("--floor", action="store_true",
+                   help="also time the batch's compiled kernels alone (kernel_floor)")
     p.add_argument("--json", metavar="FILE")
     a = p.parse_args(argv)
     seeds = _seeds(a.seeds)
@@ -90,6 +175,9 @@ def main(argv=None) -> int:
            "singles_in_process": {"wall_s": sw, "cpu_s": sc},
            "speedup_wall": med("speedup_wall"), "speedup_cpu": med("speedup_cpu"),
            "each": rows}
+    if a.floor:
+        f = out["kernel_floor"] = kernel_floor(a.manifest, a.set, seeds, kw)
+        out["speedup_cpu_bound"] = sc / f["cpu_s"]
     if a.cli:
         cmd = [sys.executable, "-m", "rlaccel", "run", a.manifest, "-q", "--trials",
                str(a.trials)] + (["--arch", a.arch] if a.arch else [])
@@ -109,6 +197,11 @@ def main(argv=None) -> int:
     print(f"  single runs, in turn  {sw:8.2f} s wall {sc:8.2f} s CPU   "
           f"speedup {out['speedup_wall']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU "
           f"(each repeat: {each} CPU)")
+    if a.floor:
+        f = out["kernel_floor"]
+        print(f"  kernels alone (floor)          {f['cpu_s']:8.2f} s CPU   "
+              f"({f['ns_per_instruction']:.0f} ns an instruction): no batch beats "
+              f"{out['speedup_cpu_bound']:.1f}x CPU")
     if a.cli:
         print(f"  one process per seed  {out['singles_cli']['wall_s']:8.2f} s wall"
               f"                 speedup {out['speedup_cli_wall']:.1f}x wall")

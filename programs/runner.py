@@ -164,7 +164,8 @@ class _Setup:
             configured = configure(manifest, overrides, arch=arch, seed=seed,
                                    arch_overrides=arch_overrides, **options)
         self.plugin, self.m = configured
-        self.arch = load_arch(self.m["arch"])
+        # a batch member (``like``: its first member's platform) runs the first's architecture
+        self.arch = like.arch if like is not None else load_arch(self.m["arch"])
         self.r = self.plugin.prepare(self.m, self.arch)
         per_agent = self.r.agent_defines
         if per_agent is None:

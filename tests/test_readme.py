@@ -41,6 +41,8 @@ VOLATILE = re.compile(r"wall|/s\b|per second|compil|elapsed|this host|T_SG|eq\. 
 #: the notices of a first compile (tlm/fast/jit.py), printed once per cache
 FIRST_COMPILE = re.compile(r"^rlaccel \w+: compil(ing|ed) .* (with numba|in [\d.]+ s of CPU)")
 _NUMBER = re.compile(r"\d[\d,]*(\.\d+)?")
+#: a wall time as rlaccel.programs.summary.seconds_text writes it: 0.84 s, 3 min 05 s, 1 h 02 min
+_DURATION = re.compile(r"\d+ h \d+ min|\d+ min \d+ s|\d+(\.\d+)? s\b")
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _EXIT = re.compile(r"#\s*exit\s+(\d+)\s*$")
 
@@ -132,7 +134,8 @@ def run_python(code: str, cwd: Path) -> tuple[int, list[str]]:
 
 
 def masked(lines: list[str]) -> list[str]:
-    return [_NUMBER.sub("#", s) if VOLATILE.search(s) else s for s in lines]
+    return [_NUMBER.sub("#", _DURATION.sub("# s", s)) if VOLATILE.search(s) else s
+            for s in lines]
 
 
 def scratch() -> tempfile.TemporaryDirectory:
@@ -219,3 +222,11 @@ if __name__ == "__main__":
     for doc in args[1:] or DOCS:
         check(doc, update=True)
         print(f"{doc}: outputs written")
+
+
+def test_a_measured_wall_time_is_masked_whatever_its_unit():
+    from rlaccel.programs.summary import seconds_text
+    line = "  simulator:   {} wall ({} in the simulation loop); 300 steps"
+    texts = [line.format(seconds_text(t), seconds_text(t)) for t in (0.84, 24.4, 97, 3725)]
+    assert len({masked([t])[0] for t in texts}) == 1
+    assert masked(["  simulated:   87,134 cycles"]) == ["  simulated:   87,134 cycles"]

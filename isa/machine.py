@@ -2,7 +2,7 @@
 
 A machine is one package, ``rlaccel.machines.<name>`` (the folder ``machines/<name>/``), whose
 ``__init__.py`` declares ``MACHINE = Machine(...)``: its name, the ISA family it defines (its
-rows in ``isa.py``, its instruction models at :attr:`Machine.models`), its architecture files
+file ``isa.toml``, its instruction models at :attr:`Machine.models`), its architecture files
 (``archs/*.toml``), its run plug-in, its RTL blocks, its environments and any verb of its own.
 Every other reference is a ``"module:attribute"`` string relative to the machine's package,
 imported only when it is used, so discovering the machines imports nothing but their
@@ -92,6 +92,11 @@ class Machine:
     def archs(self) -> Path:
         """The folder of the machine's architecture files."""
         return self._folder() / "archs"
+
+    @property
+    def isa(self) -> Path:
+        """The file of the machine's ISA family (:mod:`rlaccel.isa.family`)."""
+        return self._folder() / "isa.toml"
 
     @property
     def programs(self) -> Path:

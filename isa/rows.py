@@ -1,6 +1,6 @@
-"""The row type of the ISA table and the helper that writes one row.
+"""The row type of the ISA table and the helper that builds one row.
 
-A family module (:mod:`rlaccel.isa.base`, ...) writes its rows with :func:`op`;
+A family's file (:mod:`rlaccel.isa.family`) gives each row's arguments of :func:`op`;
 :mod:`rlaccel.isa.table` numbers the major opcodes and fills in each row's ``family`` and
 ``opcode`` when it assembles the table.
 """
@@ -11,15 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["OpDef", "op", "batch_rows", "WB"]
-
-#: the extent of a layer's parameters: W (rows x cols, row-major), then its biases
-WB = "rows*cols+rows"
-
-
-def batch_rows(stride: str, width: str) -> str:
-    """The extent of a batch operand: ``batch`` rows of ``width`` words, ``stride`` apart."""
-    return f"(batch-1)*{stride}+{width}"
+__all__ = ["OpDef", "op"]
 
 
 @dataclass(frozen=True)

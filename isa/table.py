@@ -9,10 +9,11 @@ assembler's operand checks, the disassembler, the generated reference (``rlaccel
 * ``FORMATS``: field sequences packed from the least significant bit, after the opcode.
   A field's *kind* names how wide it is on an architecture (:func:`isa.arch.derive`) or, for
   the kinds in ``FIXED_WIDTHS``, a constant width.
-* ``TABLE``: one :class:`OpDef` per mnemonic, assembled from the families' row modules: the
-  base family every machine implements (:mod:`rlaccel.isa.base`) and the family each machine
-  defines (its package's ``isa`` module, found by :func:`rlaccel.isa.machine.machines`). A
-  family numbers its major opcodes from its ``FIRST_OPCODE``; no two families share a number.
+* ``TABLE``: one :class:`OpDef` per mnemonic, assembled from the families' files
+  (:mod:`rlaccel.isa.family`): the base family every machine implements (``isa/base.toml``)
+  and the family each machine defines (its folder's ``isa.toml``, found by
+  :func:`rlaccel.isa.machine.machines`). A family numbers its major opcodes from its
+  ``first_opcode``; no two families share a number.
   ``fixed`` fields (``funct``, ``mode``) select the
   mnemonic within its major opcode; ``operands`` are what a program writes; format fields that
   are neither are reserved and must be zero. ``reads``/``writes`` give each address operand's
@@ -34,58 +35,58 @@ from typing import Mapping
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
 from rlaccel.util.errors import IsaError
 from rlaccel.isa.expr import compile_expr, names_in
-from rlaccel.isa import base
+from pathlib import Path
+
+from rlaccel.isa import family as family_file
 from rlaccel.isa.machine import machines
 from rlaccel.isa.rows import OpDef, op
 
 __all__ = ["OPCODES", "OPCODE_FAMILY", "FORMATS", "FIXED_WIDTHS", "KIND_DOC", "ENUMS", "SPACES",
            "EXTENT_KNOBS",
-           "OpDef", "TABLE", "FAMILIES", "FAMILY_MODULES", "validate", "op"]
+           "OpDef", "TABLE", "FAMILIES", "FAMILY_FILES", "validate", "op"]
 
 
-def _family_modules() -> dict:
-    """ISA family -> its row module: the base family, then each machine's, in opcode order."""
-    mods = {"base": base}
+def _family_files() -> dict:
+    """ISA family -> its file, read: the base family, then each machine's, in opcode order
+    (the base family's named shapes serve every family)."""
+    base = family_file.load(Path(__file__).with_name("base.toml"))
+    fams = {"base": base}
     for m in machines().values():
         if m.family is None:
             continue
-        if m.family in mods:
+        if m.family in fams:
             raise IsaError(f"{m.path}: ISA family '{m.family}' is defined twice")
-        mods[m.family] = m.resolve("isa")
-    for fam, mod in mods.items():
-        for name in ("FIRST_OPCODE", "MAJORS", "FORMATS", "ENTRIES"):
-            if not hasattr(mod, name):
-                raise IsaError(f"{mod.__name__}: the rows of ISA family '{fam}' lack {name}")
-    return dict(sorted(mods.items(), key=lambda kv: kv[1].FIRST_OPCODE))
+        fams[m.family] = family_file.load(m.isa, base.shapes)
+    return dict(sorted(fams.items(), key=lambda kv: kv[1].first_opcode))
 
 
-#: ISA family -> the module of its rows
-FAMILY_MODULES: Mapping = MappingProxyType(_family_modules())
+#: ISA family -> its file, read (:class:`rlaccel.isa.family.Family`)
+FAMILY_FILES: Mapping = MappingProxyType(_family_files())
 #: the ISA families, in opcode order
-FAMILIES = tuple(FAMILY_MODULES)
+FAMILIES = tuple(FAMILY_FILES)
 
 
 def _numbers() -> dict[str, int]:
     numbers: dict[str, int] = {}
     owner: dict[int, str] = {}
-    for fam, mod in FAMILY_MODULES.items():
-        for i, major in enumerate(mod.MAJORS):
-            n = mod.FIRST_OPCODE + i
+    for fam, fm in FAMILY_FILES.items():
+        for i, major in enumerate(fm.majors):
+            n = fm.first_opcode + i
             if major in numbers:
                 raise IsaError(f"ISA table: major opcode {major} of family {fam} is defined "
                                f"twice")
             if n in owner:
                 raise IsaError(f"ISA table: opcode {n} is {owner[n]} and {major} (family "
-                               f"{fam}): give {fam} a FIRST_OPCODE of {max(owner) + 1} or more")
+                               f"{fam}): give {fam} a first_opcode of {max(owner) + 1} or more")
             numbers[major], owner[n] = n, major
     return numbers
 
 
-#: major opcode -> number (each family's majors from its FIRST_OPCODE, in its order)
+#: major opcode -> number (each family's majors from its first_opcode, in its order)
 OPCODES: Mapping[str, int] = MappingProxyType(_numbers())
 #: major opcode -> family
 OPCODE_FAMILY: Mapping[str, str] = MappingProxyType(
-    {m: fam for fam, mod in FAMILY_MODULES.items() for m in mod.MAJORS})
+    {m: fam for fam, fm in FAMILY_FILES.items() for m in fm.majors})
 
 #: symbolic values of enumerated kinds (the index is the encoding); the activations are
 #: the number formats' own list
@@ -132,7 +133,7 @@ SPACES: Mapping[str, str] = MappingProxyType({
 
 #: format name -> ((field, kind), ...), packed LSB-first after the opcode field
 FORMATS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
-    {name: fields for mod in FAMILY_MODULES.values() for name, fields in mod.FORMATS.items()})
+    {name: fields for fm in FAMILY_FILES.values() for name, fields in fm.formats.items()})
 
 
 def validate(entries: list[OpDef]) -> None:
@@ -189,8 +190,8 @@ def validate(entries: list[OpDef]) -> None:
 
 def _assemble() -> list[OpDef]:
     rows = []
-    for fam, mod in FAMILY_MODULES.items():
-        for e in mod.ENTRIES:
+    for fam, fm in FAMILY_FILES.items():
+        for e in fm.entries:
             if OPCODE_FAMILY.get(e.major) != fam:
                 raise IsaError(f"ISA table: {e.mnemonic} (family {fam}) uses major opcode "
                                f"{e.major}, which is not one of {fam}'s")

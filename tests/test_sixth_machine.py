@@ -24,15 +24,21 @@ from rlaccel.isa.machine import Machine
 
 MACHINE = Machine(name="tiny", title="a counter", family="count", models="models:FAMILY")
 ''',
-    "isa.py": '''"""The count family: one instruction that adds an immediate to a word."""
+    "isa.toml": '''# The count family: one instruction that adds an immediate to a word.
+first_opcode = 40
+majors = ["CNT"]
 
-from rlaccel.isa.rows import op
+[formats]
+K = [["dst", "uaddr"], ["imm", "u8"]]
 
-FIRST_OPCODE = 40
-MAJORS = ("CNT",)
-FORMATS = {"K": (("dst", "uaddr"), ("imm", "u8"))}
-ENTRIES = [op("cnt.add", "CNT", "K", "dst imm", "dst = dst + imm.",
-              reads={"dst": "1"}, writes={"dst": "1"})]
+[[op]]
+mnemonic = "cnt.add"
+major = "CNT"
+format = "K"
+operands = "dst imm"
+reads = { dst = "1" }
+writes = { dst = "1" }
+semantics = "dst = dst + imm."
 ''',
     "models.py": '''"""The count family's one instruction model: two cycles, no energy action of its own."""
 
@@ -186,12 +192,21 @@ def test_sixth_machine_leaves_the_five_alone(tiny):
 
 
 def test_a_machine_whose_opcodes_clash_is_refused(tmp_path):
-    rows = TINY["isa.py"].replace("FIRST_OPCODE = 40", "FIRST_OPCODE = 17")
-    machines = _room(tmp_path / "tiny", {**TINY, "isa.py": rows}).parent
+    rows = TINY["isa.toml"].replace("first_opcode = 40", "first_opcode = 17")
+    machines = _room(tmp_path / "tiny", {**TINY, "isa.toml": rows}).parent
     r = _rlaccel(machines, "isa", "--arch", "tiny")
     assert r.returncode == 1
-    assert ("ISA table: opcode 17 is HENC and CNT (family count): give count a FIRST_OPCODE "
+    assert ("ISA table: opcode 17 is HENC and CNT (family count): give count a first_opcode "
             "of 22 or more") in r.stderr
+
+
+def test_a_family_file_that_does_not_fit_is_refused_by_name(tmp_path):
+    rows = TINY["isa.toml"].replace('operands = "dst imm"', 'operands = "dst imm"\nlatency = 3')
+    machines = _room(tmp_path / "tiny", {**TINY, "isa.toml": rows}).parent
+    r = _rlaccel(machines, "isa", "--arch", "tiny")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert (f"{machines / 'tiny' / 'isa.toml'}: [[op]] number 1 (cnt.add) has unknown keys "
+            f"latency") in r.stderr
 
 
 def test_a_folder_without_a_descriptor_is_named(tmp_path):

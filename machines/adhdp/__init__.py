@@ -2,7 +2,7 @@
 for Action-Dependent Heuristic Dynamic Programming"): online ADHDP actor-critic on a 4-lane,
 6-stage fixed-point datapath with the virtual update.
 
-It implements the base ISA of the layers (:mod:`rlaccel.isa.base`, whose instruction models
+It implements the base ISA of the layers (``isa/base.toml``, whose instruction models
 are :mod:`rlaccel.tlm.families.base`) and defines no family of its own. Its room holds the
 architectures (``archs/``), the programs and manifests of Fig. 2 and Fig. 7 (``programs/``),
 the plants no package provides (``envs/``), the host driver (:mod:`.host`), the float64

@@ -394,7 +394,7 @@ def running_average(acts, lengths, ur, ui, k, frac, lo, hi, avg_r, avg_i):
 
 
 # ---- the hdc family's instructions on the compiled loop ---------------------------------
-# Each instruction of ``machines/darl/isa.py`` as one kernel of the simulator's compiled
+# Each instruction of ``machines/darl/isa.toml`` as one kernel of the simulator's compiled
 # loop (:mod:`rlaccel.tlm.fast.dispatch`), on the agent's memories and the family state
 # :func:`state` gives: the same integer operations as the models' semantics (the unit models
 # of this package through :mod:`rlaccel.isa.dtypes`), the same saturations counted, and -1,

@@ -1,5 +1,5 @@
 """The ddpg family's instruction models (FIXAR, the FIXAR paper): one entry per mnemonic of
-``machines/fixar/isa.py``, each built on this package's unit models.
+``machines/fixar/isa.toml``, each built on this package's unit models.
 
 Semantics are bound once per instruction to the agent's memories (raw words in int64: the
 weight memory's in the weight format, the gradient memory's in the gradient format, the rest

@@ -22,7 +22,7 @@ siblings):
 * :mod:`.timing` -- cycle formulas: encoder steps, the core's passes of up to four rows,
   layer cycles over C cores, vector operations, utilisation and GFLOPS.
 * :mod:`.state` -- the sparse row memory's tuples, the cores' layers and the run's counters.
-* :mod:`.models` -- one instruction model per mnemonic of ``machines/learninggroup/isa.py``.
+* :mod:`.models` -- one instruction model per mnemonic of ``machines/learninggroup/isa.toml``.
 
 ``FAMILY`` is what the simulator loads (:mod:`rlaccel.tlm.families`). The machine is specified
 in ``machines/learninggroup/README.md``.

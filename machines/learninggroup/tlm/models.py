@@ -1,5 +1,5 @@
 """The sparse family's instruction models (LearningGroup): one entry per mnemonic of
-``machines/learninggroup/isa.py``, each built on the unit models of this package.
+``machines/learninggroup/isa.toml``, each built on the unit models of this package.
 
 Semantics are bound once per instruction to the agent's memories (binary16 words) and read
 the family's state (:mod:`.state`) when they run. Timing (:mod:`.timing`) follows the paper's

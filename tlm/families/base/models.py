@@ -1,4 +1,4 @@
-"""The base family's instruction models: one entry per mnemonic of ``isa/base.py``.
+"""The base family's instruction models: one entry per mnemonic of ``isa/base.toml``.
 
 Each entry ties the functional semantics (:mod:`.semantics`), the timing (:mod:`.timing`),
 the energy actions (:mod:`.energy`), the Fig. 11 category and the fused kernel

@@ -33,8 +33,10 @@ instructions go further (:func:`operand_into`, and ``matmul_round``'s ``into``, 
 minimum and maximum (the QAT monitor's), the product into a second buffer, and the tail
 (with ReLU, or the ReLU derivative's mask) written straight into the destination; and
 :func:`product_into` (forward and back-propagation) and :func:`gradient_into` (weight
-gradients) do all of it in one compiled call, the product through numba's BLAS call,
-declining (nothing written) whenever the general path has to decide. The compiled passes
+gradients, and the bias gradients' column sums of the errors) do all of it in one compiled
+call, the product through numba's BLAS call, declining (nothing written) whenever the
+general path has to decide; a weight operand whose ``max|.|`` an update left as a bound is
+made exact (:meth:`Operand.tighten`) before a product declines for its sums' bound. The compiled passes
 convert between int64 and float64 by the ``1.5 * 2**52`` bit trick (:func:`i2f`,
 :func:`f2i`; exact below ``2**51``, and it vectorises where AVX2 has no packed int64
 conversion); the tail takes the plain cast for sums between ``2**51`` and ``2**52``.

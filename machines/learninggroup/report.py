@@ -488,6 +488,11 @@ def _rows(key) -> str:
     return f"{key} rows per pass"
 
 
+def _by_pass(table: dict):
+    """``(rows per pass, G, value)`` of a table keyed by rows per pass, then G."""
+    return ((rpp, G, v) for rpp, row in table.items() for G, v in row.items())
+
+
 def _x(v) -> str:
     return f"{v:.2f}x"
 
@@ -575,10 +580,9 @@ def markdown(rep: dict) -> str:
           "| G | rows per pass | VPU MAC utilisation (training) | inference | all VPU work | "
           "latency per iteration (ms) | sparse data generation share |",
           "|---:|---:|---:|---:|---:|---:|---:|"]
-    for rpp, row in th["groups"].items():
-        for G, p in row.items():
-            L.append(f"| {G} | {rpp} | {p['vpu_matrix']:.1%} | {p['vpu_inference']:.1%} | "
-                     f"{p['vpu']:.1%} | {p['iteration_ms']:.2f} | {p['grouping_share']:.1%} |")
+    L += [f"| {G} | {rpp} | {p['vpu_matrix']:.1%} | {p['vpu_inference']:.1%} | {p['vpu']:.1%} | "
+          f"{p['iteration_ms']:.2f} | {p['grouping_share']:.1%} |"
+          for rpp, G, p in _by_pass(th["groups"])]
     L += ["", f"The paper: {S['util_dense']:.2%} dense and {S['util_sparse']:.2%} sparse MAC "
               f"utilisation, {S['latency_ms']} ms average latency. \"4 stream\": "
               f"`[timing] row_packing = 2`, the cores' rows as one stream of at most four "
@@ -588,10 +592,8 @@ def markdown(rep: dict) -> str:
           "| rows per pass | G | inference: forward products | whole forward step | "
           "training: matrix instructions | every accelerator cycle |",
           "|---:|---:|---:|---:|---:|---:|"]
-    for rpp, row in th["speedup"].items():
-        for G, s in row.items():
-            L.append(f"| {rpp} | {G} | {_x(s['inference_matrix'])} | {_x(s['inference'])} | "
-                     f"{_x(s['matrix'])} | {_x(s['training'])} |")
+    L += [f"| {rpp} | {G} | {_x(s['inference_matrix'])} | {_x(s['inference'])} | "
+          f"{_x(s['matrix'])} | {_x(s['training'])} |" for rpp, G, s in _by_pass(th["speedup"])]
     L += ["", f"The paper: up to {_x(S['speedup_inference'])} (inference) and "
               f"{_x(S['speedup_training'])} (training). With at most four rows a cycle no "
               f"packing makes a layer of 512-wide rows more than "

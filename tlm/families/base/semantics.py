@@ -22,15 +22,15 @@ import numpy as np
 from rlaccel.isa.encoding import Instruction
 from rlaccel.isa.expr import compile_expr
 from rlaccel.isa.immediate import raw_from_imm
-from rlaccel.isa.base import VU_BLOCK
-from rlaccel.isa.table import ENUMS
+from rlaccel.isa.table import ENUMS, FAMILY_FILES
 
 __all__ = ["bind", "MATRIX", "E_MERGED", "SCALAR", "BRANCHES", "vu_block", "vu_words",
            "half_square",
            "branch_rule"]
 
 ACT = ENUMS["act"]
-_VU_WORDS = compile_expr(VU_BLOCK)
+#: the virtual-update block after a weight matrix (``isa/base.toml``'s shape VU_BLOCK)
+_VU_WORDS = compile_expr(FAMILY_FILES["base"].shapes["VU_BLOCK"])
 
 #: mnemonics executed by the datapath (matrix and VU instructions)
 MATRIX = frozenset({"ff", "ff.mov", "bp", "wu", "bp_wu", "bp.vu", "bp_wu.vu", "vu.init",

@@ -493,6 +493,12 @@ def _by_pass(table: dict):
     return ((rpp, G, v) for rpp, row in table.items() for G, v in row.items())
 
 
+def _section(title: str, columns: list[str], rows: list[str], note: str) -> list[str]:
+    """A report section: its heading, a table of right-aligned columns, then a note."""
+    return [f"## {title}", "", "| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns),
+            *rows, "", note, ""]
+
+
 def _x(v) -> str:
     return f"{v:.2f}x"
 
@@ -576,29 +582,29 @@ def markdown(rep: dict) -> str:
               f"{S['gflops_g16']} GFLOPS at G = 16; {S['gflops_per_w'][0]}-"
               f"{S['gflops_per_w'][1]} GFLOPS/W at {S['power_w']} W.", ""]
     # utilisation and latency
-    L += ["## VPU utilisation and latency", "",
-          "| G | rows per pass | VPU MAC utilisation (training) | inference | all VPU work | "
-          "latency per iteration (ms) | sparse data generation share |",
-          "|---:|---:|---:|---:|---:|---:|---:|"]
-    L += [f"| {G} | {rpp} | {p['vpu_matrix']:.1%} | {p['vpu_inference']:.1%} | {p['vpu']:.1%} | "
-          f"{p['iteration_ms']:.2f} | {p['grouping_share']:.1%} |"
-          for rpp, G, p in _by_pass(th["groups"])]
-    L += ["", f"The paper: {S['util_dense']:.2%} dense and {S['util_sparse']:.2%} sparse MAC "
-              f"utilisation, {S['latency_ms']} ms average latency. \"4 stream\": "
-              f"`[timing] row_packing = 2`, the cores' rows as one stream of at most four "
-              f"rows a cycle (the most generous reading of Fig. 7).", ""]
+    L += _section(
+        "VPU utilisation and latency",
+        ["G", "rows per pass", "VPU MAC utilisation (training)", "inference", "all VPU work",
+         "latency per iteration (ms)", "sparse data generation share"],
+        [f"| {G} | {rpp} | {p['vpu_matrix']:.1%} | {p['vpu_inference']:.1%} | {p['vpu']:.1%} | "
+         f"{p['iteration_ms']:.2f} | {p['grouping_share']:.1%} |"
+         for rpp, G, p in _by_pass(th["groups"])],
+        f"The paper: {S['util_dense']:.2%} dense and {S['util_sparse']:.2%} sparse MAC "
+        f"utilisation, {S['latency_ms']} ms average latency. \"4 stream\": "
+        f"`[timing] row_packing = 2`, the cores' rows as one stream of at most four "
+        f"rows a cycle (the most generous reading of Fig. 7).")
     # Fig. 13
-    L += ["## Fig. 13: sparse speed-up over dense (per environment step)", "",
-          "| rows per pass | G | inference: forward products | whole forward step | "
-          "training: matrix instructions | every accelerator cycle |",
-          "|---:|---:|---:|---:|---:|---:|"]
-    L += [f"| {rpp} | {G} | {_x(s['inference_matrix'])} | {_x(s['inference'])} | "
-          f"{_x(s['matrix'])} | {_x(s['training'])} |" for rpp, G, s in _by_pass(th["speedup"])]
-    L += ["", f"The paper: up to {_x(S['speedup_inference'])} (inference) and "
-              f"{_x(S['speedup_training'])} (training). With at most four rows a cycle no "
-              f"packing makes a layer of 512-wide rows more than "
-              f"{_x(speedup_bound(512))} faster than dense, nor a 128-wide one more than "
-              f"{_x(speedup_bound(128))} (`timing.speedup_bound`: 4 N / 264).", ""]
+    L += _section(
+        "Fig. 13: sparse speed-up over dense (per environment step)",
+        ["rows per pass", "G", "inference: forward products", "whole forward step",
+         "training: matrix instructions", "every accelerator cycle"],
+        [f"| {rpp} | {G} | {_x(s['inference_matrix'])} | {_x(s['inference'])} | "
+         f"{_x(s['matrix'])} | {_x(s['training'])} |" for rpp, G, s in _by_pass(th["speedup"])],
+        f"The paper: up to {_x(S['speedup_inference'])} (inference) and "
+        f"{_x(S['speedup_training'])} (training). With at most four rows a cycle no "
+        f"packing makes a layer of 512-wide rows more than "
+        f"{_x(speedup_bound(512))} faster than dense, nor a 128-wide one more than "
+        f"{_x(speedup_bound(128))} (`timing.speedup_bound`: 4 N / 264).")
     # Fig. 12(b)
     gen = th.get("generation", {})
     if gen:

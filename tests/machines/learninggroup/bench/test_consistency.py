@@ -2,20 +2,7 @@
 controller's counts on IC3Net's layers (dense rows of 512 weights fill the VPUs; four rows a
 pass bound the 512-wide layer's speed-up at G = 16)."""
 
-import importlib.util
-
 import pytest
-
-from rlaccel.isa.machine import machine
-
-
-@pytest.fixture(scope="module")
-def consistency():
-    path = machine("learninggroup").programs.parent / "bench" / "consistency.py"
-    spec = importlib.util.spec_from_file_location("lg_consistency", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_the_papers_numbers(consistency):

@@ -1,25 +1,10 @@
 """machines/learninggroup/bench/fig9.py: the 95 % intervals over seeds, the resume rule (a
 finished run is skipped, a partial one is not) and the table, figure and JSON it keeps."""
 
-import importlib.util
 import json
 import math
-import sys
 
 import pytest
-
-from rlaccel.isa.machine import machine
-
-BENCH = machine("learninggroup").programs.parent / "bench"
-
-
-@pytest.fixture(scope="module")
-def fig9():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("lg_fig9", BENCH / "fig9.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _run(kind, G, seed, success, partial=False):

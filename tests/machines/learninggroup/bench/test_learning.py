@@ -3,24 +3,9 @@ stopped part-way resumes in a later call and ends with the uninterrupted run's c
 partial records keeping every iteration, and leaves no checkpoint behind; a checkpoint of
 another run is refused."""
 
-import importlib.util
-import sys
-
 import pytest
 
-from rlaccel.isa.machine import machine
-
-BENCH = machine("learninggroup").programs.parent / "bench"
 SMALL = ["network.hid=16", "environment_kwargs.max_steps=6"]
-
-
-@pytest.fixture(scope="module")
-def learning():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("lg_learning", BENCH / "learning.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 class Stop(Exception):

@@ -195,10 +195,14 @@ def collect(steps: int) -> dict:
         for c in curves:
             reached = steps if c["finished"] else c["steps_reached"]
             finals[c["seed"]] = final_window(c, reached)
-        done = [f for f in finals.values() if f is not None]
+        # the finished seeds' mean; while none has finished, the partial runs' (so a run
+        # just started does not pull a finished seed's figure towards its first returns)
+        counted = [c["seed"] for c in curves if c["finished"]] or [c["seed"] for c in curves]
+        done = [finals[k] for k in counted if finals[k] is not None]
         runs[arm] = {
             "seeds": [c["seed"] for c in curves],
             "final_mean": sum(done) / len(done) if done else None,
+            "final_mean_seeds": [k for k in counted if finals[k] is not None],
             "final_by_seed": {str(k): v for k, v in finals.items()},
             "partial": any(not c["finished"] for c in curves) or not curves,
             "steps_reached": {str(c["seed"]): (steps if c["finished"] else c["steps_reached"])
@@ -210,7 +214,9 @@ def collect(steps: int) -> dict:
     return {"steps": steps, "env": ENV, **PROTOCOL,
             "qat_delay": steps // 2,
             "final_window": "mean evaluation return over evaluations at steps >= 0.9 N "
-                            "(a partial run: of the steps it reached), then the mean over seeds",
+                            "(a partial run: of the steps it reached), then the mean over "
+                            "the finished seeds (over the partial ones while none has "
+                            "finished): final_mean_seeds",
             "command": "python machines/fixar/bench/fig7.py run  (then: fig7.py collect)",
             "runs": runs}
 

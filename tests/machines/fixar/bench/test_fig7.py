@@ -1,6 +1,7 @@
 """fig7.json as the interface says: {"steps": N, "runs": {arm: {"seeds", "final_mean"}}},
-final_mean the mean over seeds of each run's mean evaluation return over the last 10 % of
-the steps; a run not yet at N is partial, its window the last 10 % of the steps it reached."""
+final_mean the mean over the finished seeds of each run's mean evaluation return over the
+last 10 % of the steps; a run not yet at N is partial, its window the last 10 % of the steps
+it reached, and counts only while no seed of its arm has finished."""
 
 from __future__ import annotations
 
@@ -34,17 +35,19 @@ def test_final_mean_over_the_last_tenth_and_partial_runs(fig7):
     steps = list(range(5000, 100_001, 5000))
     _curve(fig7, "float32", 1, steps, [float(s) for s in steps])
     _curve(fig7, "float32", 2, steps, [2.0 * s for s in steps])
+    _curve(fig7, "float32", 3, steps[:1], [-50.0], finished=False)
     _curve(fig7, "qat", 1, steps[:10], [float(s) for s in steps[:10]], finished=False)
     out = fig7.collect(100_000)
     assert out["steps"] == 100_000 and set(out["runs"]) == {"float32", "fixed32", "qat",
                                                              "fixed16"}
     f = out["runs"]["float32"]
     # evaluations at 90k, 95k, 100k: means 95,000 and 190,000
-    assert f["seeds"] == [1, 2] and f["final_mean"] == pytest.approx(142_500.0)
-    assert not f["partial"]
+    assert f["seeds"] == [1, 2, 3] and f["final_mean"] == pytest.approx(142_500.0)
+    assert f["final_mean_seeds"] == [1, 2] and f["partial"]     # seed 3 has just started
     q = out["runs"]["qat"]
     assert q["partial"] and q["steps_reached"] == {"1": 50_000}
     assert q["final_mean"] == pytest.approx(47_500.0)       # evaluations at 45k and 50k
+    assert q["final_mean_seeds"] == [1]
     assert out["runs"]["fixed16"] == {**out["runs"]["fixed16"], "seeds": [],
                                       "final_mean": None, "partial": True}
     json.dumps(out)

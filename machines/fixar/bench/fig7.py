@@ -23,7 +23,9 @@ delay is half the run (the paper does not state Fig. 7's; ours).
 return over the last 10 % of the steps (evaluations at steps >= 0.9 N), with each run's
 curve, and, for runs not yet at N, ``partial`` and the steps reached (their window is the
 last 10 % of the steps reached) -- and draws ``machines/fixar/figures/fig7.png`` and ``.svg``
-(per arm the mean over seeds and its 95 % interval, Student's t).
+(per arm the mean over seeds and its 95 % interval, Student's t) and the table
+``machines/fixar/figures/fig7.md`` (each arm's final mean with its interval, per seed and over
+float32's; QAT minus fixed32 paired by seed right after the delay and at the end).
 
 ``cost`` measures the wall and CPU seconds per training step of each arm (HalfCheetah, B =
 64, after 1,000 warm-up steps). ``kernels`` runs a short float32 reference under three
@@ -211,14 +213,83 @@ def collect(steps: int) -> dict:
                        for c in curves},
             "wall_s": {str(c["seed"]): round(c["wall_s"], 1) for c in curves},
             "label": ARMS[arm][0]}
+    for arm, r in runs.items():
+        done = [r["final_by_seed"][str(k)] for k in r["final_mean_seeds"]]
+        r["final_interval"] = list(_interval(done)[1:]) if done else [None, None]
+        ref = runs["float32"]["final_mean"]
+        r["final_over_float32"] = (r["final_mean"] / ref if ref and r["final_mean"] is not None
+                                   else None)
     return {"steps": steps, "env": ENV, **PROTOCOL,
             "qat_delay": steps // 2,
+            "qat_minus_fixed32": _after_delay(runs, steps // 2, steps),
             "final_window": "mean evaluation return over evaluations at steps >= 0.9 N "
                             "(a partial run: of the steps it reached), then the mean over "
                             "the finished seeds (over the partial ones while none has "
                             "finished): final_mean_seeds",
             "command": "python machines/fixar/bench/fig7.py run  (then: fig7.py collect)",
             "runs": runs}
+
+
+def _after_delay(runs: dict, delay: int, steps: int) -> dict:
+    """QAT's return minus fixed32's, paired by seed (the two are the same run up to the
+    delay), over the evaluations of two windows: the eighth of the run right after the delay
+    (where a dip would show) and the last tenth; mean over the seeds both reached and its 95 %
+    interval."""
+    q, f = runs["qat"]["curves"], runs["fixed32"]["curves"]
+    out = {}
+    for name, lo, hi in (("after_delay", delay, delay + steps // 8),
+                         ("final", 0.9 * steps - 1, steps)):
+        diffs, used = {}, set()
+        for seed in sorted(set(q) & set(f), key=int):
+            a = dict(zip(q[seed]["eval_steps"], q[seed]["returns"]))
+            b = dict(zip(f[seed]["eval_steps"], f[seed]["returns"]))
+            both = [s for s in a if s in b and lo < s <= hi]
+            if both and max(both) >= hi - steps // 40:     # the window reached
+                diffs[seed] = sum(a[s] - b[s] for s in both) / len(both)
+                used.update(both)
+        m, lo95, hi95 = _interval(list(diffs.values())) if diffs else (None, None, None)
+        out[name] = {"evaluations": [min(used), max(used)] if used else None,
+                     "by_seed": diffs, "mean": m,
+                     "interval": [lo95, hi95]}
+    return out
+
+
+def _num(x: float | None, fmt: str = ",.1f") -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def markdown(fig: dict) -> str:
+    """The table of ``figures/fig7.md``: each arm's final mean with its 95 % interval over
+    the finished seeds, per seed, over float32's, and QAT against fixed32 after the delay."""
+    rows = ["| arm | seeds (finished) | final mean (95 % interval) | per seed | "
+            "over float32 | wall per run |", "|---|---|---:|---|---:|---:|"]
+    for arm, r in fig["runs"].items():
+        lo, hi = r["final_interval"]
+        band = f" ({_num(lo)} to {_num(hi)})" if lo is not None else ""
+        per = " / ".join(_num(r["final_by_seed"][str(k)]) for k in r["seeds"])
+        walls = [r["wall_s"][str(k)] for k in r["final_mean_seeds"]]
+        wall = f"{sum(walls) / len(walls) / 60:.0f} min" if walls else "-"
+        rows.append(f"| {arm} | {', '.join(map(str, r['final_mean_seeds'])) or '-'} | "
+                    f"{_num(r['final_mean'])}{band} | {per} | "
+                    f"{_num(r['final_over_float32'], '.2f')} | {wall} |")
+    rows.append("")
+    d = fig["qat_minus_fixed32"]
+    for name, what in (("after_delay", "right after the delay"), ("final", "at the end")):
+        w = d[name]
+        lo, hi = w["interval"]
+        band = f" (95 %: {_num(lo)} to {_num(hi)})" if lo is not None else ""
+        at = (f", evaluations at {w['evaluations'][0]:,}-{w['evaluations'][1]:,} steps"
+              if w["evaluations"] else "")
+        rows.append(f"QAT minus fixed32 {what}{at}, paired by seed: {_num(w['mean'])}{band}; "
+                    f"per seed " + (", ".join(f"{k}: {_num(v)}" for k, v in w["by_seed"].items())
+                                    or "-") + ".")
+        rows.append("")
+    partial = [f"{arm} seed {k} at {v:,} steps" for arm, r in fig["runs"].items()
+               for k, v in r["steps_reached"].items() if v < fig["steps"]]
+    if partial:
+        rows.append("Partial: " + "; ".join(partial) + ".")
+        rows.append("")
+    return "\n".join(rows)
 
 
 def plot(fig: dict) -> list:
@@ -245,6 +316,7 @@ def plot(fig: dict) -> list:
 def cmd_collect(a) -> None:
     fig = collect(a.steps)
     FIG7_JSON.write_text(json.dumps(fig, indent=1) + "\n")
+    FIGURE.with_suffix(".md").write_text(markdown(fig))
     plot(fig)
     for arm, r in fig["runs"].items():
         print(f"{arm:8s} seeds {r['seeds']} final_mean {r['final_mean']} "

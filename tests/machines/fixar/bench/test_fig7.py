@@ -61,3 +61,29 @@ def test_a_recorded_evaluation_replaces_its_step(fig7):
     fig7._record(c, 10_000, -5.0)
     assert c["eval_steps"] == [5_000, 10_000] and c["returns"] == [-1.0, -5.0]
     assert fig7._load_curve("fixed32", 3)["steps_reached"] == 10_000
+
+
+def test_qat_against_fixed32_paired_by_seed_and_the_table(fig7):
+    steps = list(range(5000, 100_001, 5000))
+    base = [float(s) for s in steps]
+    for seed, shift in ((1, -100.0), (2, -300.0)):
+        _curve(fig7, "fixed32", seed, steps, base)
+        # QAT is fixed32's run up to the delay (50k), then ``shift`` below it
+        _curve(fig7, "qat", seed, steps, [r + (shift if s > 50_000 else 0.0)
+                                          for s, r in zip(steps, base)])
+    _curve(fig7, "float32", 1, steps, [2.0 * r for r in base])
+    out = fig7.collect(100_000)
+    d = out["qat_minus_fixed32"]
+    assert d["after_delay"]["evaluations"] == [55_000, 60_000]      # the eighth after 50k
+    assert d["after_delay"]["by_seed"] == {"1": -100.0, "2": -300.0}
+    assert d["after_delay"]["mean"] == pytest.approx(-200.0)
+    lo, hi = d["after_delay"]["interval"]
+    assert lo == pytest.approx(-200.0 - 12.706 * 100.0) and hi == pytest.approx(-200.0 + 1270.6)
+    assert d["final"]["evaluations"] == [90_000, 100_000]
+    assert out["runs"]["fixed32"]["final_over_float32"] == pytest.approx(0.5)
+    table = fig7.markdown(out)
+    assert "| fixed32 | 1, 2 | 95,000.0 (95,000.0 to 95,000.0) | 95,000.0 / 95,000.0 | 0.50 |" \
+        in table
+    assert "paired by seed: -200.0 (95 %: -1,470.6 to 1,070.6); per seed 1: -100.0, 2: -300.0." \
+        in table
+    assert "| fixed16 | - | - |  | - | - |" in table

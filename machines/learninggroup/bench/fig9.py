@@ -22,7 +22,9 @@ point's seeds finish together). ``--import`` adds
 finished runs from a file ``bench/learning.py --compact`` wrote. After every run the JSON,
 the table (``fig9.md``) and the figure (``fig9.png``) beside it are rewritten: per (kind, A,
 G) the mean success over the finished seeds and its 95 % interval (Student's t over the
-seeds; none with one seed).
+seeds; none with one seed). Several sweeps may run at once (one per core): each run is
+locked while it runs (a second sweep skips it), and every save adds the run to what the JSON
+holds at that moment.
 """
 
 from __future__ import annotations
@@ -32,7 +34,11 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import fcntl  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
+import tempfile  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -149,6 +155,42 @@ def write(out: Path, runs: list[dict], command: str, batch: int, iterations: int
         figure(rows, out.with_suffix(".png"))
 
 
+def read(out: Path) -> list[dict]:
+    """The runs kept in ``out`` (none when it does not exist yet)."""
+    return [expand(r) for r in json.loads(out.read_text())["runs"]] if out.exists() else []
+
+
+@contextmanager
+def locked(path: Path, wait: bool = True):
+    """An exclusive lock on ``path`` (created) while the block runs; yields False at once,
+    without the lock, when ``wait`` is False and another process holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def json_lock(out: Path) -> Path:
+    """The lock that orders the processes writing ``out`` (in the temporary folder, keyed by
+    its absolute path, so that nothing is left beside the results)."""
+    key = hashlib.sha1(str(out.resolve()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"rlaccel-fig9-{key}.lock"
+
+
+def save(out: Path, run: dict, command: str, batch: int, iterations: int) -> None:
+    """Add ``run`` to the runs ``out`` holds now, read again under the lock, so that several
+    sweeps in parallel (one per core) keep each other's runs."""
+    with locked(json_lock(out)):
+        write(out, learning.merged(read(out), [run]), command, batch, iterations)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--agents", type=int, nargs="+", default=[4, 8])
@@ -172,7 +214,7 @@ def main(argv=None) -> int:
     out = Path(a.json)
     command = "python machines/learninggroup/bench/fig9.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
-    runs = [expand(r) for r in json.loads(out.read_text())["runs"]] if out.exists() else []
+    runs = read(out)
     for f in a.imports:
         try:
             more = [expand(r) for r in json.loads(Path(f).read_text())["runs"]]
@@ -187,29 +229,34 @@ def main(argv=None) -> int:
         for A in a.agents:
             for G in a.groups:
                 for seed in a.seeds:
-                    if (kind, A, G, a.batch, seed) in finished(runs):
-                        continue
-                    print(f"{kind} A={A} G={G} seed {seed}: {a.iterations} iterations x "
-                          f"{a.batch} episodes", flush=True)
-
-                    def save(r):
-                        nonlocal runs
-                        runs = learning.merged(runs, [r])
-                        write(out, runs, command, a.batch, a.iterations)
-                    t0 = time.perf_counter()
                     ckpt = Path(a.checkpoints) / f"{kind}_A{A}_G{G}_s{seed}.ckpt"
-                    if ckpt.exists():
-                        print(f"  resuming from {ckpt}", flush=True)
-                    r = (learning.machine(A, G, a.iterations, a.batch, seed, [], partial=save,
-                                          checkpoint=ckpt,
-                                          checkpoint_every=a.checkpoint_every)
-                         if kind == "machine" else
-                         learning.reference(A, G, a.iterations, a.batch, seed,
-                                            a.reference_eps, partial=save, checkpoint=ckpt))
-                    save(r)
-                    print(f"  -> success {r['success_all']:.1%}, "
-                          f"{(time.perf_counter() - t0) / 60:.1f} min", flush=True)
+                    with locked(ckpt.with_suffix(".lock"), wait=False) as mine:
+                        if not mine:
+                            print(f"{kind} A={A} G={G} seed {seed}: running in another "
+                                  f"process; skipped", flush=True)
+                        elif (kind, A, G, a.batch, seed) not in finished(read(out)):
+                            one(a, out, command, kind, A, G, seed, ckpt)
     return 0
+
+
+def one(a, out: Path, command: str, kind: str, A: int, G: int, seed: int, ckpt: Path) -> None:
+    """One run of the sweep, from its checkpoint when there is one, saved as it goes."""
+    print(f"{kind} A={A} G={G} seed {seed}: {a.iterations} iterations x {a.batch} episodes",
+          flush=True)
+
+    def keep(r):
+        save(out, r, command, a.batch, a.iterations)
+    t0 = time.perf_counter()
+    if ckpt.exists():
+        print(f"  resuming from {ckpt}", flush=True)
+    r = (learning.machine(A, G, a.iterations, a.batch, seed, [], partial=keep, checkpoint=ckpt,
+                          checkpoint_every=a.checkpoint_every)
+         if kind == "machine" else
+         learning.reference(A, G, a.iterations, a.batch, seed, a.reference_eps, partial=keep,
+                            checkpoint=ckpt))
+    keep(r)
+    print(f"  -> success {r['success_all']:.1%}, {(time.perf_counter() - t0) / 60:.1f} min",
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,27 @@ def test_partial_runs_are_neither_summarised_nor_finished(fig9, tmp_path):
     # the compacted runs come back as dicts
     back = [fig9.expand(r) for r in doc["runs"]]
     assert back[0]["curve"][0]["success_rate"] == pytest.approx(0.1)
+
+
+def test_two_sweeps_keep_each_others_runs(fig9, tmp_path):
+    out = tmp_path / "fig9.json"
+    fig9.save(out, _run("reference", 1, 1, 0.1), "first", 16, 2000)
+    # a second sweep started before the first run finished saves what it ran
+    fig9.save(out, _run("reference", 2, 1, 0.2), "second", 16, 2000)
+    fig9.save(out, _run("reference", 1, 1, 0.3), "first", 16, 2000)      # replaces its own
+    runs = fig9.read(out)
+    assert sorted((r["groups"], r["success_all"]) for r in runs) == [(1, 0.3), (2, 0.2)]
+
+
+def test_a_run_another_sweep_holds_is_skipped(fig9, tmp_path, capsys, monkeypatch):
+    ckpts, out = tmp_path / "ck", tmp_path / "fig9.json"
+    monkeypatch.setattr(fig9, "one", lambda *a: pytest.fail("ran a locked run"))
+    with fig9.locked(ckpts / "reference_A4_G8_s1.lock") as held:
+        assert held
+        assert fig9.main(["--kinds", "reference", "--agents", "4", "--groups", "8",
+                          "--seeds", "1", "--json", str(out), "--checkpoints",
+                          str(ckpts)]) == 0
+    assert "reference A=4 G=8 seed 1: running in another process; skipped" in \
+        capsys.readouterr().out
+    with fig9.locked(ckpts / "reference_A4_G8_s1.lock", wait=False) as free:
+        assert free                                   # released with the block

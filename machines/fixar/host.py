@@ -18,6 +18,7 @@ another, sharing this host.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import gymnasium as gym
@@ -35,8 +36,36 @@ __all__ = ["make_env", "env_dims", "DdpgHost", "train", "EVAL_SEED_OFFSET"]
 EVAL_SEED_OFFSET = 10_000
 
 
+class MujocoWarning(UserWarning):
+    """A warning MuJoCo's C library gave while it built or stepped a model."""
+
+
+#: MuJoCo warnings that say nothing about the run: MuJoCo 4 deprecates the compiler
+#: attribute ``settotalmass`` that Gymnasium's ``half_cheetah.xml`` sets; the model is
+#: built as before
+_BENIGN = ("compiler attribute 'settotalmass' is deprecated",)
+
+
+def _mujoco_warning(text: str) -> None:
+    if not any(b in text for b in _BENIGN):
+        warnings.warn(f"MuJoCo: {text.strip()}", MujocoWarning, stacklevel=2)
+
+
+def _route_mujoco_warnings() -> None:
+    """MuJoCo's warnings as Python warnings (:class:`MujocoWarning`) instead of its default,
+    which prints them and appends them to ``MUJOCO_LOG.TXT`` in the working folder."""
+    try:
+        import mujoco
+    except ImportError:                 # a Gymnasium environment without MuJoCo
+        return
+    if mujoco.get_mju_user_warning() is None:
+        mujoco.set_mju_user_warning(_mujoco_warning)
+
+
 def make_env(env_id: str) -> gym.Env:
-    """``gym.make(env_id)`` (with its time limit); an RlaccelError names a bad id."""
+    """``gym.make(env_id)`` (with its time limit); an RlaccelError names a bad id. MuJoCo's
+    warnings become :class:`MujocoWarning` (:func:`_route_mujoco_warnings`)."""
+    _route_mujoco_warnings()
     try:
         return gym.make(env_id)
     except (gym.error.Error, ValueError, TypeError, ImportError) as exc:

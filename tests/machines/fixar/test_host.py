@@ -70,3 +70,18 @@ def test_warm_up_then_training_and_fixed_evaluation_states():
     assert out["train_steps"] == 10 and out["learning"]["eval_steps"] == [30, 60]
     r = out["learning"]["returns"]
     assert r[0] == r[1]                   # same policy, same ten start states, same return
+
+
+def test_mujoco_warnings_are_python_warnings_and_leave_no_log(tmp_path, monkeypatch, capfd):
+    import warnings
+
+    from rlaccel.machines.fixar import host
+    monkeypatch.chdir(tmp_path)
+    make_env("HalfCheetah-v5")            # its model sets the attribute MuJoCo 4 deprecates
+    assert "settotalmass" not in capfd.readouterr().err
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        host._mujoco_warning("Nan, Inf or huge value in QACC at DOF 0.\n")
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (host.MujocoWarning, "MuJoCo: Nan, Inf or huge value in QACC at DOF 0.")]

@@ -45,13 +45,14 @@ import numpy as np
 from rlaccel.util.errors import RlaccelError
 from rlaccel.util.files import read_bytes
 
-__all__ = ["PAPER", "measured", "fig10", "implied_miss_cycles", "throughput", "learning_tables", "build", "markdown",
-           "add_arguments", "cmd_report"]
+__all__ = ["PAPER", "measured", "fig10", "implied_miss_cycles", "throughput", "learning_tables",
+           "build", "markdown", "add_arguments", "cmd_report"]
 
 HERE = Path(__file__).parent / "programs"
 MANIFEST = HERE / "predator_prey.toml"
 
-#: the paper's figures (the LearningGroup paper): Fig. 10, Table I, section III-D and IV-E, Fig. 4(a), 13
+#: the paper's figures (the LearningGroup paper): Fig. 10, Table I, section III-D and IV-E,
+#: Fig. 4(a), 13
 PAPER = {
     "osel_speedup_max": 5.72, "memory_min": 1.95, "memory_max": 6.81, "srm_share": 0.0268,
     "table1": {2: (86.03, 47.44), 4: (105.02, 31.37), 8: (39.19, 35.80), 16: (56.35, 36.13)},
@@ -803,5 +804,6 @@ def add_arguments(p) -> None:
                         "--share-batch always)")
     p.add_argument("--seed", type=seed, default=1)
     p.add_argument("--learning", nargs="+", metavar="FILE",
-                   help="JSON of machines/learninggroup/bench/fig9.py or learning.py (Fig. 9, Table I)")
+                   help="JSON of machines/learninggroup/bench/fig9.py or learning.py "
+                        "(Fig. 9, Table I)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines or bar")

@@ -8,7 +8,8 @@ activations from the start, three seeds each.
     python machines/fixar/bench/fig7.py kernels
 
 ``run`` trains every (arm, seed) pair one after another in this one process (run it with
-``nohup nice -n 19``): the float32 reference (``machines/fixar/reference.py``, its BLAS
+``nohup nice -n 19``; a second ``run`` started beside it, one per core, skips the run the
+first holds and takes the next): the float32 reference (``machines/fixar/reference.py``, its BLAS
 pinned by :mod:`rlaccel.util.determinism`) and the simulated machine
 (``rlaccel run machines/fixar/programs/halfcheetah.toml``: ``fixar`` for fixed32 and QAT,
 ``fixar-fixed16`` for 16 bits from the start). Every run evaluates every 5,000 steps with 10
@@ -157,11 +158,16 @@ def run_one(arm: str, seed: int, steps: int, every: int, protocol: dict = PROTOC
 
 
 def cmd_run(a) -> None:
+    from rlaccel.util.lock import exclusive
     for seed in a.seeds:
         for arm in a.arms:
-            run_one(arm, seed, a.steps, a.checkpoint_every,
-                    {"eval_every": a.eval_every, "eval_episodes": a.eval_episodes,
-                     "start_steps": a.start_steps})
+            with exclusive(CHECKPOINTS / f"{arm}_s{seed}.lock", wait=False) as mine:
+                if not mine:
+                    print(f"{arm} s{seed}: running in another process; skipped", flush=True)
+                    continue
+                run_one(arm, seed, a.steps, a.checkpoint_every,
+                        {"eval_every": a.eval_every, "eval_episodes": a.eval_episodes,
+                         "start_steps": a.start_steps})
     cmd_collect(a)
 
 
@@ -314,10 +320,13 @@ def plot(fig: dict) -> list:
 
 
 def cmd_collect(a) -> None:
-    fig = collect(a.steps)
-    FIG7_JSON.write_text(json.dumps(fig, indent=1) + "\n")
-    FIGURE.with_suffix(".md").write_text(markdown(fig))
-    plot(fig)
+    from rlaccel.util.files import atomic_write
+    from rlaccel.util.lock import exclusive, lock_for
+    with exclusive(lock_for(FIG7_JSON, "rlaccel-fig7")):      # sets running in parallel
+        fig = collect(a.steps)
+        atomic_write(FIG7_JSON, json.dumps(fig, indent=1) + "\n")
+        atomic_write(FIGURE.with_suffix(".md"), markdown(fig))
+        plot(fig)
     for arm, r in fig["runs"].items():
         print(f"{arm:8s} seeds {r['seeds']} final_mean {r['final_mean']} "
               f"steps reached {r['steps_reached']}")

@@ -34,11 +34,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import fcntl  # noqa: E402
-import hashlib  # noqa: E402
 import json  # noqa: E402
-import tempfile  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -48,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import learning  # noqa: E402
 
 from rlaccel.util.files import atomic_write  # noqa: E402
+from rlaccel.util.lock import exclusive, lock_for  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 CHECKPOINTS = Path(__file__).resolve().parents[3] / "out" / "fig9"
@@ -160,34 +157,10 @@ def read(out: Path) -> list[dict]:
     return [expand(r) for r in json.loads(out.read_text())["runs"]] if out.exists() else []
 
 
-@contextmanager
-def locked(path: Path, wait: bool = True):
-    """An exclusive lock on ``path`` (created) while the block runs; yields False at once,
-    without the lock, when ``wait`` is False and another process holds it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def json_lock(out: Path) -> Path:
-    """The lock that orders the processes writing ``out`` (in the temporary folder, keyed by
-    its absolute path, so that nothing is left beside the results)."""
-    key = hashlib.sha1(str(out.resolve()).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"rlaccel-fig9-{key}.lock"
-
-
 def save(out: Path, run: dict, command: str, batch: int, iterations: int) -> None:
     """Add ``run`` to the runs ``out`` holds now, read again under the lock, so that several
     sweeps in parallel (one per core) keep each other's runs."""
-    with locked(json_lock(out)):
+    with exclusive(lock_for(out, "rlaccel-fig9")):
         write(out, learning.merged(read(out), [run]), command, batch, iterations)
 
 
@@ -230,7 +203,7 @@ def main(argv=None) -> int:
             for G in a.groups:
                 for seed in a.seeds:
                     ckpt = Path(a.checkpoints) / f"{kind}_A{A}_G{G}_s{seed}.ckpt"
-                    with locked(ckpt.with_suffix(".lock"), wait=False) as mine:
+                    with exclusive(ckpt.with_suffix(".lock"), wait=False) as mine:
                         if not mine:
                             print(f"{kind} A={A} G={G} seed {seed}: running in another "
                                   f"process; skipped", flush=True)

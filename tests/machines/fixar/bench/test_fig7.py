@@ -87,3 +87,21 @@ def test_qat_against_fixed32_paired_by_seed_and_the_table(fig7):
     assert "paired by seed: -200.0 (95 %: -1,470.6 to 1,070.6); per seed 1: -100.0, 2: -300.0." \
         in table
     assert "| fixed16 | - | - |  | - | - |" in table
+
+
+def test_a_run_another_process_holds_is_skipped(fig7, tmp_path, monkeypatch, capsys):
+    from rlaccel.util.lock import exclusive
+    ran = []
+    monkeypatch.setattr(fig7, "CHECKPOINTS", tmp_path / "ck")
+    monkeypatch.setattr(fig7, "FIG7_JSON", tmp_path / "fig7.json")
+    monkeypatch.setattr(fig7, "FIGURE", tmp_path / "fig7")
+    monkeypatch.setattr(fig7, "run_one", lambda arm, seed, *a: ran.append((arm, seed)))
+    monkeypatch.setattr(fig7, "plot", lambda fig: [])
+    args = fig7.argparse.Namespace(seeds=[1], arms=["float32", "qat"], steps=100_000,
+                                   checkpoint_every=10, eval_every=5000, eval_episodes=10,
+                                   start_steps=100)
+    with exclusive(tmp_path / "ck" / "float32_s1.lock"):
+        fig7.cmd_run(args)
+    assert ran == [("qat", 1)]
+    assert "float32 s1: running in another process; skipped" in capsys.readouterr().out
+    assert (tmp_path / "fig7.md").exists() and (tmp_path / "fig7.json").exists()

@@ -56,12 +56,12 @@ def test_two_sweeps_keep_each_others_runs(fig9, tmp_path):
 def test_a_run_another_sweep_holds_is_skipped(fig9, tmp_path, capsys, monkeypatch):
     ckpts, out = tmp_path / "ck", tmp_path / "fig9.json"
     monkeypatch.setattr(fig9, "one", lambda *a: pytest.fail("ran a locked run"))
-    with fig9.locked(ckpts / "reference_A4_G8_s1.lock") as held:
+    with fig9.exclusive(ckpts / "reference_A4_G8_s1.lock") as held:
         assert held
         assert fig9.main(["--kinds", "reference", "--agents", "4", "--groups", "8",
                           "--seeds", "1", "--json", str(out), "--checkpoints",
                           str(ckpts)]) == 0
     assert "reference A=4 G=8 seed 1: running in another process; skipped" in \
         capsys.readouterr().out
-    with fig9.locked(ckpts / "reference_A4_G8_s1.lock", wait=False) as free:
+    with fig9.exclusive(ckpts / "reference_A4_G8_s1.lock", wait=False) as free:
         assert free                                   # released with the block

@@ -120,15 +120,20 @@ def _check_series(series: Mapping) -> None:
 
 def lines(title: str, xlabel: str, ylabel: str, series: Mapping[str, Mapping[str, Sequence]],
           *, reference: float | None = None, reference_label: str = "",
-          marks: Sequence[tuple[float, str]] = (), xticks: Sequence[float] | None = None):
+          marks: Sequence[tuple[float, str]] = (), xticks: Sequence[float] | None = None,
+          bands: bool = False, ylim: tuple[float, float] | None = None,
+          legend: str = "best"):
     """One line per series with error bars: ``series[name] = {"x", "y", "lo", "hi"}``
-    (``lo``/``hi`` the interval's ends; None where unknown). ``reference`` draws a
+    (``lo``/``hi`` the interval's ends; None where unknown). ``bands``: each interval a
+    shaded band around its line instead (a learning curve's many points); ``ylim`` the
+    y-axis' range (a band wider than it is cut at the frame); ``legend`` matplotlib's
+    ``loc`` of the legend. ``reference`` draws a
     horizontal line (1.0 for a normalised figure); ``marks`` vertical dotted lines with
     labels."""
     _check_series(series)
     fig, ax = _figure()
     n = max(len(series), 1)
-    spread = _spread(series)
+    spread = 0.0 if bands else _spread(series)
     for si, (name, s) in enumerate(series.items()):
         dx = spread * (si - (n - 1) / 2)
         pts = [(x + dx, y, lo, hi) for x, y, lo, hi in zip(s["x"], s["y"], s["lo"], s["hi"])
@@ -136,11 +141,21 @@ def lines(title: str, xlabel: str, ylabel: str, series: Mapping[str, Mapping[str
         if not pts:
             continue
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        color = PALETTE[si % len(PALETTE)]
+        if bands:
+            ax.plot(xs, ys, label=name, color=color, linewidth=1.4)
+            known = [(x, lo, hi) for x, _, lo, hi in pts if lo is not None and hi is not None]
+            if known:
+                ax.fill_between([k[0] for k in known], [k[1] for k in known],
+                                [k[2] for k in known], color=color, alpha=0.15, linewidth=0)
+            continue
         err = [[y - (lo if lo is not None else y) for _, y, lo, _ in pts],
                [(hi if hi is not None else y) - y for _, y, _, hi in pts]]
-        ax.errorbar(xs, ys, yerr=err, label=name, color=PALETTE[si % len(PALETTE)],
+        ax.errorbar(xs, ys, yerr=err, label=name, color=color,
                     marker=_MARKERS[si % len(_MARKERS)], markersize=4, capsize=3,
                     linewidth=1.2)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--",
                    label=reference_label or None)
@@ -155,7 +170,7 @@ def lines(title: str, xlabel: str, ylabel: str, series: Mapping[str, Mapping[str
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(color="#e5e5e5")
-    ax.legend(fontsize=8, loc="best", framealpha=0.9)
+    ax.legend(fontsize=8, loc=legend, framealpha=0.9)
     return fig
 
 

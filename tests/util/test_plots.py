@@ -35,3 +35,16 @@ def test_lines_and_bars_with_intervals(tmp_path):
     assert sorted(round(p.get_height(), 6) for p in bars.axes[0].patches) == [0.9, 1.1]
     with pytest.raises(RlaccelError, match="differ in length"):
         lines("t", "x", "y", {"a": {"x": [1], "y": [1, 2], "lo": [1], "hi": [1]}})
+
+
+def test_lines_with_bands_and_a_y_range(tmp_path):
+    series = {"a": {"x": [1, 2, 3], "y": [0.0, 1.0, 2.0], "lo": [None, 0.5, -9.0],
+                    "hi": [None, 1.5, 9.0]}}
+    fig = lines("t", "steps", "return", series, bands=True, ylim=(-1.0, 3.0))
+    ax = fig.axes[0]
+    assert list(ax.lines[0].get_xdata()) == [1, 2, 3]       # the line: no offset
+    (band,) = ax.collections                                  # one band, over the known ends
+    ys = sorted({round(float(v[1]), 6) for v in band.get_paths()[0].vertices})
+    assert ys[0] == -9.0 and ys[-1] == 9.0 and 0.5 in ys
+    assert ax.get_ylim() == (-1.0, 3.0)
+    save(fig, tmp_path / "b")

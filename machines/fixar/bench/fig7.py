@@ -24,7 +24,8 @@ delay is half the run (the paper does not state Fig. 7's; ours).
 return over the last 10 % of the steps (evaluations at steps >= 0.9 N), with each run's
 curve, and, for runs not yet at N, ``partial`` and the steps reached (their window is the
 last 10 % of the steps reached) -- and draws ``machines/fixar/figures/fig7.png`` and ``.svg``
-(per arm the mean over seeds and its 95 % interval, Student's t) and the table
+(per arm the mean over seeds and its 95 % band, Student's t, on an axis spanning the seeds'
+returns) and the table
 ``machines/fixar/figures/fig7.md`` (each arm's final mean with its interval, per seed and over
 float32's; QAT minus fixed32 paired by seed right after the delay and at the end).
 
@@ -313,9 +314,14 @@ def plot(fig: dict) -> list:
             ", partial)" if r["partial"] else ")")
         series[label] = {"x": [x / 1000 for x in xs], "y": [m for m, _, _ in stats],
                          "lo": [lo for _, lo, _ in stats], "hi": [hi for _, _, hi in stats]}
-    f = lines(f"Fig. 7 on the simulated FIXAR: {ENV}, mean and 95 % interval over seeds",
+    # the axis spans the returns the seeds gave: with three seeds a Student-t band can reach
+    # far beyond them, and it is cut at the frame rather than squeeze the curves
+    seen = [v for r in fig["runs"].values() for c in r["curves"].values() for v in c["returns"]]
+    pad = 0.05 * (max(seen) - min(seen)) if seen else 1.0
+    f = lines(f"Fig. 7 on the simulated FIXAR ({ENV}): mean and 95 % band over seeds",
               "time steps (thousands)", "evaluation return (10 episodes)", series,
-              marks=[(fig["qat_delay"] / 1000, "QAT: quantisation delay")])
+              marks=[(fig["qat_delay"] / 1000, "QAT: quantisation delay")], bands=True,
+              ylim=(min(seen) - pad, max(seen) + pad) if seen else None, legend="lower right")
     return save(f, FIGURE)
 
 

@@ -45,6 +45,7 @@ import learning  # noqa: E402
 
 from rlaccel.util.files import atomic_write  # noqa: E402
 from rlaccel.util.lock import exclusive, lock_for  # noqa: E402
+from rlaccel.util.stats import t_interval  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 CHECKPOINTS = Path(__file__).resolve().parents[3] / "out" / "fig9"
@@ -64,13 +65,7 @@ def finished(runs: list[dict]) -> set:
 
 def interval(values: list[float]) -> tuple[float, float | None]:
     """Mean and the half-width of its 95 % Student-t interval (None under two values)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, None
-    from scipy.stats import t
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, float(t.ppf(0.975, n - 1) * sd / math.sqrt(n))
+    return t_interval(values)
 
 
 def summary(runs: list[dict], batch: int, iterations: int) -> list[dict]:

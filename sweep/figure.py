@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rlaccel.sweep.errors import SweepError
+from rlaccel.util.stats import t_quantile as _t
 
 __all__ = ["PlotSpec", "aggregate", "knees", "markdown", "draw", "write_figure"]
 
@@ -163,11 +164,6 @@ class PlotSpec:
         if axis is None:
             return ""
         return str(self.labels.get(axis, {}).get(str(value), value))
-
-
-def _t(ci: float, df: int) -> float:
-    from scipy.stats import t
-    return float(t.ppf(0.5 + ci / 2, df))
 
 
 def aggregate(plot: PlotSpec, rows: list[dict]) -> list[dict]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -40,17 +39,13 @@ from pathlib import Path
 import numpy as np
 
 from rlaccel.util.files import atomic_write
+from rlaccel.util.stats import t_interval
 
 MANIFESTS = {"cartpole": "machines/darl/programs/cartpole.toml",
              "lunarlander": "machines/darl/programs/lunarlander.toml"}
 TARGETS = {"cartpole": 500.0, "lunarlander": 200.0}
 #: the stages at which summary reports the window mean
 CHECKPOINTS = (5, 10, 20, 25, 30, 40, 50, 100, 150, 200, 300)
-
-#: Student's t, two-sided 95 %, by degrees of freedom (1-30); larger: 1.96
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 def interval95(xs) -> dict | None:
@@ -59,11 +54,9 @@ def interval95(xs) -> dict | None:
     xs = [float(x) for x in xs]
     if not xs:
         return None
-    m = float(np.mean(xs))
-    if len(xs) == 1:
+    m, h = t_interval(xs)
+    if h is None:
         return {"n": 1, "mean": m, "lo": None, "hi": None}
-    t = _T95[len(xs) - 2] if len(xs) - 1 <= len(_T95) else 1.96
-    h = t * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
     return {"n": len(xs), "mean": m, "lo": m - h, "hi": m + h}
 
 

@@ -48,10 +48,11 @@ else:
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import math  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+from rlaccel.util.stats import t_interval  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 MACHINE = HERE.parent
@@ -173,19 +174,10 @@ def cmd_run(a) -> None:
 
 
 # ---- fig7.json and the figure ----------------------------------------------------------
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-         9: 2.262}
-
-
 def _interval(xs: list[float]) -> tuple[float, float | None, float | None]:
     """Mean and its 95 % interval (Student's t; none for one value)."""
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, None, None
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    h = _T975.get(n - 1, 1.96) * sd / math.sqrt(n)
-    return m, m - h, m + h
+    m, h = t_interval(xs)
+    return (m, None, None) if h is None else (m, m - h, m + h)
 
 
 def final_window(c: dict, steps: int) -> float | None:

@@ -25,7 +25,7 @@ def test_window_means_start_at_a_full_window():
 def test_interval95_is_students_t():
     x = interval95([1.0, 2.0, 3.0])
     assert x["mean"] == 2.0 and x["n"] == 3
-    assert x["hi"] - 2.0 == pytest.approx(4.303 * 1.0 / 3 ** 0.5)
+    assert x["hi"] - 2.0 == pytest.approx(4.3026527 * 1.0 / 3 ** 0.5)
     assert interval95([5.0])["lo"] is None and interval95([]) is None
 
 

@@ -78,7 +78,8 @@ def test_qat_against_fixed32_paired_by_seed_and_the_table(fig7):
     assert d["after_delay"]["by_seed"] == {"1": -100.0, "2": -300.0}
     assert d["after_delay"]["mean"] == pytest.approx(-200.0)
     lo, hi = d["after_delay"]["interval"]
-    assert lo == pytest.approx(-200.0 - 12.706 * 100.0) and hi == pytest.approx(-200.0 + 1270.6)
+    t = 12.7062047                                   # Student's t, 95 %, one degree of freedom
+    assert lo == pytest.approx(-200.0 - t * 100.0) and hi == pytest.approx(-200.0 + t * 100.0)
     assert d["final"]["evaluations"] == [90_000, 100_000]
     assert out["runs"]["fixed32"]["final_over_float32"] == pytest.approx(0.5)
     table = fig7.markdown(out)

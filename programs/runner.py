@@ -322,14 +322,17 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
               progress: Callable[[str], None] | None = None,
               arch_overrides: dict | None = None,
               meter: Callable[[int, int | None, str], None] | None = None, **options) -> dict:
-    """Run a manifest for every seed of ``seeds`` as one batched simulation
-    (:class:`rlaccel.tlm.fast.batch.Batch`; a machine of several agents, which synchronise
-    in SimPy time, runs its members' platforms one after another: ``sim.run`` says which);
-    every member is assembled and bound like the first and its report equals its single
-    :func:`run`'s. Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
+    """Run a manifest for every seed of ``seeds``: configured once, every member assembled
+    and bound like the first, its report equal to its single :func:`run`'s. One batched
+    simulation (:class:`rlaccel.tlm.fast.batch.Batch`) when the machine has one agent and
+    its plugin answers the members' exchanges together (``batch_hosts``: e.g. ADHDP's
+    compiled cart-poles); otherwise the members' platforms run one after another, each as
+    its single run (a batch asking each member's own host in turn saves nothing and pays
+    its rounds, and several agents synchronise in SimPy time); ``sim.run`` says which.
+    Returns ``{"seeds", "members": [report, ...], "sim"}`` (and writes it to
     ``json_path``). ``progress`` and ``meter`` as for :func:`run`, ``meter`` with the
     members' positions summed."""
-    from rlaccel.tlm.fast.batch import Batch, MemberHosts
+    from rlaccel.tlm.fast.batch import Batch
     if not isinstance(manifest, (str, Path)):
         with manifest_source(manifest) as path:
             return run_batch(path, overrides, seeds=seeds, arch=arch, json_path=json_path,
@@ -370,15 +373,16 @@ def run_batch(manifest: str | Path, overrides: list[str] | None = None, *, seeds
     check_outputs({"--json": json_path}, named + setups[0].inputs())
     built = time.perf_counter()
     plugin = setups[0].plugin
+    hosts = None
     if setups[0].platform.n_agents == 1:
         hosts = getattr(plugin, "batch_hosts", lambda runs, arch: None)(
             [s.r for s in setups], setups[0].arch)
-        platforms = [s.platform for s in setups]
+    if hosts is not None:
         if meter is not None:             # the batched loop calls no controller's progress
-            hosts = _Ticking(hosts if hosts is not None else MemberHosts(platforms), tick)
-        results = Batch(platforms, hosts).run()
+            hosts = _Ticking(hosts, tick)
+        results = Batch([s.platform for s in setups], hosts).run()
         how = "batch"
-    else:       # agents synchronising in SimPy time: each member's platform as its own run
+    else:                                 # each member's platform as its own run
         results = [s.platform.run() for s in setups]
         how = "one by one"
     reports = []

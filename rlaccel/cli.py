@@ -239,8 +239,8 @@ def _run_batch(args, plugin, options, progress, meter, bar) -> int:
                         ("--reference-kernels", args.reference_kernels),
                         ("--seed", args.seed), ("--checkpoint", args.checkpoint)):
         if given:
-            raise RlaccelError(f"--seeds runs a batch on the compiled loop; it does not take "
-                               f"{flag} (run one seed for that)")
+            raise RlaccelError(f"--seeds runs a batch of seeds; it does not take {flag} (run "
+                               f"one seed for that)")
     b = run_batch(args.manifest, args.set, seeds=args.seeds, arch=args.arch,
                   json_path=args.json, progress=progress, meter=meter, **options)
     bar.close()
@@ -248,7 +248,8 @@ def _run_batch(args, plugin, options, progress, meter, bar) -> int:
         lines = plugin.summary(r).splitlines()
         print(f"seed {r['seed']}: {lines[1].strip() if len(lines) > 1 else lines[0]}")
     sim, t = b["sim"], b["timing"]["sim"]
-    print(f"batch: {sim['members']} runs, {sim['instructions']:,} instructions in "
+    how = "one simulation" if sim["run"] == "batch" else "one after another"
+    print(f"batch: {sim['members']} runs ({how}), {sim['instructions']:,} instructions in "
           f"{t['run_s']:.2f} s ({t['instructions_per_s']:,.0f} instructions/s), "
           f"{t['setup_s']:.2f} s to assemble and load")
     return 0
@@ -344,8 +345,10 @@ def _add_run(sub) -> None:
                         "machine.dtype=q6.12 --arch-set machine.lanes=8")
     r.add_argument("--seed", type=seed, metavar="S", help="seed (weights and plant)")
     r.add_argument("--seeds", type=_seeds, metavar="LIST",
-                   help="run these seeds (e.g. 1-50 or 1,4,9) as one batched simulation; "
-                        "--json then holds every run's report")
+                   help="run these seeds (e.g. 1-50 or 1,4,9), configured once: one "
+                        "batched simulation where the machine answers the runs' exchanges "
+                        "together, else one after another; --json then holds every run's "
+                        "report")
     for name, text in RUN_OPTIONS.items():
         r.add_argument(f"--{name}", type=int_in(1, COUNT_MAX), metavar="N", help=text)
     r.add_argument("--json", metavar="FILE", type=file_name, help="write the full report as JSON")

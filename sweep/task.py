@@ -1,5 +1,5 @@
 """What an executor runs: a task is one point, or several points that differ only in their
-seed run as one batched simulation (:func:`rlaccel.programs.runner.run_batch`).
+seed run as one batch (:func:`rlaccel.programs.runner.run_batch`).
 
 :func:`make_tasks` cuts the points to run into tasks (plain, picklable dicts);
 :func:`run_task` runs one in whatever process an executor gives it (a pool worker, a Ray

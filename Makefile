@@ -23,7 +23,7 @@ demo: venv
 
 test: venv
 	bash rtl/tools/setup.sh $(PY)   # Icarus, Verilator, Yosys and MyHDL's VPI module for the RTL tests
-	$(PY) -m pytest -n 2   # both cores (pytest-xdist)
+	$(PY) -m pytest -n 2 --durations=20   # both cores (pytest-xdist); the slowest tests listed
 
 clean:
 	rm -rf $(OUT) .pytest_cache

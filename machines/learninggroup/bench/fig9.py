@@ -63,11 +63,6 @@ def finished(runs: list[dict]) -> set:
     return {learning.run_key(r) for r in runs if not r.get("partial")}
 
 
-def interval(values: list[float]) -> tuple[float, float | None]:
-    """Mean and the half-width of its 95 % Student-t interval (None under two values)."""
-    return t_interval(values)
-
-
 def summary(runs: list[dict], batch: int, iterations: int) -> list[dict]:
     """Per (kind, A, G): the finished seeds' success over the run, mean and 95 % interval."""
     cells: dict[tuple, list] = {}
@@ -77,8 +72,8 @@ def summary(runs: list[dict], batch: int, iterations: int) -> list[dict]:
     rows = []
     for (kind, A, G), rs in sorted(cells.items()):
         rs = sorted(rs, key=lambda r: r["seed"])
-        mean, half = interval([r["success_all"] for r in rs])
-        last, last_half = interval([r["success_last_tenth"] for r in rs])
+        mean, half = t_interval([r["success_all"] for r in rs])
+        last, last_half = t_interval([r["success_last_tenth"] for r in rs])
         rows.append({"kind": kind, "agents": A, "groups": G, "seeds": [r["seed"] for r in rs],
                      "success_all": mean, "ci95": half, "success_last_tenth": last,
                      "ci95_last_tenth": last_half,

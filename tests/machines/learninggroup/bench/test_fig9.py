@@ -18,10 +18,11 @@ def _run(kind, G, seed, success, partial=False):
 
 
 def test_the_interval_is_students_t_over_the_seeds(fig9):
-    mean, half = fig9.interval([0.1, 0.2, 0.3])
-    assert mean == pytest.approx(0.2)
-    assert half == pytest.approx(4.302652729911275 * 0.1 / math.sqrt(3))
-    assert fig9.interval([0.25]) == (0.25, None)
+    row, = fig9.summary([_run("reference", 1, s, 0.1 * s) for s in (1, 2, 3)], 16, 2000)
+    assert row["success_all"] == pytest.approx(0.2)
+    assert row["ci95"] == pytest.approx(4.302652729911275 * 0.1 / math.sqrt(3))
+    row, = fig9.summary([_run("reference", 1, 1, 0.25)], 16, 2000)
+    assert (row["success_all"], row["ci95"]) == (0.25, None)
 
 
 def test_partial_runs_are_neither_summarised_nor_finished(fig9, tmp_path):

@@ -6,12 +6,14 @@ the machines in ``rlaccel.machines``. Every name of ``__all__`` is imported on f
 importing a layer (or starting the command line) loads nothing it does not need.
 
 Importing it pins OpenBLAS's kernel before numpy loads (:func:`rlaccel.util.determinism.pin_kernel`),
-so a float32 run gives the same bits on every x86-64 host with AVX2.
+so a float32 run gives the same bits on every x86-64 host with AVX2, and gives the BLAS one
+thread unless the environment names a count (:func:`rlaccel.util.determinism.one_thread`).
 """
 
-from rlaccel.util.determinism import pin_kernel as _pin_kernel
+from rlaccel.util.determinism import one_thread as _one_thread, pin_kernel as _pin_kernel
 
 _pin_kernel()
+_one_thread()
 
 __all__ = [
     "__version__",

@@ -17,6 +17,14 @@ Haswell's kernel (AVX2), so a run gives the same bits on any x86-64 host with AV
 OpenBLAS would pick there. Import rlaccel before numpy for that (the command line does); on a
 host without AVX2 the bits are that host's kernel's.
 
+It also gives the BLAS one thread (:func:`one_thread`) unless the environment names a count
+(any of :data:`THREADS`): the simulator runs on one thread, and OpenBLAS's threads, which wait
+for work by spinning, cost CPU wherever a product is too small to share and, on a machine whose
+other cores are busy (the other workers of a sweep), wall time too. Measured on FIXAR
+(``rlaccel run machines/fixar/programs/halfcheetah.toml --steps 500 --set
+learning.start_steps=300 -q``, 200 training steps; docs/speed.md): two threads took more CPU
+than one in every run and, with the other core busy, up to five times the wall time.
+
 :func:`pin` fixes the kernel and every BLAS to one thread (:data:`PINNED`), and refuses after
 numpy has loaded; the benchmark scripts call it on their first lines. Fixed-point machines'
 products are exact (integers in float64 below 2**52), so their bits never depend on the kernel.
@@ -27,11 +35,12 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["PINNED", "pin", "pin_kernel", "pinned"]
+__all__ = ["PINNED", "THREADS", "one_thread", "pin", "pin_kernel", "pinned"]
 
+#: the variables that set the thread counts of the BLAS libraries numpy and scipy may load
+THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: the environment a reproducible float32 run needs before numpy loads OpenBLAS
-PINNED = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1",
-          "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+PINNED = {"OPENBLAS_CORETYPE": "Haswell", **{v: "1" for v in THREADS}}
 
 
 def pinned(environ=None) -> bool:
@@ -74,4 +83,14 @@ def pin_kernel(environ=None) -> bool:
             or not _avx2():
         return False
     env["OPENBLAS_CORETYPE"] = PINNED["OPENBLAS_CORETYPE"]
+    return True
+
+
+def one_thread(environ=None) -> bool:
+    """Set every variable of :data:`THREADS` to 1, unless one of them is set (the user's
+    choice) or numpy is loaded (its BLAS has started its threads); whether it did."""
+    env = os.environ if environ is None else environ
+    if any(v in env for v in THREADS) or (environ is None and "numpy" in sys.modules):
+        return False
+    env.update({v: "1" for v in THREADS})
     return True

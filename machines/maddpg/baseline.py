@@ -35,15 +35,13 @@ import time
 
 import numpy as np
 
+from rlaccel.util.determinism import THREADS
 from rlaccel.util.errors import RlaccelError
 
-__all__ = ["measure", "merge", "blas_threads", "host_cpu", "stats", "BACKENDS",
-           "THREAD_VARIABLES"]
+__all__ = ["measure", "merge", "blas_threads", "host_cpu", "stats", "BACKENDS"]
 
 #: the learners a baseline can time
 BACKENDS = ("numpy", "torch")
-#: the variables that pin BLAS and OpenMP to one thread in the child process
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: steps per T_SG chunk: one whole 25-step episode, its reset included
 CHUNK = 25
 #: dropped passes before the timed ones
@@ -246,7 +244,7 @@ def measure(env: str, batches, repeats: int = 100, steps: int = 2000, seed: int 
             "steps": int(steps), "seed": int(seed), "policies": dict(policies or {}),
             "hidden": list(hidden), "backend": backend, "openai_lists": bool(openai_lists),
             "env_kwargs": dict(env_kwargs or {})}
-    child_env = dict(os.environ, **{v: "1" for v in THREAD_VARIABLES})
+    child_env = dict(os.environ, **{v: "1" for v in THREADS})
     p = subprocess.run([sys.executable, "-m", __name__, json.dumps(args)], env=child_env,
                        capture_output=True, text=True)
     if p.returncode != 0:

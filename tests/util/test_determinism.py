@@ -86,3 +86,21 @@ def test_importing_rlaccel_pins_the_kernel_before_numpy_loads():
                         "print(os.environ.get('OPENBLAS_CORETYPE', '-'))"],
                        env=env, capture_output=True, text=True, timeout=120, check=True)
     assert r.stdout.split() == (["Haswell"] if determinism._avx2() else ["-"])
+
+
+def test_one_thread_sets_every_blas_unless_a_count_is_named():
+    env: dict = {}
+    assert determinism.one_thread(env) and env == {v: "1" for v in determinism.THREADS}
+    named = {"OMP_NUM_THREADS": "4"}
+    assert not determinism.one_thread(named) and named == {"OMP_NUM_THREADS": "4"}
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1"), ("2", "2")])
+def test_importing_rlaccel_gives_the_blas_one_thread_unless_told(given, expected):
+    env = {k: v for k, v in os.environ.items() if k not in determinism.THREADS}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    r = subprocess.run([sys.executable, "-c", "import os, rlaccel, numpy; "
+                        "print(os.environ['OPENBLAS_NUM_THREADS'])"],
+                       env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert r.stdout.split() == [expected]

@@ -34,6 +34,8 @@ import os
 import sys
 import time
 
+from rlaccel.util.determinism import THREADS   # no numpy: the threads are set before it loads
+
 ENVS = ("simple_speaker_listener_v4", "simple_tag_v3")
 
 
@@ -41,7 +43,7 @@ def _threads(argv) -> None:
     n = "1"
     if "--threads" in argv:
         n = argv[argv.index("--threads") + 1]
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    for var in THREADS:
         os.environ[var] = n
 
 

@@ -209,14 +209,18 @@ def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias,
     weights start in ``vals``; ``gptr``/``gcols`` the columns of each group (ascending);
     ``bias`` a vector of ``ncols`` or empty. Each core chains its rows in order from +0 per
     output (the +0 turns a -0 sum into +0, as a cleared register); the aggregator adds the
-    cores' sums in core order, then the bias, each add rounded."""
+    cores' sums in core order, then the bias, each add rounded. The cores' sums are
+    combined in the packed column order (every column is in one group, so each output's
+    chain is the same) and scattered to the outputs once, with the bias."""
     B = X.shape[0]
-    acc = np.zeros(gcols.size, np.float32)
-    res = np.zeros(ncols, np.float32)
+    P = gcols.size
+    acc = np.empty(P, np.float32)
+    res = np.empty(P, np.float32)
+    y = np.empty(P, np.uint16)
     have_bias = bias.size > 0
     for b in range(B):
         for c in range(cores.size - 1):
-            for p in range(acc.size):
+            for p in range(P):
                 acc[p] = np.float32(0.0)
             for r in range(cores[c], cores[c + 1]):
                 g = row_group[r]
@@ -228,14 +232,21 @@ def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias,
                 v = vals[row_off[r]:row_off[r] + n]
                 for k in range(n):
                     a[k] = r16(a[k] + r16(xv * v[k]))
-            for p in range(acc.size):
-                j = gcols[p]
-                part = acc[p] + np.float32(0.0)
-                res[j] = part if c == 0 else r16(res[j] + part)
-        for j in range(ncols):
-            y = r16(res[j] + bias[j]) if have_bias else res[j]
-            out[b, j] = f2h(y)
-    return out
+            if c == 0:
+                for p in range(P):
+                    res[p] = acc[p] + np.float32(0.0)
+            else:
+                for p in range(P):
+                    res[p] = r16(res[p] + (acc[p] + np.float32(0.0)))
+        if have_bias:
+            for p in range(P):
+                y[p] = f2h(r16(res[p] + bias[gcols[p]]))
+        else:
+            for p in range(P):
+                y[p] = f2h(res[p])
+        ob = out[b]
+        for p in range(P):
+            ob[gcols[p]] = y[p]
 
 
 @njit
@@ -244,7 +255,9 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
     b = 0, 1, ... in order, each product and each sum rounded (a VPU MAC per weight and
     sample). ``X``, ``D``, the rows x ncols accumulator ``G`` and the bias row ``Gb`` are
     binary16 bits (uint16 views of the memories). A row's kept words are gathered as bits
-    and converted side by side (the conversions vectorise, a gather of each does not)."""
+    and converted side by side (the conversions vectorise, a gather of each does not); a
+    group of consecutive columns (a dense layer's) is read and written in place. The bias
+    row's chains over b run side by side (one vectorised pass per sample)."""
     B = X.shape[0]
     raw = np.empty(gcols.size, np.uint16)
     Dc = np.empty((B, gcols.size), np.float32)       # each group's columns, side by side
@@ -254,7 +267,7 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
             raw[p] = Db[gcols[p]]
         for p in range(gcols.size):
             Dc[b, p] = h2f(raw[p])
-    tmp = np.empty(gcols.size, np.float32)
+    tmp = np.empty(max(gcols.size, ncols), np.float32)
     xs = np.empty(B, np.float32)
     for r in range(G.shape[0]):
         g = row_group[r]
@@ -263,10 +276,17 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
         lo, hi = gptr[g], gptr[g + 1]
         n = hi - lo
         Gr, cols, h, t = G[r], gcols[lo:hi], raw[:n], tmp[:n]
-        for k in range(n):
-            h[k] = Gr[cols[k]]
-        for k in range(n):
-            t[k] = h2f(h[k])
+        c0 = cols[0]
+        run = cols[n - 1] - c0 == n - 1              # ascending: consecutive columns
+        if run:
+            Gs = Gr[c0:c0 + n]
+            for k in range(n):
+                t[k] = h2f(Gs[k])
+        else:
+            for k in range(n):
+                h[k] = Gr[cols[k]]
+            for k in range(n):
+                t[k] = h2f(h[k])
         for b in range(B):
             xs[b] = h2f(X[b, r])
         for b in range(B):
@@ -274,16 +294,23 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
             d = Dc[b, lo:hi]
             for k in range(n):
                 t[k] = r16(t[k] + r16(xv * d[k]))
-        for k in range(n):
-            h[k] = f2h(t[k])
-        for k in range(n):
-            Gr[cols[k]] = h[k]
+        if run:
+            for k in range(n):
+                Gs[k] = f2h(t[k])
+        else:
+            for k in range(n):
+                h[k] = f2h(t[k])
+            for k in range(n):
+                Gr[cols[k]] = h[k]
+    acc = tmp[:ncols]
     for j in range(ncols):
-        acc = h2f(Gb[j])
-        for b in range(B):
-            acc = r16(acc + h2f(D[b, j]))
-        Gb[j] = f2h(acc)
-    return G
+        acc[j] = h2f(Gb[j])
+    for b in range(B):
+        Db = D[b]
+        for j in range(ncols):
+            acc[j] = r16(acc[j] + h2f(Db[j]))
+    for j in range(ncols):
+        Gb[j] = f2h(acc[j])
 
 
 @njit
@@ -323,13 +350,19 @@ _TABLES: list = []
 
 def activation_tables() -> tuple[np.ndarray, np.ndarray]:
     """The sigmoid and tanh of every binary16 (indexed by its bits), as :mod:`.vector`
-    computes them (the float64 function rounded once), as float32: a function unit's
-    answer to any FP16 input, looked up (made on first use)."""
+    computes them (the float64 function rounded once), as binary16 bits, every NaN as
+    :func:`f2h` writes it: a function unit's answer to any FP16 input, looked up (made on
+    first use; 128 KiB each, half the float32 values, so that they stay in the cache)."""
     if not _TABLES:
         from rlaccel.machines.learninggroup.tlm import vector
         every = np.arange(65536, dtype=np.uint16).view(np.float16)
-        with np.errstate(invalid="ignore"):
-            _TABLES.extend(f(every).astype(np.float32) for f in (vector.sigmoid, vector.tanh))
+        for f in (vector.sigmoid, vector.tanh):
+            with np.errstate(invalid="ignore"):
+                v = f(every)
+            bits = v.view(np.uint16).copy()
+            nan = np.isnan(v)
+            bits[nan] = (bits[nan] & 0x8000) | 0x7E00
+            _TABLES.append(bits)
     return _TABLES[0], _TABLES[1]
 
 
@@ -346,6 +379,28 @@ def vec_muls(a, s, out):
     sv = h2f(s)
     for k in range(out.size):
         out[k] = f2h(r16(h2f(a[k]) * sv))
+
+
+@njit
+def vec_add_into(a, b, into_a):
+    """:func:`vec_add` written over ``a`` (``into_a``) or over ``b``, in place: with one
+    array both read and written the loop vectorises (an ``out`` that is an input's words
+    fails the compiler's overlap check, and the element-by-element loop is about ten times
+    slower)."""
+    if into_a:
+        for k in range(a.size):
+            a[k] = f2h(r16(h2f(a[k]) + h2f(b[k])))
+    else:
+        for k in range(b.size):
+            b[k] = f2h(r16(h2f(a[k]) + h2f(b[k])))
+
+
+@njit
+def vec_muls_into(a, s):
+    """:func:`vec_muls` written over ``a``, in place (as :func:`vec_add_into`)."""
+    sv = h2f(s)
+    for k in range(a.size):
+        a[k] = f2h(r16(h2f(a[k]) * sv))
 
 
 @njit
@@ -427,16 +482,19 @@ def _lstm_fw(z, sp, out, B, n, sig, tanh):
     S, T, Hh = 4 * B * n, 5 * B * n, 6 * B * n
     for b in range(B):
         for u in range(n):
-            i, f = sig[z[b * 4 * n + u]], sig[z[b * 4 * n + n + u]]
-            g, o = tanh[z[b * 4 * n + 2 * n + u]], sig[z[b * 4 * n + 3 * n + u]]
+            q = b * 4 * n + u
+            bi, bf = sig[z[q]], sig[z[q + n]]
+            bg, bo = tanh[z[q + 2 * n]], sig[z[q + 3 * n]]
+            i, f, g, o = h2f(bi), h2f(bf), h2f(bg), h2f(bo)
             s = r16(r16(f * h2f(sp[b * n + u])) + r16(i * g))
-            t = tanh[f2h(s)]
-            out[b * 4 * n + u] = f2h(i)
-            out[b * 4 * n + n + u] = f2h(f)
-            out[b * 4 * n + 2 * n + u] = f2h(g)
-            out[b * 4 * n + 3 * n + u] = f2h(o)
+            bt = tanh[f2h(s)]
+            t = h2f(bt)
+            out[q] = bi
+            out[q + n] = bf
+            out[q + 2 * n] = bg
+            out[q + 3 * n] = bo
             out[S + b * n + u] = f2h(s)
-            out[T + b * n + u] = f2h(t)
+            out[T + b * n + u] = bt
             out[Hh + b * n + u] = f2h(r16(o * t))
 
 

@@ -332,12 +332,23 @@ def _vec(b: Binding):
     # the compiled kernels (:mod:`.kernels`) compute :mod:`.vector`'s expressions bit for bit
     if mn == "v.add":
         a, c, d = bits("a", n), bits("b", n), bits("dst", n)
+        if (o["dst"] == o["a"]) != (o["dst"] == o["b"]):      # in place on one input
+            into_a = o["dst"] == o["a"]
+
+            def vadd_into():
+                kernels.vec_add_into(a, c, into_a)
+            return vadd_into
 
         def vadd():
             kernels.vec_add(a, c, d)
         return vadd
     if mn == "v.muls":
         a, s, d = bits("a", n), bits("s", 1), bits("dst", n)
+        if o["dst"] == o["a"]:
+
+            def vmuls_into():
+                kernels.vec_muls_into(a, s[0])
+            return vmuls_into
 
         def vmuls():
             kernels.vec_muls(a, s[0], d)

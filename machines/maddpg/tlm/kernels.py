@@ -4,13 +4,22 @@ sum rounded, each sum in its MAC chain's order from a +0 accumulator).
 
 * :func:`forward` -- ``Y[k] = W X[k] + b`` (before the activation);
 * :func:`backward` -- ``G[k] = W[:, off:off+n]^T D[k]`` (before the mask);
+* :func:`relu_mask` -- the mask, ``G[k]`` where the layer input ``X[k] > 0``, else +0;
 * :func:`gradient` -- ``G = sum_k D[k] X[k]^T``, ``g_b = sum_k D[k]`` in sample order.
 
-With numba (:mod:`rlaccel.tlm.fast.jit`) these run compiled: loops whose innermost index
-runs over independent accumulators (output neurons, columns, weights), so every chain keeps
-its order and nothing is reassociated or fused (numba's default: no fast-math, so no
-multiply-add contraction). Without numba they run the :mod:`rlaccel.isa.dtypes` operations
-on whole arrays. Tests compare both with :mod:`.compute_unit` on random operands.
+With numba (:mod:`rlaccel.tlm.fast.jit`) these run compiled, hand-written rather than a
+matrix product (BLAS reorders and fuses the sums): loops whose innermost index runs over
+independent accumulators, so every chain keeps its order and nothing is reassociated or
+fused (numba's default: no fast-math, so no multiply-add contraction). Each pass takes four
+steps of a chain, ``(((acc + p0) + p1) + p2) + p3`` (its order, one load and store of the
+accumulator per four products). Two loop orders, by the width of the result:
+:func:`_combine_rows` (wide: two samples at a time, the innermost loop over the outputs;
+it reads the batch's rows where they are, any stride) and :func:`_combine` (narrow, a
+64 -> 1 layer: the batch transposed to ``(features, samples)``, the innermost loop over the
+samples). :func:`_gradient_rows` and :func:`_gradient_cols` accumulate four samples per
+pass, the innermost loop over the wider of the layer's input and output widths. Without
+numba they run the :mod:`rlaccel.isa.dtypes` operations on whole arrays. Tests compare both
+with :mod:`.compute_unit` on random operands.
 """
 
 from __future__ import annotations
@@ -20,38 +29,91 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["forward", "backward", "gradient"]
+__all__ = ["forward", "backward", "relu_mask", "gradient"]
 
 _F32 = get_dtype("fp32")
 
+#: results at least this wide (outputs per sample) take :func:`_combine_rows`
+WIDE = 16
+
 
 @njit
-def _combine(X, M):
-    """``out[k] = sum_j X[k, j] * M[j]``, every sample's rows of ``M`` added in order j from
-    +0 in float32 (the compute unit's chains: forward through W^T, backward through W)."""
-    B, J = X.shape
-    N = M.shape[1]
-    out = np.empty((B, N), dtype=np.float32)
-    acc = np.empty(N, dtype=np.float32)
-    for k in range(B):
-        for i in range(N):
-            acc[i] = np.float32(0.0)
-        for j in range(J):
-            x = X[k, j]
-            for i in range(N):
-                acc[i] = acc[i] + M[j, i] * x
-        for i in range(N):
-            out[k, i] = acc[i]
+def _combine(M, XT):
+    """``out[i, k] = sum_j M[i, j] * XT[j, k]``, every chain in order j from +0 in float32
+    (the compute unit's chains: forward through W, backward through W^T); ``(N, B)``."""
+    N, J = M.shape
+    B = XT.shape[1]
+    out = np.zeros((N, B), dtype=np.float32)
+    J4 = J - J % 4
+    for i in range(N):
+        for j in range(0, J4, 4):
+            m0, m1, m2, m3 = M[i, j], M[i, j + 1], M[i, j + 2], M[i, j + 3]
+            for k in range(B):
+                out[i, k] = (((out[i, k] + m0 * XT[j, k]) + m1 * XT[j + 1, k])
+                             + m2 * XT[j + 2, k]) + m3 * XT[j + 3, k]
+        for j in range(J4, J):
+            m = M[i, j]
+            for k in range(B):
+                out[i, k] = out[i, k] + m * XT[j, k]
     return out
 
 
 @njit
-def _gradient(D, X):
+def _combine_rows(X, M):
+    """``out[k, i] = sum_j X[k, j] * M[j, i]`` (as :func:`_combine`, ``(B, N)``), two
+    samples at a time; ``X`` may be a strided view."""
+    B, J = X.shape
+    N = M.shape[1]
+    out = np.zeros((B, N), dtype=np.float32)
+    J4 = J - J % 4
+    B2 = B - B % 2
+    for k in range(0, B2, 2):
+        for j in range(0, J4, 4):
+            x0, x1, x2, x3 = X[k, j], X[k, j + 1], X[k, j + 2], X[k, j + 3]
+            y0, y1, y2, y3 = X[k + 1, j], X[k + 1, j + 1], X[k + 1, j + 2], X[k + 1, j + 3]
+            for i in range(N):
+                m0, m1, m2, m3 = M[j, i], M[j + 1, i], M[j + 2, i], M[j + 3, i]
+                out[k, i] = (((out[k, i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
+                out[k + 1, i] = (((out[k + 1, i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
+        for j in range(J4, J):
+            x, y = X[k, j], X[k + 1, j]
+            for i in range(N):
+                out[k, i] = out[k, i] + M[j, i] * x
+                out[k + 1, i] = out[k + 1, i] + M[j, i] * y
+    for k in range(B2, B):
+        for j in range(J):
+            x = X[k, j]
+            for i in range(N):
+                out[k, i] = out[k, i] + M[j, i] * x
+    return out
+
+
+@njit
+def _relu_mask(G, X):
+    B, N = G.shape
+    for k in range(B):
+        for i in range(N):
+            if not X[k, i] > 0:
+                G[k, i] = np.float32(0.0)
+    return G
+
+
+@njit
+def _gradient_rows(D, X):
+    """:func:`gradient` with the innermost loop over the layer's inputs (``G``'s rows)."""
     B, OD = D.shape
     ID = X.shape[1]
     G = np.zeros((OD, ID), dtype=np.float32)
     gb = np.zeros(OD, dtype=np.float32)
-    for k in range(B):
+    B4 = B - B % 4
+    for k in range(0, B4, 4):
+        for i in range(OD):
+            d0, d1, d2, d3 = D[k, i], D[k + 1, i], D[k + 2, i], D[k + 3, i]
+            gb[i] = (((gb[i] + d0) + d1) + d2) + d3
+            for j in range(ID):
+                G[i, j] = (((G[i, j] + d0 * X[k, j]) + d1 * X[k + 1, j])
+                           + d2 * X[k + 2, j]) + d3 * X[k + 3, j]
+    for k in range(B4, B):
         for i in range(OD):
             d = D[k, i]
             gb[i] = gb[i] + d
@@ -60,25 +122,76 @@ def _gradient(D, X):
     return G, gb
 
 
+@njit
+def _gradient_cols(D, X):
+    """:func:`gradient` with the innermost loop over the layer's outputs (``G``'s columns,
+    accumulated transposed)."""
+    B, OD = D.shape
+    ID = X.shape[1]
+    GT = np.zeros((ID, OD), dtype=np.float32)
+    gb = np.zeros(OD, dtype=np.float32)
+    B4 = B - B % 4
+    for k in range(0, B4, 4):
+        for i in range(OD):
+            gb[i] = (((gb[i] + D[k, i]) + D[k + 1, i]) + D[k + 2, i]) + D[k + 3, i]
+        for j in range(ID):
+            x0, x1, x2, x3 = X[k, j], X[k + 1, j], X[k + 2, j], X[k + 3, j]
+            for i in range(OD):
+                GT[j, i] = (((GT[j, i] + D[k, i] * x0) + D[k + 1, i] * x1)
+                            + D[k + 2, i] * x2) + D[k + 3, i] * x3
+    for k in range(B4, B):
+        for i in range(OD):
+            gb[i] = gb[i] + D[k, i]
+        for j in range(ID):
+            x = X[k, j]
+            for i in range(OD):
+                GT[j, i] = GT[j, i] + D[k, i] * x
+    return np.ascontiguousarray(GT.T), gb
+
+
 def _f32(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
+def _samples(X) -> np.ndarray:
+    """A batch ``(B, n)`` (any strides: a view of memory rows) as ``(n, B)`` float32, C order."""
+    return np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
+
+
+def _through(M, X) -> np.ndarray:
+    """``(B, N)``: every sample's ``M^T x`` for ``M`` ``(J, N)``, compiled (a transposed view
+    when narrow)."""
+    if M.shape[1] >= WIDE:
+        return _combine_rows(np.asarray(X, dtype=np.float32), _f32(M))
+    return _combine(_f32(M.T), _samples(X)).T
+
+
 def forward(W, b, X) -> np.ndarray:
-    """``(B, OD)``: every sample's ``W x + b`` (fp32, compute_unit.fp without activation)."""
-    W, b, X = _f32(W), _f32(b), _f32(X)
+    """``(B, OD)``: every sample's ``W x + b`` (fp32, compute_unit.fp without activation);
+    ``X`` may be a view of memory rows."""
+    W, b = _f32(W), _f32(b)
     if HAVE_NUMBA:
-        return _combine(X, np.ascontiguousarray(W.T)) + b
-    return _F32.add(_F32.matvec(W, X.T), b[:, None]).T.copy()
+        Y = _through(W.T, X)
+        return np.add(Y, b, out=Y) if Y.flags.c_contiguous else Y + b
+    return _F32.add(_F32.matvec(W, _f32(X).T), b[:, None]).T.copy()
 
 
 def backward(W, D, off: int = 0, n: int | None = None) -> np.ndarray:
-    """``(B, n)``: every sample's ``W[:, off:off+n]^T d`` (fp32, compute_unit.bp unmasked)."""
-    W, D = _f32(W), _f32(D)
+    """``(B, n)``: every sample's ``W[:, off:off+n]^T d`` (fp32, compute_unit.bp unmasked);
+    ``D`` may be a view of memory rows."""
+    W = _f32(W)
     n = W.shape[1] - off if n is None else n
     if HAVE_NUMBA:
-        return _combine(D, np.ascontiguousarray(W[:, int(off):int(off) + int(n)]))
-    return _F32.rmatvec(W[:, off:off + n], D.T).T.copy()
+        return _through(W[:, int(off):int(off) + int(n)], D)
+    return _F32.rmatvec(W[:, off:off + n], _f32(D).T).T.copy()
+
+
+def relu_mask(G, X) -> np.ndarray:
+    """``G`` where ``X > 0``, else +0 (compute_unit.bp's mask; NaN in ``X`` masks), in place
+    when compiled; ``X`` may be a view of memory rows."""
+    if HAVE_NUMBA:
+        return _relu_mask(G, np.asarray(X, dtype=np.float32))
+    return np.where(np.asarray(X) > 0, G, np.float32(0.0))
 
 
 def gradient(D, X) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +199,7 @@ def gradient(D, X) -> tuple[np.ndarray, np.ndarray]:
     order (fp32, compute_unit.wu over the batch)."""
     D, X = _f32(D), _f32(X)
     if HAVE_NUMBA:
-        return _gradient(D, X)
+        return (_gradient_rows if X.shape[1] >= D.shape[1] else _gradient_cols)(D, X)
     G = np.zeros((D.shape[1], X.shape[1]), np.float32)
     gb = np.zeros(D.shape[1], np.float32)
     for d, x in zip(D, X):

@@ -11,7 +11,8 @@ finishes it (an arithmetic pipeline that does not hold the CU; the paper gives n
     done[k]   = start[k] + T + depth
 
 The recurrence is evaluated for the whole batch at once: with ``c[k] = start[k] - k T``,
-``c[k] = max(ready[k] - k T, c[k-1])``, a running maximum. A chain of streams, each reading
+``c[k] = max(ready[k] - k T, c[k-1])``, a running maximum (with numba, one compiled pass of
+the recurrence itself: the same integers). A chain of streams, each reading
 the previous one's ``done``, is :func:`~.timing.schedule` of the pipeline (tested), so fill,
 steady state and the bottleneck stage come out of the simulated units themselves.
 
@@ -24,9 +25,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.util.errors import SimError
 
 __all__ = ["stream", "busy_runs"]
+
+
+@njit
+def _recurrence(ready, cycles, free, depth):
+    n = ready.shape[0]
+    start = np.empty(n, dtype=np.int64)
+    done = np.empty(n, dtype=np.int64)
+    t = free                        # when the unit has finished the previous sample
+    for k in range(n):
+        s = ready[k] if ready[k] > t else t
+        start[k] = s
+        t = s + cycles
+        done[k] = t + depth
+    return start, done
 
 
 def stream(ready, cycles: int, free: int = 0, depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -38,6 +54,8 @@ def stream(ready, cycles: int, free: int = 0, depth: int = 0) -> tuple[np.ndarra
     if cycles < 1 or depth < 0:
         raise SimError(f"a stream takes at least one cycle per sample and a depth >= 0, "
                        f"not {cycles} and {depth}")
+    if HAVE_NUMBA:
+        return _recurrence(r, int(cycles), int(free), int(depth))
     k = np.arange(len(r), dtype=np.int64)
     c = r - k * cycles
     c[0] = max(int(c[0]), int(free))

@@ -22,6 +22,8 @@ every unit of the learner is idle.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from rlaccel.isa.dtypes.activations import ACTIVATIONS
@@ -49,31 +51,49 @@ def rows(mem: np.ndarray, addr: int, stride: int, width: int, batch: int,
     if write and batch > 1 and stride < width:
         raise SimError(f"rows of {width} words {stride} apart overlap: a stream cannot write "
                        f"them")
-    v = batch_rows(mem, addr, batch, stride, width, writeable=write)
+    v = _view(mem, addr, stride, width, batch, write)
     return v if write else np.array(v)
+
+
+def _view(mem: np.ndarray, addr: int, stride: int, width: int, batch: int,
+          write: bool = False) -> np.ndarray:
+    """The rows as a view of the memory: a reshape of its words when the rows lie ``stride``
+    apart inside it, else :func:`~rlaccel.tlm.model.batch_rows` (read-only unless
+    ``write``)."""
+    end = addr + batch * stride
+    if 0 < width <= stride and end <= mem.size and mem.ndim == 1 and mem.flags.c_contiguous:
+        return mem[addr:end].reshape(batch, stride)[:, :width]
+    return batch_rows(mem, addr, batch, stride, width, writeable=write)
 
 
 # ---- one stream: functional results, then the unit's schedule ----------------------------
 class _Stream:
-    """What a bound stream instruction reads and writes: ``(space, first, end)`` ranges."""
+    """What a bound stream instruction reads and writes: ``(space, first, end)`` ranges.
+    ``compute`` finds its operands' rows through views it makes at its first execution and
+    keeps (an agent's memories stay where they are); the unit's name and its cycles per
+    sample for the unit's unroll factor are kept likewise."""
 
     def __init__(self, b: Binding, unit: int, cycles, reads, writes, compute):
         self.b, self.u, self.cycles = b, unit, cycles
         self.reads, self.writes, self.compute = reads, writes, compute
+        self.unit = unit_name(unit)
+        self._f = self._T = None
 
     def __call__(self):
         b = self.b
         agent = b.agent
         L = learner(agent)
-        T = self.cycles(L.factor(self.u, b.mnemonic))
+        f = L.factor(self.u, b.mnemonic)
+        if f != self._f:
+            self._f, self._T = f, self.cycles(f)
         self.compute()
-        _schedule(agent, L, b, self.u, T, self.reads, self.writes)
+        _schedule(agent, L, b, self.u, self.unit, self._T, self.reads, self.writes)
         return
         yield  # a generator: the controller runs it in SimPy time, at the issue cycle
 
 
-def _schedule(agent, L, b: Binding, u: int, T: int, reads, writes) -> None:
-    batch, unit = b.ops["batch"], unit_name(u)
+def _schedule(agent, L, b: Binding, u: int, unit: str, T: int, reads, writes) -> None:
+    batch = b.ops["batch"]
     now = agent.platform.env.now
     ready = np.full(batch, now, np.int64)
     base = ready.copy()                        # ... without what the ring wrote
@@ -145,15 +165,21 @@ def _pfp(b: Binding):
     B, uid = o["batch"], _ids(b)[0]
     overlay = b.mnemonic == "pfpo"
 
+    @cache
+    def views():
+        return (_view(U, o["a"], o["sa"], o["cols"], B),
+                _view(U, o["b"], o["sb"], o["len"], B) if overlay else None,
+                rows(U, o["dst"], o["sd"], o["rows"], B, write=True), *_layer(b))
+
     def compute():
-        X = rows(U, o["a"], o["sa"], o["cols"], B)
+        X, Xb, dst, W, bias = views()
         if overlay:
-            X[:, o["off"]:o["off"] + o["len"]] = rows(U, o["b"], o["sb"], o["len"], B)
-        W, bias = _layer(b)
+            X = np.array(X)
+            X[:, o["off"]:o["off"] + o["len"]] = Xb
         with np.errstate(all="ignore"):
             Y = kernels.forward(W, bias, X)
         _count(b, Y, W, bias, X)
-        rows(U, o["dst"], o["sd"], o["rows"], B, write=True)[:] = _activate(b, Y)
+        dst[:] = _activate(b, Y)
     reads = [(uid, *_extent(o["a"], o["sa"], o["cols"], B))]
     if overlay:
         reads.append((uid, *_extent(o["b"], o["sb"], o["len"], B)))
@@ -166,18 +192,22 @@ def _pbp(b: Binding):
     B, uid = o["batch"], _ids(b)[0]
     act = _act(b)
 
+    @cache
+    def views():
+        return (_view(U, o["a"], o["sa"], o["rows"], B),
+                _view(U, o["b"], o["sb"], o["len"], B) if act != "none" else None,
+                rows(U, o["dst"], o["sd"], o["len"], B, write=True), _layer(b)[0])
+
     def compute():
-        D = rows(U, o["a"], o["sa"], o["rows"], B)
-        W, _ = _layer(b)
+        D, Xm, dst, W = views()
         with np.errstate(all="ignore"):
             G = kernels.backward(W, D, o["off"], o["len"])
         _count(b, G, W, D)
         if act == "relu":               # compute_unit.bp: relu'(x) from the layer input x
-            G = np.where(rows(U, o["b"], o["sb"], o["len"], B) > 0, G, np.float32(0.0))
+            G = kernels.relu_mask(G, Xm)
         elif act != "none":
-            G = b.dt.mul(G, b.dt.derivative(act, rows(U, o["b"], o["sb"], o["len"], B)),
-                         counter=b.counter)
-        rows(U, o["dst"], o["sd"], o["len"], B, write=True)[:] = G
+            G = b.dt.mul(G, b.dt.derivative(act, np.array(Xm)), counter=b.counter)
+        dst[:] = G
     reads = [(uid, *_extent(o["a"], o["sa"], o["rows"], B))]
     if act != "none":
         reads.append((uid, *_extent(o["b"], o["sb"], o["len"], B)))
@@ -190,14 +220,19 @@ def _pwu(b: Binding):
     B, (uid, sid) = o["batch"], _ids(b)
     n = o["rows"] * o["cols"]
 
+    @cache
+    def views():
+        return (_view(U, o["a"], o["sa"], o["rows"], B), _view(U, o["b"], o["sb"], o["cols"], B),
+                S[o["syn"]:o["syn"] + n], S[o["syn"] + n:o["syn"] + n + o["rows"]])
+
     def compute():
-        D = rows(U, o["a"], o["sa"], o["rows"], B)
-        X = rows(U, o["b"], o["sb"], o["cols"], B)
+        Dv, Xv, Gdst, gbdst = views()
+        D, X = np.array(Dv), np.array(Xv)
         with np.errstate(all="ignore"):
             G, gb = kernels.gradient(D, X)
         _count(b, G, D, X)
-        S[o["syn"]:o["syn"] + n] = G.reshape(-1)
-        S[o["syn"] + n:o["syn"] + n + o["rows"]] = gb
+        Gdst[:] = G.reshape(-1)
+        gbdst[:] = gb
     return _Stream(b, o["u"], lambda f: cu_cycles(o["cols"], o["rows"], f),
                    [(uid, *_extent(o["a"], o["sa"], o["rows"], B)),
                     (uid, *_extent(o["b"], o["sb"], o["cols"], B))],
@@ -210,22 +245,25 @@ def _head(b: Binding):
     n = 1 if b.mnemonic == "ploss" else o["rows"]
     mn = b.mnemonic
 
-    def compute():
-        A = rows(U, o["a"], o["sa"], n, B)
-        Bv = rows(U, o["b"], o["sb"], n, B)
+    @cache
+    def views():
+        return (_view(U, o["a"], o["sa"], n, B), _view(U, o["b"], o["sb"], n, B),
+                None if mn == "pgs" else _view(U, o["c"], o["sc"], 2 if mn == "ploss" else n, B),
+                rows(U, o["dst"], o["sd"], n, B, write=True))
+
+    def compute():                      # the operands are read whole before dst is written
+        A, Bv, C, dst = views()
         with np.errstate(all="ignore"):
             if mn == "pgs":
                 out = gumbel_softmax_rows(A, Bv, counter=b.counter)
             elif mn == "pgb":
-                Z = rows(U, o["c"], o["sc"], n, B)
                 out = b.dt.add(softmax_backward_rows(Bv, A, counter=b.counter),
-                               b.dt.mul(U[o["k"]], Z, counter=b.counter), counter=b.counter)
+                               b.dt.mul(U[o["k"]], C, counter=b.counter), counter=b.counter)
             else:
-                RD = rows(U, o["c"], o["sc"], 2, B)
-                y = td_target(RD[:, 0], Bv[:, 0], RD[:, 1], float(U[o["k"]]),
+                y = td_target(C[:, 0], Bv[:, 0], C[:, 1], float(U[o["k"]]),
                               counter=b.counter)
                 out = loss_error(A[:, 0], y, B, counter=b.counter)[:, None]
-        rows(U, o["dst"], o["sd"], n, B, write=True)[:] = out
+        dst[:] = out
     reads = [(uid, *_extent(o["a"], o["sa"], n, B)), (uid, *_extent(o["b"], o["sb"], n, B))]
     if mn != "pgs":
         reads.append((uid, *_extent(o["c"], o["sc"], 2 if mn == "ploss" else n, B)))

@@ -75,3 +75,43 @@ def test_no_fused_multiply_add():
     G, _ = kernels.gradient(np.array([[1.0], [a]], np.float32),
                             np.array([[-1.0], [a]], np.float32))
     assert G[0, 0] == np.float32(2 ** -22)
+
+
+@pytest.mark.parametrize("B, od, id_", [(5, 64, 22), (6, 17, 64), (3, 15, 64), (9, 64, 3)])
+def test_wide_and_narrow_results_on_memory_rows(path, B, od, id_):
+    """Both loop orders (results at least kernels.WIDE wide, and narrower), the batch read
+    as strided rows of a memory (a view), an odd and an even batch."""
+    rng = np.random.default_rng(B * 11 + od)
+    W, b = _operands(rng, od, id_), _operands(rng, od)
+    mem = _operands(rng, B * (max(od, id_) + 3) + 7)
+    X = np.lib.stride_tricks.as_strided(mem[2:], (B, id_), (4 * (id_ + 3), 4), writeable=False)
+    D = np.lib.stride_tricks.as_strided(mem[5:], (B, od), (4 * (od + 2), 4), writeable=False)
+    with np.errstate(all="ignore"):
+        _same(np.ascontiguousarray(kernels.forward(W, b, X)),
+              np.stack([fp(W, b, x, relu=False) for x in np.array(X)]))
+        _same(np.ascontiguousarray(kernels.backward(W, D, 1, id_ - 1)),
+              np.stack([bp(W[:, 1:], d) for d in np.array(D)]))
+
+
+def test_relu_mask_is_bp_mask(path):
+    """G where the layer input is > 0, else +0 (compute_unit.bp's mask): -0, NaN and negative
+    inputs mask."""
+    rng = np.random.default_rng(3)
+    G, X = _operands(rng, 6, 20), _operands(rng, 6, 20)
+    X[0, :4] = [np.nan, -0.0, -1.0, 1e-40]
+    G[1, :2] = [np.nan, -0.0]
+    _same(np.ascontiguousarray(kernels.relu_mask(G.copy(), X)),
+          np.where(X > 0, G, np.float32(0.0)))
+
+
+@pytest.mark.parametrize("B, od, id_", [(7, 64, 64), (9, 1, 64), (10, 64, 11)])
+def test_gradient_in_both_loop_orders(path, B, od, id_):
+    rng = np.random.default_rng(B * 5 + od)
+    D, X = _operands(rng, B, od), _operands(rng, B, id_)
+    G, gb = np.zeros((od, id_), np.float32), np.zeros(od, np.float32)
+    with np.errstate(all="ignore"):
+        for d, x in zip(D, X):
+            G, gb = wu(G, gb, d, x)
+        G2, gb2 = kernels.gradient(D, X)
+    _same(G2, G)
+    _same(gb2, gb)

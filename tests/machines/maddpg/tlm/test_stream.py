@@ -38,3 +38,17 @@ def test_errors():
         stream([], 3)
     with pytest.raises(SimError, match="at least one cycle per sample"):
         stream([0], 0)
+
+
+def test_compiled_recurrence_is_the_running_maximum(monkeypatch):
+    """With numba the recurrence runs sample by sample: the running maximum's integers."""
+    from rlaccel.machines.maddpg.tlm import stream as st
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        ready = np.sort(rng.integers(0, 10 ** 6, size=int(rng.integers(1, 300))))
+        T, free, depth = int(rng.integers(1, 200)), int(rng.integers(0, 10 ** 6)), 3
+        got = stream(ready, T, free, depth)
+        monkeypatch.setattr(st, "HAVE_NUMBA", False)
+        want = stream(ready, T, free, depth)
+        monkeypatch.setattr(st, "HAVE_NUMBA", True)
+        assert [a.tolist() for a in got] == [a.tolist() for a in want]

@@ -49,3 +49,50 @@ def test_soft_update():
     t, s = f32(np.linspace(-1, 1, 9)), f32(np.linspace(2, 0, 9))
     assert soft_update(t, s, 0.01).tobytes() == \
         (t * np.float32(0.99) + np.float32(0.01) * s).tobytes()
+
+
+class _Counter:
+    saturations = 0
+
+
+def _tensor(rng, n):
+    v = rng.normal(size=n) * 10.0 ** rng.integers(-8, 3, size=n)
+    v[rng.random(n) < 0.05] = -0.0
+    return v.astype(np.float32)
+
+
+def _both(monkeypatch, fn, *args):
+    """``fn`` compiled and on whole arrays (isa.dtypes): results and saturation counts."""
+    from rlaccel.machines.maddpg.tlm import update
+    out = []
+    for numba in (True, False):
+        monkeypatch.setattr(update, "HAVE_NUMBA", numba)
+        c = _Counter()
+        with np.errstate(all="ignore"):
+            r = getattr(update, fn)(*args, counter=c)
+        out.append(([np.asarray(x).tobytes() for x in (r if isinstance(r, tuple) else (r,))],
+                    c.saturations))
+    return out
+
+
+def test_compiled_updates_equal_the_dtype_operations(monkeypatch):
+    """The compiled passes give the isa.dtypes operations' bits and saturation counts, finite
+    or not (a huge rate or constant, an infinite or overflowing gradient, a negative v)."""
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(0, 300))
+        W, g, m = _tensor(rng, n), _tensor(rng, n), _tensor(rng, n)
+        v = np.abs(_tensor(rng, n))
+        if n and trial % 4 == 1:
+            g[rng.integers(n)] = (3e38, np.inf, np.nan)[trial % 3]
+        if n and trial % 5 == 2:
+            v[0] = -1.0
+        lr = np.float32((1e-2, 3e38)[trial % 7 == 3])
+        a, b = _both(monkeypatch, "adam_step", W, g, m, v, lr, 0.9, 0.999, 1e-8)
+        assert a == b
+        for clip in (0.5, 1e-30, 3e38, 1e39):
+            a, b = _both(monkeypatch, "clip_by_norm", g, clip)
+            assert a == b
+        for tau in (0.01, 1e39, np.float32(0.3)):
+            a, b = _both(monkeypatch, "soft_update", W, m, tau)
+            assert a == b

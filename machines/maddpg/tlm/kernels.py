@@ -13,10 +13,12 @@ independent accumulators, so every chain keeps its order and nothing is reassoci
 fused (numba's default: no fast-math, so no multiply-add contraction). Each pass takes four
 steps of a chain, ``(((acc + p0) + p1) + p2) + p3`` (its order, one load and store of the
 accumulator per four products). Two loop orders, by the width of the result:
-:func:`_combine_rows` (wide: two samples at a time, the innermost loop over the outputs;
-it reads the batch's rows where they are, any stride) and :func:`_combine` (narrow, a
-64 -> 1 layer: the batch transposed to ``(features, samples)``, the innermost loop over the
-samples). :func:`_gradient_rows` and :func:`_gradient_cols` accumulate four samples per
+:func:`_rows` (wide: two samples at a time, the innermost loop over the outputs) and
+:func:`_combine` (narrow, a 64 -> 1 layer: the batch transposed to ``(features, samples)``,
+the innermost loop over the samples). :func:`forward_rows` and :func:`backward_rows` run
+:func:`_rows` on the rows of a memory where they are and write the results there, the bias,
+the ReLU or its mask applied on the way (what a stream instruction does; a result that is not
+finite sends the instruction back to the separate steps, which count saturations). :func:`_gradient_rows` and :func:`_gradient_cols` accumulate four samples per
 pass, the innermost loop over the wider of the layer's input and output widths. Without
 numba they run the :mod:`rlaccel.isa.dtypes` operations on whole arrays. Tests compare both
 with :mod:`.compute_unit` on random operands.
@@ -24,12 +26,14 @@ with :mod:`.compute_unit` on random operands.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["forward", "backward", "relu_mask", "gradient"]
+__all__ = ["forward", "backward", "relu_mask", "gradient", "forward_rows", "backward_rows", "WIDE"]
 
 _F32 = get_dtype("fp32")
 
@@ -58,34 +62,60 @@ def _combine(M, XT):
     return out
 
 
+#: what :func:`_rows` does with a sum before writing it: nothing, add the bias, add the bias
+#: and take the ReLU, or mask it where the layer input is not > 0 (compute_unit.fp and bp)
+PLAIN, BIAS, BIAS_RELU, MASK = 0, 1, 2, 3
+
+
 @njit
-def _combine_rows(X, M):
-    """``out[k, i] = sum_j X[k, j] * M[j, i]`` (as :func:`_combine`, ``(B, N)``), two
-    samples at a time; ``X`` may be a strided view."""
-    B, J = X.shape
-    N = M.shape[1]
-    out = np.zeros((B, N), dtype=np.float32)
+def _rows(src, sa, ss, M, B, mode, bias, mask, ma, ms, dst, da, ds):
+    """Sample k's input is the J words at ``src[sa + k ss]``, its result the N words at
+    ``dst[da + k ds]``: ``sum_j M[j, i] x[j]`` (as :func:`_combine`), then ``mode``'s epilogue
+    (the mask at ``mask[ma + k ms]``). Two samples at a time (an odd last one computed
+    twice). Returns whether every result before the ReLU or the mask is finite."""
+    J, N = M.shape
+    acc = np.empty((2, N), dtype=np.float32)
     J4 = J - J % 4
-    B2 = B - B % 2
-    for k in range(0, B2, 2):
+    bad = 0
+    for k in range(0, B, 2):
+        two = k + 1 < B
+        x = sa + k * ss
+        y = x + ss if two else x
+        for i in range(N):
+            acc[0, i] = np.float32(0.0)
+            acc[1, i] = np.float32(0.0)
         for j in range(0, J4, 4):
-            x0, x1, x2, x3 = X[k, j], X[k, j + 1], X[k, j + 2], X[k, j + 3]
-            y0, y1, y2, y3 = X[k + 1, j], X[k + 1, j + 1], X[k + 1, j + 2], X[k + 1, j + 3]
+            x0, x1, x2, x3 = src[x + j], src[x + j + 1], src[x + j + 2], src[x + j + 3]
+            y0, y1, y2, y3 = src[y + j], src[y + j + 1], src[y + j + 2], src[y + j + 3]
             for i in range(N):
                 m0, m1, m2, m3 = M[j, i], M[j + 1, i], M[j + 2, i], M[j + 3, i]
-                out[k, i] = (((out[k, i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
-                out[k + 1, i] = (((out[k + 1, i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
+                acc[0, i] = (((acc[0, i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
+                acc[1, i] = (((acc[1, i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
         for j in range(J4, J):
-            x, y = X[k, j], X[k + 1, j]
+            x0, y0 = src[x + j], src[y + j]
             for i in range(N):
-                out[k, i] = out[k, i] + M[j, i] * x
-                out[k + 1, i] = out[k + 1, i] + M[j, i] * y
-    for k in range(B2, B):
-        for j in range(J):
-            x = X[k, j]
-            for i in range(N):
-                out[k, i] = out[k, i] + M[j, i] * x
-    return out
+                acc[0, i] = acc[0, i] + M[j, i] * x0
+                acc[1, i] = acc[1, i] + M[j, i] * y0
+        for t in range(2 if two else 1):
+            o = da + (k + t) * ds
+            if mode == PLAIN or mode == MASK:
+                c = ma + (k + t) * ms
+                for i in range(N):
+                    v = acc[t, i]
+                    if not math.isfinite(v):
+                        bad += 1
+                    if mode == MASK and not mask[c + i] > 0:
+                        v = np.float32(0.0)
+                    dst[o + i] = v
+            else:
+                for i in range(N):
+                    v = acc[t, i] + bias[i]
+                    if not math.isfinite(v):
+                        bad += 1
+                    if mode == BIAS_RELU and not (v > 0 or v != v):
+                        v = np.float32(0.0)           # np.maximum(v, 0): NaN kept, -0 -> +0
+                    dst[o + i] = v
+    return bad == 0
 
 
 @njit
@@ -158,32 +188,57 @@ def _samples(X) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
 
 
-def _through(M, X) -> np.ndarray:
-    """``(B, N)``: every sample's ``M^T x`` for ``M`` ``(J, N)``, compiled (a transposed view
-    when narrow)."""
-    if M.shape[1] >= WIDE:
-        return _combine_rows(np.asarray(X, dtype=np.float32), _f32(M))
-    return _combine(_f32(M.T), _samples(X)).T
+_NONE = np.zeros(0, np.float32)
+
+
+def _through(M, X, bias=None) -> np.ndarray:
+    """``(B, N)``: every sample's ``M^T x`` (``+ bias``) for ``M`` ``(J, N)``, compiled (a
+    transposed view when narrow)."""
+    J, N = M.shape
+    if N >= WIDE:
+        X = _f32(X)
+        out = np.empty((X.shape[0], N), np.float32)
+        _rows(X.reshape(-1), 0, J, _f32(M), X.shape[0], PLAIN if bias is None else BIAS,
+              _NONE if bias is None else bias, _NONE, 0, 0, out.reshape(-1), 0, N)
+        return out
+    Y = _combine(_f32(M.T), _samples(X)).T
+    return Y if bias is None else Y + bias
 
 
 def forward(W, b, X) -> np.ndarray:
-    """``(B, OD)``: every sample's ``W x + b`` (fp32, compute_unit.fp without activation);
-    ``X`` may be a view of memory rows."""
+    """``(B, OD)``: every sample's ``W x + b`` (fp32, compute_unit.fp without activation)."""
     W, b = _f32(W), _f32(b)
     if HAVE_NUMBA:
-        Y = _through(W.T, X)
-        return np.add(Y, b, out=Y) if Y.flags.c_contiguous else Y + b
+        return _through(W.T, X, b)
     return _F32.add(_F32.matvec(W, _f32(X).T), b[:, None]).T.copy()
 
 
 def backward(W, D, off: int = 0, n: int | None = None) -> np.ndarray:
-    """``(B, n)``: every sample's ``W[:, off:off+n]^T d`` (fp32, compute_unit.bp unmasked);
-    ``D`` may be a view of memory rows."""
+    """``(B, n)``: every sample's ``W[:, off:off+n]^T d`` (fp32, compute_unit.bp unmasked)."""
     W = _f32(W)
     n = W.shape[1] - off if n is None else n
     if HAVE_NUMBA:
         return _through(W[:, int(off):int(off) + int(n)], D)
     return _F32.rmatvec(W[:, off:off + n], _f32(D).T).T.copy()
+
+
+def forward_rows(W, b, relu: bool, src, sa: int, ss: int, dst, da: int, ds: int,
+                 batch: int) -> bool:
+    """:func:`forward` and, with ``relu``, the ReLU (``np.maximum(y, 0)``) of every sample,
+    compiled, its input the ``ID`` words at ``src[sa + k ss]`` and its result written to the
+    ``OD`` words at ``dst[da + k ds]`` (1-D float32 memories, results at least :data:`WIDE`
+    wide, ``dst`` not overlapping the inputs). False when a result before the ReLU is not
+    finite: the caller then computes the batch again with :func:`forward` and counts."""
+    return _rows(src, sa, ss, _f32(W.T), batch, BIAS_RELU if relu else BIAS, _f32(b), _NONE, 0, 0,
+                 dst, da, ds)
+
+
+def backward_rows(W, off: int, n: int, src, sa: int, ss: int, mask, ma: int, ms: int, dst,
+                  da: int, ds: int, batch: int) -> bool:
+    """:func:`backward` and, with a ``mask`` memory, :func:`relu_mask` by the layer input at
+    ``mask[ma + k ms]``, as :func:`forward_rows` (its error at ``src[sa + k ss]``)."""
+    return _rows(src, sa, ss, _f32(W[:, off:off + n]), batch, PLAIN if mask is None else MASK,
+                 _NONE, _NONE if mask is None else mask, ma, ms, dst, da, ds)
 
 
 def relu_mask(G, X) -> np.ndarray:

@@ -147,6 +147,18 @@ def _count(b: Binding, out: np.ndarray, *inputs) -> None:
         b.counter.saturations += int(np.count_nonzero(~np.isfinite(out)))
 
 
+def _fusable(b: Binding, U: np.ndarray, width: int, act: str, dst, *reads) -> bool:
+    """Whether a stream's results can be computed and written in one compiled pass over the
+    memory (:func:`.kernels.forward_rows`, :func:`.kernels.backward_rows`): results
+    :data:`.kernels.WIDE` wide or more, no activation but fp32's ReLU, every ``(first, end)``
+    range inside the memory and the written one apart from those read."""
+    inside = all(0 <= lo <= hi <= U.size for lo, hi in (dst, *reads))
+    apart = all(hi <= dst[0] or dst[1] <= lo for lo, hi in reads)
+    return (kernels.HAVE_NUMBA and width >= kernels.WIDE and act in ("none", "relu")
+            and U.ndim == 1 and U.dtype == np.float32
+            and getattr(b.dt, "storage", None) == np.float32 and inside and apart)
+
+
 def _layer(b: Binding):
     o, S = b.ops, b.mem("synapse")
     n = o["rows"] * o["cols"]
@@ -164,18 +176,26 @@ def _pfp(b: Binding):
     o, U = b.ops, b.mem("unified")
     B, uid = o["batch"], _ids(b)[0]
     overlay = b.mnemonic == "pfpo"
+    act = _act(b)
 
     @cache
     def views():
+        src = () if overlay else (_extent(o["a"], o["sa"], o["cols"], B),)
         return (_view(U, o["a"], o["sa"], o["cols"], B),
                 _view(U, o["b"], o["sb"], o["len"], B) if overlay else None,
-                rows(U, o["dst"], o["sd"], o["rows"], B, write=True), *_layer(b))
+                rows(U, o["dst"], o["sd"], o["rows"], B, write=True), *_layer(b),
+                _fusable(b, U, o["rows"], act, _extent(o["dst"], o["sd"], o["rows"], B), *src))
 
     def compute():
-        X, Xb, dst, W, bias = views()
+        X, Xb, dst, W, bias, fused = views()
         if overlay:
             X = np.array(X)
             X[:, o["off"]:o["off"] + o["len"]] = Xb
+        if fused and kernels.forward_rows(
+                W, bias, act == "relu", *((X.reshape(-1), 0, o["cols"]) if overlay else
+                                          (U, o["a"], o["sa"])),
+                U, o["dst"], o["sd"], B):
+            return
         with np.errstate(all="ignore"):
             Y = kernels.forward(W, bias, X)
         _count(b, Y, W, bias, X)
@@ -194,12 +214,20 @@ def _pbp(b: Binding):
 
     @cache
     def views():
+        src = [_extent(o["a"], o["sa"], o["rows"], B)]
+        if act != "none":
+            src.append(_extent(o["b"], o["sb"], o["len"], B))
         return (_view(U, o["a"], o["sa"], o["rows"], B),
                 _view(U, o["b"], o["sb"], o["len"], B) if act != "none" else None,
-                rows(U, o["dst"], o["sd"], o["len"], B, write=True), _layer(b)[0])
+                rows(U, o["dst"], o["sd"], o["len"], B, write=True), _layer(b)[0],
+                _fusable(b, U, o["len"], act, _extent(o["dst"], o["sd"], o["len"], B), *src))
 
     def compute():
-        D, Xm, dst, W = views()
+        D, Xm, dst, W, fused = views()
+        if fused and kernels.backward_rows(
+                W, o["off"], o["len"], U, o["a"], o["sa"], U if act == "relu" else None,
+                o.get("b", 0), o.get("sb", 0), U, o["dst"], o["sd"], B):
+            return
         with np.errstate(all="ignore"):
             G = kernels.backward(W, D, o["off"], o["len"])
         _count(b, G, W, D)

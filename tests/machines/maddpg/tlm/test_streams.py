@@ -206,3 +206,55 @@ def test_relu_in_the_storage_format_is_the_formats_relu_bit_for_bit():
     y[:10] = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 3.4e38, -3.4e38]
     got, want = streams._activate(b, y), dt.activate("relu", y)
     assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def _wide_layers(learners, huge: bool):
+    """Layers 16 wide (one compiled pass over the memory, the bias, ReLU or mask on the way),
+    an odd batch, an in-place layer (its rows written over its inputs); ``huge`` weights
+    overflow some results. Returns the rows written and the saturations counted."""
+    rng = np.random.default_rng(11)
+    Bo, n = 5, 16
+    X, O, D, W, b, W2 = (rng.normal(size=s).astype(np.float32)
+                         for s in ((Bo, 9), (Bo, 3), (Bo, n), (n, 6), (n,), (n, n)))
+    if huge:
+        W[rng.random(W.shape) < 0.2] = 3e38
+        W2[rng.random(W2.shape) < 0.2] = -3e38
+    prog = f""".data
+X: .values {values(X)}
+O: .values {values(O)}
+D: .values {values(D)}
+H: .zero {Bo * 17}
+HO: .zero {Bo * n}
+E: .zero {Bo * n}
+.synapse
+L1: .values {values(W)}, {values(b)}
+L2: .values {values(W2)}, {values(np.zeros(n))}
+.text
+        cucfg u=0, f=4
+        cucfg u=1, f=4
+        cucfg u=2, f=4
+        cucfg u=3, f=4
+        pfp  u=0, a=X + 2, sa=9, syn=L1, dst=H, sd=17, rows={n}, cols=6, act=relu, batch={Bo}
+        pfpo u=1, a=X + 2, sa=9, b=O, sb=3, syn=L1, dst=HO, sd={n}, rows={n}, cols=6, off=2, len=3, batch={Bo}
+        pbp  u=2, a=D, sa={n}, b=H, sb=17, syn=L2, dst=E, sd={n}, rows={n}, cols={n}, off=0, len={n}, act=relu, batch={Bo}
+        uwait
+        pfp  u=3, a=D, sa={n}, syn=L2, dst=D, sd={n}, rows={n}, cols={n}, act=relu, batch={Bo}
+        uwait
+        cc.halt
+"""
+    p = learners(prog)
+    p.run()
+    return [view(p, s) for s in ("H", "HO", "E", "D")], p.agents[0].saturations.saturations
+
+
+@pytest.mark.parametrize("huge", [False, True])
+def test_wide_layers_in_one_pass_are_the_separate_steps(learners, monkeypatch, huge):
+    """Results and saturation counts of the compiled pass equal the separate steps'
+    (kernels, the count, the activation, the write); results equal the unit models'."""
+    from rlaccel.machines.maddpg.tlm import kernels
+    got, sat = _wide_layers(learners, huge)
+    monkeypatch.setattr(kernels, "HAVE_NUMBA", False)
+    want, want_sat = _wide_layers(learners, huge)
+    for g, w in zip(got, want):
+        _same(g, w)
+    assert sat == want_sat and (sat > 0) == huge

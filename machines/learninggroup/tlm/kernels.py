@@ -308,7 +308,8 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
     for b in range(B):
         Db = D[b]
         for j in range(ncols):
-            acc[j] = r16(acc[j] + h2f(Db[j]))
+            x = acc[j]
+            acc[j] = x if x != x else r16(x + h2f(Db[j]))   # two NaNs: the sum's, in order
     for j in range(ncols):
         Gb[j] = f2h(acc[j])
 
@@ -471,10 +472,18 @@ def head_grads(out, td, coef, d, B, n):
     return True
 
 
-def lstm_fw(z, sp, out, B, n):
+def lstm_fw(z, sp, out, B, n, passes: bool = False):
     """:func:`.vector.lstm_forward`: ``z`` (B x 4n), ``sp`` (B x n) -> ``out`` = gates,
-    s, tanh(s), h (flat, B*4n + 3*B*n); the activations from :func:`activation_tables`."""
-    _lstm_fw(z, sp, out, B, n, *activation_tables())
+    s, tanh(s), h (flat, B*4n + 3*B*n); the activations from :func:`activation_tables`.
+    ``passes`` -- :func:`_lstm_fw_passes`, for an ``out`` apart from ``z`` and ``sp``; else
+    one loop over the units on the tables as float32."""
+    if passes:
+        _lstm_fw_passes(z, sp, out, B, n, *activation_tables())
+    else:
+        sig, tanh = activation_tables()
+        if len(_TABLES) == 2:                        # their float32 values, made once
+            _TABLES.extend(t.view(np.float16).astype(np.float32) for t in (sig, tanh))
+        _lstm_fw(z, sp, out, B, n, _TABLES[2], _TABLES[3])
 
 
 @njit
@@ -482,20 +491,45 @@ def _lstm_fw(z, sp, out, B, n, sig, tanh):
     S, T, Hh = 4 * B * n, 5 * B * n, 6 * B * n
     for b in range(B):
         for u in range(n):
-            q = b * 4 * n + u
-            bi, bf = sig[z[q]], sig[z[q + n]]
-            bg, bo = tanh[z[q + 2 * n]], sig[z[q + 3 * n]]
-            i, f, g, o = h2f(bi), h2f(bf), h2f(bg), h2f(bo)
+            i, f = sig[z[b * 4 * n + u]], sig[z[b * 4 * n + n + u]]
+            g, o = tanh[z[b * 4 * n + 2 * n + u]], sig[z[b * 4 * n + 3 * n + u]]
             s = r16(r16(f * h2f(sp[b * n + u])) + r16(i * g))
-            bt = tanh[f2h(s)]
-            t = h2f(bt)
-            out[q] = bi
-            out[q + n] = bf
-            out[q + 2 * n] = bg
-            out[q + 3 * n] = bo
+            t = tanh[f2h(s)]
+            out[b * 4 * n + u] = f2h(i)
+            out[b * 4 * n + n + u] = f2h(f)
+            out[b * 4 * n + 2 * n + u] = f2h(g)
+            out[b * 4 * n + 3 * n + u] = f2h(o)
             out[S + b * n + u] = f2h(s)
-            out[T + b * n + u] = bt
+            out[T + b * n + u] = f2h(t)
             out[Hh + b * n + u] = f2h(r16(o * t))
+
+
+@njit
+def _lstm_fw_passes(z, sp, out, B, n, sig, tanh):
+    """:func:`_lstm_fw` one result at a time over each agent's units (the gates looked up,
+    s, tanh(s) looked up, h), the same operations in the same order, so that the arithmetic
+    vectorises; for an ``out`` apart from ``z`` and ``sp`` (a later pass reads what an
+    earlier one wrote)."""
+    S, T, Hh = 4 * B * n, 5 * B * n, 6 * B * n
+    for b in range(B):
+        q = b * 4 * n
+        for k in range(4):
+            tab = tanh if k == 2 else sig
+            Zk, Ok = z[q + k * n:q + (k + 1) * n], out[q + k * n:q + (k + 1) * n]
+            for u in range(n):
+                Ok[u] = tab[Zk[u]]
+        I, F, G, O = out[q:q + n], out[q + n:q + 2 * n], out[q + 2 * n:q + 3 * n], \
+            out[q + 3 * n:q + 4 * n]
+        Sp = sp[b * n:(b + 1) * n]
+        Ss, Tt, H = out[S + b * n:S + (b + 1) * n], out[T + b * n:T + (b + 1) * n], \
+            out[Hh + b * n:Hh + (b + 1) * n]
+        for u in range(n):
+            x, y = r16(h2f(F[u]) * h2f(Sp[u])), r16(h2f(I[u]) * h2f(G[u]))
+            Ss[u] = f2h(y if y != y else r16(x + y))     # two NaNs: i g's, as _lstm_fw
+        for u in range(n):
+            Tt[u] = tanh[Ss[u]]
+        for u in range(n):
+            H[u] = f2h(r16(h2f(O[u]) * h2f(Tt[u])))
 
 
 @njit

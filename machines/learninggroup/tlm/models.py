@@ -77,6 +77,14 @@ def _words(U: np.ndarray, a: int, n: int) -> np.ndarray:
     return U[a:a + n]
 
 
+def _apart(outs: list, ins: list) -> bool:
+    """Whether the word ranges ``(address, length)`` an instruction writes overlap neither
+    each other nor those it reads."""
+    spans = outs + ins
+    return not any(a < c + m and c < a + n for i, (a, n) in enumerate(outs)
+                   for j, (c, m) in enumerate(spans) if j != i)
+
+
 def _index(U: np.ndarray, s: int, limit: int, what: str) -> int:
     v = float(U[s])
     if not (v == int(v) and 0 <= v < limit):
@@ -378,9 +386,10 @@ def _vec(b: Binding):
         return vmean
     if mn == "lstm.fw":
         z, sp, out = bits("a", 4 * B * n), bits("b", B * n), bits("dst", 7 * B * n)
+        passes = _apart([(o["dst"], 7 * B * n)], [(o["a"], 4 * B * n), (o["b"], B * n)])
 
         def lstm_fw():
-            kernels.lstm_fw(z, sp, out, B, n)
+            kernels.lstm_fw(z, sp, out, B, n, passes)
         return lstm_fw
     if mn == "lstm.bw":
         dh, dsn, fr = bits("a", B * n), bits("b", B * n), bits("c", 7 * B * n)

@@ -152,17 +152,20 @@ def test_vector_kernels_equal_the_vector_models():
     z = (rng.standard_normal((A, 4 * H)) * 3).astype(F16)
     sp = rng.standard_normal((A, H)).astype(F16)
     gates, s, ts, h = vector.lstm_forward(z, sp)
-    out = np.zeros(7 * A * H, np.uint16)
-    K.lstm_fw(_bits(z), _bits(sp), out, A, H)
-    assert np.array_equal(out, np.concatenate([_bits(gates), _bits(s), _bits(ts), _bits(h)]))
+    for passes in (False, True):
+        out = np.zeros(7 * A * H, np.uint16)
+        K.lstm_fw(_bits(z), _bits(sp), out, A, H, passes)
+        assert np.array_equal(out, np.concatenate([_bits(gates), _bits(s), _bits(ts),
+                                                   _bits(h)]))
     allv = np.arange(65536, dtype=np.uint16).view(F16)
     allv = allv[np.isfinite(allv)]
     allv = allv[:allv.size // 32 * 32].reshape(-1, 32)
     zero = np.zeros((allv.shape[0], 8), F16)
     g2 = vector.lstm_forward(allv, zero)
-    out2 = np.zeros(7 * allv.size // 4, np.uint16)
-    K.lstm_fw(_bits(allv), _bits(zero), out2, allv.shape[0], 8)
-    assert np.array_equal(out2, np.concatenate([_bits(x) for x in g2]))
+    for passes in (False, True):
+        out2 = np.zeros(7 * allv.size // 4, np.uint16)
+        K.lstm_fw(_bits(allv), _bits(zero), out2, allv.shape[0], 8, passes)
+        assert np.array_equal(out2, np.concatenate([_bits(x) for x in g2]))
     dh, dsn = rng.standard_normal((A, H)).astype(F16), rng.standard_normal((A, H)).astype(F16)
     for keep in (0.0, 1.0):
         dz, nxt = vector.lstm_backward(dh, dsn, gates, ts, sp, keep)
@@ -180,6 +183,30 @@ def test_vector_kernels_equal_the_vector_models():
     assert np.array_equal(r, _bits(a + b))
     K.vec_muls(_bits(a), _bits(b)[0], r)
     assert np.array_equal(r, _bits(a * b[0]))
+    for into_a in (True, False):                   # in place, over either input
+        x, y = _bits(a).copy(), _bits(b).copy()
+        K.vec_add_into(x, y, into_a)
+        assert np.array_equal(x if into_a else y, _bits(a + b))
+    x = _bits(a).copy()
+    K.vec_muls_into(x, _bits(b)[0])
+    assert np.array_equal(x, _bits(a * b[0]))
+
+
+def test_lstm_fw_passes_equal_the_single_loop_on_every_input():
+    """The passes of lstm.fw give the single loop's bits for every binary16 gate input, NaNs
+    of both signs in the gates and the cell state included (two NaNs meeting in an add: the
+    same one wins)."""
+    rng = np.random.default_rng(2)
+    z = rng.permutation(np.arange(65536, dtype=np.uint16))
+    n = 64
+    B = z.size // (4 * n)
+    sp = rng.standard_normal(B * n).astype(F16).view(np.uint16)
+    sp[rng.integers(0, sp.size, sp.size // 3)] = rng.choice(
+        np.array([0x7E00, 0xFE00, 0x7C01, 0xFD01], np.uint16), sp.size // 3)
+    one, passes = np.zeros(7 * B * n, np.uint16), np.ones(7 * B * n, np.uint16)
+    K.lstm_fw(z, sp, one, B, n)
+    K.lstm_fw(z, sp, passes, B, n, True)
+    assert np.array_equal(one, passes)
 
 
 def test_softmax_kernel_equals_the_vector_model():

@@ -33,7 +33,8 @@ import numpy as np
 from rlaccel.isa.dtypes import get_dtype
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
-__all__ = ["forward", "backward", "relu_mask", "gradient", "forward_rows", "backward_rows", "WIDE"]
+__all__ = ["forward", "backward", "relu_mask", "gradient", "forward_rows", "backward_rows",
+           "gradient_rows", "WIDE"]
 
 _F32 = get_dtype("fp32")
 
@@ -72,50 +73,54 @@ def _rows(src, sa, ss, M, B, mode, bias, mask, ma, ms, dst, da, ds):
     """Sample k's input is the J words at ``src[sa + k ss]``, its result the N words at
     ``dst[da + k ds]``: ``sum_j M[j, i] x[j]`` (as :func:`_combine`), then ``mode``'s epilogue
     (the mask at ``mask[ma + k ms]``). Two samples at a time (an odd last one computed
-    twice). Returns whether every result before the ReLU or the mask is finite."""
+    twice); every row through a slice, whose indices numba need not wrap (so the loops over
+    a row vectorise). Returns whether every result before the ReLU or the mask is finite."""
     J, N = M.shape
-    acc = np.empty((2, N), dtype=np.float32)
-    J4 = J - J % 4
-    bad = 0
+    acc0 = np.empty(N, dtype=np.float32)
+    acc1 = np.empty(N, dtype=np.float32)
+    bad = False
     for k in range(0, B, 2):
         two = k + 1 < B
-        x = sa + k * ss
-        y = x + ss if two else x
+        X0 = src[sa + k * ss:sa + k * ss + J]
+        X1 = src[sa + (k + 1) * ss:sa + (k + 1) * ss + J] if two else X0
         for i in range(N):
-            acc[0, i] = np.float32(0.0)
-            acc[1, i] = np.float32(0.0)
+            acc0[i] = np.float32(0.0)
+            acc1[i] = np.float32(0.0)
+        J4 = J - J % 4
         for j in range(0, J4, 4):
-            x0, x1, x2, x3 = src[x + j], src[x + j + 1], src[x + j + 2], src[x + j + 3]
-            y0, y1, y2, y3 = src[y + j], src[y + j + 1], src[y + j + 2], src[y + j + 3]
+            x0, x1, x2, x3 = X0[j], X0[j + 1], X0[j + 2], X0[j + 3]
+            y0, y1, y2, y3 = X1[j], X1[j + 1], X1[j + 2], X1[j + 3]
             for i in range(N):
                 m0, m1, m2, m3 = M[j, i], M[j + 1, i], M[j + 2, i], M[j + 3, i]
-                acc[0, i] = (((acc[0, i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
-                acc[1, i] = (((acc[1, i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
+                acc0[i] = (((acc0[i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
+                acc1[i] = (((acc1[i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
         for j in range(J4, J):
-            x0, y0 = src[x + j], src[y + j]
+            x0, y0 = X0[j], X1[j]
             for i in range(N):
-                acc[0, i] = acc[0, i] + M[j, i] * x0
-                acc[1, i] = acc[1, i] + M[j, i] * y0
+                acc0[i] = acc0[i] + M[j, i] * x0
+                acc1[i] = acc1[i] + M[j, i] * y0
         for t in range(2 if two else 1):
-            o = da + (k + t) * ds
-            if mode == PLAIN or mode == MASK:
-                c = ma + (k + t) * ms
+            acc = acc0 if t == 0 else acc1
+            out = dst[da + (k + t) * ds:da + (k + t) * ds + N]
+            if mode == PLAIN:
                 for i in range(N):
-                    v = acc[t, i]
-                    if not math.isfinite(v):
-                        bad += 1
-                    if mode == MASK and not mask[c + i] > 0:
-                        v = np.float32(0.0)
-                    dst[o + i] = v
+                    v = acc[i]
+                    bad |= v - v != 0                 # inf or NaN
+                    out[i] = v
+            elif mode == MASK:
+                x = mask[ma + (k + t) * ms:ma + (k + t) * ms + N]
+                for i in range(N):
+                    v = acc[i]
+                    bad |= v - v != 0
+                    out[i] = v if x[i] > 0 else np.float32(0.0)
             else:
                 for i in range(N):
-                    v = acc[t, i] + bias[i]
-                    if not math.isfinite(v):
-                        bad += 1
-                    if mode == BIAS_RELU and not (v > 0 or v != v):
-                        v = np.float32(0.0)           # np.maximum(v, 0): NaN kept, -0 -> +0
-                    dst[o + i] = v
-    return bad == 0
+                    v = acc[i] + bias[i]
+                    bad |= v - v != 0
+                    if mode == BIAS_RELU:             # np.maximum(v, 0): NaN kept, -0 -> +0
+                        v = v if (v > 0 or v != v) else np.float32(0.0)
+                    out[i] = v
+    return not bad
 
 
 @njit
@@ -129,53 +134,69 @@ def _relu_mask(G, X):
 
 
 @njit
-def _gradient_rows(D, X):
-    """:func:`gradient` with the innermost loop over the layer's inputs (``G``'s rows)."""
-    B, OD = D.shape
-    ID = X.shape[1]
+def _gradient_rows(dm, da, ds, xm, xa, xs, B, OD, ID):
+    """:func:`gradient` of the batch whose sample k has its error at ``dm[da + k ds]`` and
+    its layer input at ``xm[xa + k xs]``, the innermost loop over the layer's inputs
+    (``G``'s rows)."""
     G = np.zeros((OD, ID), dtype=np.float32)
     gb = np.zeros(OD, dtype=np.float32)
     B4 = B - B % 4
     for k in range(0, B4, 4):
+        D0, D1 = dm[da + k * ds:da + k * ds + OD], dm[da + (k + 1) * ds:da + (k + 1) * ds + OD]
+        D2 = dm[da + (k + 2) * ds:da + (k + 2) * ds + OD]
+        D3 = dm[da + (k + 3) * ds:da + (k + 3) * ds + OD]
+        X0, X1 = xm[xa + k * xs:xa + k * xs + ID], xm[xa + (k + 1) * xs:xa + (k + 1) * xs + ID]
+        X2 = xm[xa + (k + 2) * xs:xa + (k + 2) * xs + ID]
+        X3 = xm[xa + (k + 3) * xs:xa + (k + 3) * xs + ID]
         for i in range(OD):
-            d0, d1, d2, d3 = D[k, i], D[k + 1, i], D[k + 2, i], D[k + 3, i]
+            d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
             gb[i] = (((gb[i] + d0) + d1) + d2) + d3
+            Gi = G[i]
             for j in range(ID):
-                G[i, j] = (((G[i, j] + d0 * X[k, j]) + d1 * X[k + 1, j])
-                           + d2 * X[k + 2, j]) + d3 * X[k + 3, j]
+                Gi[j] = (((Gi[j] + d0 * X0[j]) + d1 * X1[j]) + d2 * X2[j]) + d3 * X3[j]
     for k in range(B4, B):
+        D0 = dm[da + k * ds:da + k * ds + OD]
+        X0 = xm[xa + k * xs:xa + k * xs + ID]
         for i in range(OD):
-            d = D[k, i]
+            d = D0[i]
             gb[i] = gb[i] + d
+            Gi = G[i]
             for j in range(ID):
-                G[i, j] = G[i, j] + d * X[k, j]
+                Gi[j] = Gi[j] + d * X0[j]
     return G, gb
 
 
 @njit
-def _gradient_cols(D, X):
-    """:func:`gradient` with the innermost loop over the layer's outputs (``G``'s columns,
-    accumulated transposed)."""
-    B, OD = D.shape
-    ID = X.shape[1]
+def _gradient_cols(dm, da, ds, xm, xa, xs, B, OD, ID):
+    """:func:`_gradient_rows` with the innermost loop over the layer's outputs (``G``'s
+    columns, accumulated transposed)."""
     GT = np.zeros((ID, OD), dtype=np.float32)
     gb = np.zeros(OD, dtype=np.float32)
     B4 = B - B % 4
     for k in range(0, B4, 4):
+        D0, D1 = dm[da + k * ds:da + k * ds + OD], dm[da + (k + 1) * ds:da + (k + 1) * ds + OD]
+        D2 = dm[da + (k + 2) * ds:da + (k + 2) * ds + OD]
+        D3 = dm[da + (k + 3) * ds:da + (k + 3) * ds + OD]
+        X0, X1 = xm[xa + k * xs:xa + k * xs + ID], xm[xa + (k + 1) * xs:xa + (k + 1) * xs + ID]
+        X2 = xm[xa + (k + 2) * xs:xa + (k + 2) * xs + ID]
+        X3 = xm[xa + (k + 3) * xs:xa + (k + 3) * xs + ID]
         for i in range(OD):
-            gb[i] = (((gb[i] + D[k, i]) + D[k + 1, i]) + D[k + 2, i]) + D[k + 3, i]
+            gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
         for j in range(ID):
-            x0, x1, x2, x3 = X[k, j], X[k + 1, j], X[k + 2, j], X[k + 3, j]
+            x0, x1, x2, x3 = X0[j], X1[j], X2[j], X3[j]
+            Gj = GT[j]
             for i in range(OD):
-                GT[j, i] = (((GT[j, i] + D[k, i] * x0) + D[k + 1, i] * x1)
-                            + D[k + 2, i] * x2) + D[k + 3, i] * x3
+                Gj[i] = (((Gj[i] + D0[i] * x0) + D1[i] * x1) + D2[i] * x2) + D3[i] * x3
     for k in range(B4, B):
+        D0 = dm[da + k * ds:da + k * ds + OD]
+        X0 = xm[xa + k * xs:xa + k * xs + ID]
         for i in range(OD):
-            gb[i] = gb[i] + D[k, i]
+            gb[i] = gb[i] + D0[i]
         for j in range(ID):
-            x = X[k, j]
+            x = X0[j]
+            Gj = GT[j]
             for i in range(OD):
-                GT[j, i] = GT[j, i] + D[k, i] * x
+                Gj[i] = Gj[i] + D0[i] * x
     return np.ascontiguousarray(GT.T), gb
 
 
@@ -241,6 +262,15 @@ def backward_rows(W, off: int, n: int, src, sa: int, ss: int, mask, ma: int, ms:
                  _NONE, _NONE if mask is None else mask, ma, ms, dst, da, ds)
 
 
+def gradient_rows(dm, da: int, ds: int, xm, xa: int, xs: int, batch: int, od: int,
+                  id_: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gradient` compiled, sample k's error the ``od`` words at ``dm[da + k ds]`` and
+    its layer input the ``id_`` words at ``xm[xa + k xs]`` (1-D float32 memories, read where
+    they are)."""
+    return (_gradient_rows if id_ >= od else _gradient_cols)(dm, da, ds, xm, xa, xs, batch,
+                                                              od, id_)
+
+
 def relu_mask(G, X) -> np.ndarray:
     """``G`` where ``X > 0``, else +0 (compute_unit.bp's mask; NaN in ``X`` masks), in place
     when compiled; ``X`` may be a view of memory rows."""
@@ -254,7 +284,8 @@ def gradient(D, X) -> tuple[np.ndarray, np.ndarray]:
     order (fp32, compute_unit.wu over the batch)."""
     D, X = _f32(D), _f32(X)
     if HAVE_NUMBA:
-        return (_gradient_rows if X.shape[1] >= D.shape[1] else _gradient_cols)(D, X)
+        (B, OD), ID = D.shape, X.shape[1]
+        return gradient_rows(D.reshape(-1), 0, OD, X.reshape(-1), 0, ID, B, OD, ID)
     G = np.zeros((D.shape[1], X.shape[1]), np.float32)
     gb = np.zeros(D.shape[1], np.float32)
     for d, x in zip(D, X):

@@ -152,11 +152,16 @@ def _fusable(b: Binding, U: np.ndarray, width: int, act: str, dst, *reads) -> bo
     memory (:func:`.kernels.forward_rows`, :func:`.kernels.backward_rows`): results
     :data:`.kernels.WIDE` wide or more, no activation but fp32's ReLU, every ``(first, end)``
     range inside the memory and the written one apart from those read."""
-    inside = all(0 <= lo <= hi <= U.size for lo, hi in (dst, *reads))
     apart = all(hi <= dst[0] or dst[1] <= lo for lo, hi in reads)
-    return (kernels.HAVE_NUMBA and width >= kernels.WIDE and act in ("none", "relu")
-            and U.ndim == 1 and U.dtype == np.float32
-            and getattr(b.dt, "storage", None) == np.float32 and inside and apart)
+    return (width >= kernels.WIDE and act in ("none", "relu") and _in_place(U, dst, *reads)
+            and getattr(b.dt, "storage", None) == np.float32 and apart)
+
+
+def _in_place(U: np.ndarray, *ranges) -> bool:
+    """Whether compiled kernels can work on the memory's words where they are: numba, a 1-D
+    float32 memory, every ``(first, end)`` range inside it."""
+    return (kernels.HAVE_NUMBA and U.ndim == 1 and U.dtype == np.float32
+            and all(0 <= lo <= hi <= U.size for lo, hi in ranges))
 
 
 def _layer(b: Binding):
@@ -251,13 +256,16 @@ def _pwu(b: Binding):
     @cache
     def views():
         return (_view(U, o["a"], o["sa"], o["rows"], B), _view(U, o["b"], o["sb"], o["cols"], B),
-                S[o["syn"]:o["syn"] + n], S[o["syn"] + n:o["syn"] + n + o["rows"]])
+                S[o["syn"]:o["syn"] + n], S[o["syn"] + n:o["syn"] + n + o["rows"]],
+                _in_place(U, _extent(o["a"], o["sa"], o["rows"], B),
+                          _extent(o["b"], o["sb"], o["cols"], B)))
 
     def compute():
-        Dv, Xv, Gdst, gbdst = views()
-        D, X = np.array(Dv), np.array(Xv)
+        D, X, Gdst, gbdst, in_place = views()
         with np.errstate(all="ignore"):
-            G, gb = kernels.gradient(D, X)
+            G, gb = (kernels.gradient_rows(U, o["a"], o["sa"], U, o["b"], o["sb"], B, o["rows"],
+                                           o["cols"]) if in_place else
+                     kernels.gradient(np.array(D), np.array(X)))
         _count(b, G, D, X)
         Gdst[:] = G.reshape(-1)
         gbdst[:] = gb

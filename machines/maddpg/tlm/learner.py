@@ -109,6 +109,21 @@ class Learner:
                 out[j] = d.copy() if out[j] is None else np.maximum(out[j], d)
         return out[0], out[1]
 
+    def ready_from(self, reads, batch: int, now: int):
+        """Per sample, when every range ``(space, lo, hi)`` of ``reads`` is ready, and not
+        before ``now``: ``(all, not_ring)`` as :meth:`ready` for them all at once, except that
+        ``not_ring`` is None when the ring wrote none of them (it equals ``all`` then)."""
+        ready = np.full(batch, now, np.int64)
+        hits = [w for w in self.written
+                if any(w.space == space and w.lo < hi and lo < w.hi for space, lo, hi in reads)]
+        base = ready.copy() if any(w.ring for w in hits) else None
+        for w in hits:
+            d = w.done if len(w.done) == batch else np.full(batch, w.done.max(), np.int64)
+            np.maximum(ready, d, out=ready)
+            if base is not None and not w.ring:
+                np.maximum(base, d, out=base)
+        return ready, base
+
     def produced(self, space: int, lo: int, hi: int, done: np.ndarray,
                  ring: bool = False) -> None:
         """A stream wrote ``[lo, hi)``; sample k is ready at ``done[k]``."""

@@ -77,7 +77,7 @@ class _Stream:
         self.b, self.u, self.cycles = b, unit, cycles
         self.reads, self.writes, self.compute = reads, writes, compute
         self.unit = unit_name(unit)
-        self._f = self._T = None
+        self._f = self._T = self._cu = None
 
     def __call__(self):
         b = self.b
@@ -87,26 +87,19 @@ class _Stream:
         if f != self._f:
             self._f, self._T = f, self.cycles(f)
         self.compute()
-        _schedule(agent, L, b, self.u, self.unit, self._T, self.reads, self.writes)
+        if self._cu is None:
+            self._cu = agent.unit(self.unit)
+        _schedule(agent, L, b, self.u, self.unit, self._cu, self._T, self.reads, self.writes)
         return
         yield  # a generator: the controller runs it in SimPy time, at the issue cycle
 
 
-def _schedule(agent, L, b: Binding, u: int, unit: str, T: int, reads, writes) -> None:
+def _schedule(agent, L, b: Binding, u: int, unit: str, cu, T: int, reads, writes) -> None:
     batch = b.ops["batch"]
-    now = agent.platform.env.now
-    ready = np.full(batch, now, np.int64)
-    base = ready.copy()                        # ... without what the ring wrote
-    for space, lo, hi in reads:
-        r, nr = L.ready(space, lo, hi, batch)
-        if r is not None:
-            np.maximum(ready, r, out=ready)
-        if nr is not None:
-            np.maximum(base, nr, out=base)
-    cu = agent.unit(unit)
+    ready, base = L.ready_from(reads, batch, agent.platform.env.now)   # base: without the ring
     depth = L.constants["stage_depth"]
     start, done = stream(ready, T, cu.free, depth)
-    if not np.array_equal(ready, base):        # the ring's part arrived later than the rest
+    if base is not None and not np.array_equal(ready, base):   # the ring's part came later
         _, alone = stream(base, T, cu.free, depth)
         L.ring_wait += int(done[-1] - alone[-1])
         L.ring_samples += int(np.count_nonzero(done > alone))

@@ -35,7 +35,7 @@ from numba.extending import intrinsic
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["r16", "r16_bits", "r16d", "h2f", "h2f_bits", "f2h", "f2h_bits", "round16",
-           "packed_forward", "packed_grad", "HAVE_NUMBA", "HARDWARE_HALF"]
+           "packed_forward", "packed_grad", "layout", "HAVE_NUMBA", "HARDWARE_HALF"]
 
 
 if HAVE_NUMBA:
@@ -199,25 +199,45 @@ def round16(x):
     return out
 
 
+def layout(cores, row_group, koff, gptr, kptr, gcols, kcols) -> np.ndarray:
+    """A packed layer's integer arrays as the kernels take them: one int64 array, eight
+    boundaries (where each of the seven starts, and the end) then the seven (numba types and
+    unboxes every array argument of a call, about 0.15 us each)."""
+    parts = [np.asarray(a, np.int64) for a in (cores, row_group, koff, gptr, kptr, gcols,
+                                                kcols)]
+    ends = np.cumsum([8] + [a.size for a in parts])
+    return np.concatenate([np.concatenate([[8], ends[1:]]).astype(np.int64)] + parts)
+
+
+@njit(inline=True)
+def _part(meta, k):
+    """The ``k``-th array of :func:`layout`."""
+    return meta[meta[k]:meta[k + 1]]
+
+
 @njit
-def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias, out):
+def packed_forward(X, meta, kvals, kbias, out):
     """``out[b, j] = sum over the kept i of X[b, i] * W[i, j] (+ bias[j])`` on a packed layer;
     ``X`` and ``out`` are binary16 bits (uint16 views of the memories).
 
-    ``cores`` -- row boundaries of the cores (C + 1, row-based blocks); ``row_group[i]`` the
-    group of row i (-1: a row with no unmasked weight); ``row_off[i]`` where its packed
-    weights start in ``vals``; ``gptr``/``gcols`` the columns of each group (ascending);
-    ``bias`` a vector of ``ncols`` or empty. Each core chains its rows in order from +0 per
-    output (the +0 turns a -0 sum into +0, as a cleared register); the aggregator adds the
-    cores' sums in core order, then the bias, each add rounded. The cores' sums are
-    combined in the packed column order (every column is in one group, so each output's
-    chain is the same) and scattered to the outputs once, with the bias."""
+    ``meta`` (:func:`layout`): ``cores`` -- row boundaries of the cores (C + 1, row-based
+    blocks); ``row_group[i]`` the group of row i (-1: a row with no unmasked weight);
+    ``koff[i]`` where its weights start in ``kvals``; ``kptr`` where each group's partial
+    sums start, its width padded with zeros (:data:`.layer.PAD`, no scalar remainder in the
+    vector loop; the padding's sums are never read); ``kcols[p]`` the output of sum ``p``
+    (-1: padding). ``kbias`` the bias in that order, or empty. Each core chains its rows in
+    order from +0 per output (the +0 turns a -0 sum into +0, as a cleared register); the
+    aggregator adds the cores' sums in core order, then the bias, each add rounded; the
+    sums are combined in their packed order (each output is one of them) and scattered to
+    the outputs once."""
+    cores, row_group, koff = _part(meta, 0), _part(meta, 1), _part(meta, 2)
+    kptr, kcols = _part(meta, 4), _part(meta, 6)
     B = X.shape[0]
-    P = gcols.size
+    P = kcols.size
     acc = np.empty(P, np.float32)
     res = np.empty(P, np.float32)
     y = np.empty(P, np.uint16)
-    have_bias = bias.size > 0
+    have_bias = kbias.size > 0
     for b in range(B):
         for c in range(cores.size - 1):
             for p in range(P):
@@ -227,9 +247,9 @@ def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias,
                 if g < 0:
                     continue
                 xv = h2f(X[b, r])
-                n = gptr[g + 1] - gptr[g]
-                a = acc[gptr[g]:gptr[g + 1]]          # local views let the loop vectorise
-                v = vals[row_off[r]:row_off[r] + n]
+                n = kptr[g + 1] - kptr[g]
+                a = acc[kptr[g]:kptr[g + 1]]          # local views let the loop vectorise
+                v = kvals[koff[r]:koff[r] + n]
                 for k in range(n):
                     a[k] = r16(a[k] + r16(xv * v[k]))
             if c == 0:
@@ -240,42 +260,51 @@ def packed_forward(X, cores, row_group, row_off, vals, gptr, gcols, ncols, bias,
                     res[p] = r16(res[p] + (acc[p] + np.float32(0.0)))
         if have_bias:
             for p in range(P):
-                y[p] = f2h(r16(res[p] + bias[gcols[p]]))
+                y[p] = f2h(r16(res[p] + kbias[p]))
         else:
             for p in range(P):
                 y[p] = f2h(res[p])
         ob = out[b]
         for p in range(P):
-            ob[gcols[p]] = y[p]
+            j = kcols[p]
+            if j >= 0:
+                ob[j] = y[p]
 
 
 @njit
-def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
-    """``G[i, j] += X[b, i] * D[b, j]`` for the kept (i, j) and ``Gb[j] += D[b, j]``, for
-    b = 0, 1, ... in order, each product and each sum rounded (a VPU MAC per weight and
-    sample). ``X``, ``D``, the rows x ncols accumulator ``G`` and the bias row ``Gb`` are
-    binary16 bits (uint16 views of the memories). A row's kept words are gathered as bits
-    and converted side by side (the conversions vectorise, a gather of each does not); a
-    group of consecutive columns (a dense layer's) is read and written in place. The bias
-    row's chains over b run side by side (one vectorised pass per sample)."""
+def packed_grad(X, D, meta, G):
+    """``G[i, j] += X[b, i] * D[b, j]`` for the kept (i, j) and the bias row
+    ``G[rows, j] += D[b, j]``, for b = 0, 1, ... in order, each product and each sum rounded
+    (a VPU MAC per weight and sample). ``X``, ``D`` and the (rows + 1) x ncols accumulator
+    ``G`` are binary16 bits (uint16 views of the memories); ``meta`` as
+    :func:`packed_forward`'s, with ``gptr``/``gcols`` each group's columns (ascending). A
+    row's kept words are gathered as bits and converted side by side (the conversions
+    vectorise, a gather of each does not), its MACs run over the group's padded width (the
+    padding's sums are never written); a group of consecutive columns (a dense layer's) is
+    read and written in place. The bias row's chains over b run side by side (one
+    vectorised pass per sample); where two NaNs meet, the sum's is kept, as a chain would."""
+    row_group, gptr, kptr = _part(meta, 1), _part(meta, 3), _part(meta, 4)
+    gcols, kcols = _part(meta, 5), _part(meta, 6)
     B = X.shape[0]
-    raw = np.empty(gcols.size, np.uint16)
-    Dc = np.empty((B, gcols.size), np.float32)       # each group's columns, side by side
+    P = kcols.size
+    ncols = G.shape[1]
+    raw = np.empty(P, np.uint16)
+    Dc = np.empty((B, P), np.float32)                # each group's columns, side by side
     for b in range(B):
         Db = D[b]
-        for p in range(gcols.size):
-            raw[p] = Db[gcols[p]]
-        for p in range(gcols.size):
-            Dc[b, p] = h2f(raw[p])
-    tmp = np.empty(max(gcols.size, ncols), np.float32)
+        for p in range(P):
+            raw[p] = Db[max(kcols[p], 0)]
+        for p in range(P):
+            Dc[b, p] = h2f(raw[p]) if kcols[p] >= 0 else np.float32(0.0)
+    tmp = np.empty(max(P, ncols), np.float32)
     xs = np.empty(B, np.float32)
-    for r in range(G.shape[0]):
+    for r in range(row_group.size):
         g = row_group[r]
         if g < 0:
             continue
-        lo, hi = gptr[g], gptr[g + 1]
-        n = hi - lo
-        Gr, cols, h, t = G[r], gcols[lo:hi], raw[:n], tmp[:n]
+        lo, hi, klo = gptr[g], gptr[g + 1], kptr[g]
+        n, w = hi - lo, kptr[g + 1] - klo
+        Gr, cols, h, t = G[r], gcols[lo:hi], raw[:n], tmp[:w]
         c0 = cols[0]
         run = cols[n - 1] - c0 == n - 1              # ascending: consecutive columns
         if run:
@@ -287,12 +316,14 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
                 h[k] = Gr[cols[k]]
             for k in range(n):
                 t[k] = h2f(h[k])
+        for k in range(n, w):
+            t[k] = np.float32(0.0)
         for b in range(B):
             xs[b] = h2f(X[b, r])
         for b in range(B):
             xv = xs[b]
-            d = Dc[b, lo:hi]
-            for k in range(n):
+            d = Dc[b, klo:klo + w]
+            for k in range(w):
                 t[k] = r16(t[k] + r16(xv * d[k]))
         if run:
             for k in range(n):
@@ -302,6 +333,7 @@ def packed_grad(X, D, row_group, gptr, gcols, ncols, G, Gb):
                 h[k] = f2h(t[k])
             for k in range(n):
                 Gr[cols[k]] = h[k]
+    Gb = G[row_group.size]
     acc = tmp[:ncols]
     for j in range(ncols):
         acc[j] = h2f(Gb[j])

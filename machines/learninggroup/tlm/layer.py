@@ -12,7 +12,7 @@ the tests compare them with.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,7 +22,11 @@ from rlaccel.machines.learninggroup.tlm import controller, kernels, timing
 from rlaccel.machines.learninggroup.tlm.load_allocation import row_based
 from rlaccel.machines.learninggroup.tlm.osel import SparseRowMemory
 
-__all__ = ["PackedLayer"]
+__all__ = ["PackedLayer", "PAD"]
+
+#: the kernels' group widths are padded to a multiple of this (their vector loops then run
+#: no scalar remainder)
+PAD = 8
 
 
 @dataclass
@@ -34,6 +38,12 @@ class PackedLayer:
     is written); ``row_off`` -- where row r's packed weights start in ``vals`` (float32
     holding binary16); ``cores`` -- the row boundaries of the cores; ``workloads`` -- the
     unmasked weights per row; ``bias`` -- the forward layer's bias (empty when transposed).
+
+    The kernels (:mod:`.kernels`) read a copy laid out for them, made from these:
+    ``kvals`` -- every row's weights padded with zeros to a multiple of :data:`PAD` (its
+    group's padded width), ``kbias`` -- the bias in the kernels' column order (empty when
+    transposed), ``meta`` -- the integer arrays in one (:func:`.kernels.layout`), so that a
+    call passes three arrays instead of eight.
     """
 
     rows: int
@@ -49,6 +59,29 @@ class PackedLayer:
     bias: np.ndarray
     sparse: bool
     _cycles: tuple | None = None
+    kvals: np.ndarray = field(init=False, repr=False, compare=False)
+    kbias: np.ndarray = field(init=False, repr=False, compare=False)
+    meta: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        sizes = np.diff(self.gptr)
+        padded = -(-sizes // PAD) * PAD
+        kptr = np.concatenate([[0], np.cumsum(padded)]).astype(np.int64)
+        group = np.repeat(np.arange(sizes.size), sizes)       # of each column in gcols
+        slot = kptr[group] + np.arange(self.gcols.size) - self.gptr[group]
+        kcols = np.full(int(kptr[-1]), -1, np.int64)
+        kcols[slot] = self.gcols
+        self.kbias = np.zeros(kcols.size if self.bias.size else 0, np.float32)
+        if self.bias.size:
+            self.kbias[slot] = self.bias[self.gcols]
+        width = np.where(self.row_group >= 0, padded[np.maximum(self.row_group, 0)], 0)
+        koff = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
+        self.kvals = np.zeros(int(koff[-1]), np.float32)
+        ridx = np.repeat(np.arange(self.rows), self.workloads)
+        within = np.arange(ridx.size) - np.repeat(self.row_off[:-1], self.workloads)
+        self.kvals[koff[ridx] + within] = self.vals
+        self.meta = kernels.layout(self.cores, self.row_group, koff, self.gptr, kptr,
+                                   self.gcols, kcols)
 
     @classmethod
     def build(cls, W: np.ndarray, bias: np.ndarray | None, srm: SparseRowMemory | None,
@@ -129,8 +162,7 @@ class PackedLayer:
         """:meth:`forward` on binary16 bits: ``X`` (batch x rows) and ``out`` (batch x cols)
         uint16 arrays of the right shapes, unchecked (the instruction models bind them once
         and check the layer's shape when it changes)."""
-        kernels.packed_forward(X, self.cores, self.row_group, self.row_off, self.vals,
-                               self.gptr, self.gcols, self.cols, self.bias, out)
+        kernels.packed_forward(X, self.meta, self.kvals, self.kbias, out)
 
     def accumulate(self, X: np.ndarray, D: np.ndarray, G: np.ndarray) -> None:
         """Add ``X[b]^T D[b]`` on the kept weights and ``D[b]`` on the bias row to the
@@ -145,8 +177,7 @@ class PackedLayer:
     def accumulate_bits(self, X: np.ndarray, D: np.ndarray, G: np.ndarray) -> None:
         """:meth:`accumulate` on binary16 bits (uint16 arrays of the right shapes, unchecked,
         as :meth:`forward_bits`)."""
-        kernels.packed_grad(X, D, self.row_group, self.gptr, self.gcols, self.cols,
-                            G[:self.rows], G[self.rows])
+        kernels.packed_grad(X, D, self.meta, G)
 
     def core_cycles(self, lanes: int, rows_per_pass: int, stream: bool = False) -> list[int]:
         """Cycles of each core for one vector, counted cycle by cycle by the core controller

@@ -290,6 +290,7 @@ def _matrix(b: Binding):
     # the layer the cores held last time and its Cost and counts (a layer lasts a grouping:
     # the cores' cycles are counted once per layer, :meth:`.layer.PackedLayer.core_cycles`)
     memo: list = [None]
+    mx, layers = stats.matrix, st.layers          # (a restored checkpoint fills them in place)
 
     def cost(lay, extra_ops: int, add_agg: bool) -> Cost:
         hit = memo[0]
@@ -302,7 +303,16 @@ def _matrix(b: Binding):
             hit = memo[0] = (lay, Cost(issue, 1, busy, {"vpu_op": macs + extra_ops}),
                              {"count": 1, "macs": macs, "dense_macs": dense, "cycles": issue,
                               "core_cycles": B * max(per)})
-        stats.add_row(stats.matrix, mn, hit[2])
+        row = mx.get(mn)
+        if row is None:
+            stats.add_row(mx, mn, hit[2])
+        else:                                     # add_row's sums, written out
+            v = hit[2]
+            row["count"] = row.get("count", 0) + 1
+            row["macs"] = row.get("macs", 0) + v["macs"]
+            row["dense_macs"] = row.get("dense_macs", 0) + dense
+            row["cycles"] = row.get("cycles", 0) + v["cycles"]
+            row["core_cycles"] = row.get("core_cycles", 0) + v["core_cycles"]
         return hit[1]
 
     if mn in ("sff", "sbp"):                  # sbp: the forward pass of the transposed layer
@@ -312,8 +322,10 @@ def _matrix(b: Binding):
         Y = _words(U, o["dst"], B * n_out).reshape(B, n_out).view(np.uint16)
         extra = 0 if back else B * cols
 
+        key = (syn, int(back))
+
         def forward():
-            lay = st.layer(syn, back, where)
+            lay = layers.get(key) or st.layer(syn, back, where)
             c = cost(lay, extra, True)
             lay.forward_bits(X, Y)
             return c
@@ -322,8 +334,10 @@ def _matrix(b: Binding):
     Dd = _words(U, o["src2"], B * cols).reshape(B, cols).view(np.uint16)
     Gacc = S[o["syn2"]:o["syn2"] + (rows + 1) * cols].reshape(rows + 1, cols).view(np.uint16)
 
+    key = (syn, 0)
+
     def sgrad():
-        lay = st.layer(syn, False, where)
+        lay = layers.get(key) or st.layer(syn, False, where)
         c = cost(lay, B * cols, False)
         lay.accumulate_bits(X, Dd, Gacc)
         return c

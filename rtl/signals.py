@@ -1,7 +1,8 @@
 """Signal helpers every RTL block uses: widths of unsigned values, MyHDL signals of a width,
 and words packed side by side into one wide signal's value (a beat, a tile, a bus of lanes).
 
-Importing this module also installs the faster ``intbv`` width helper of :mod:`rtl._speed`.
+Importing this module also installs :mod:`rtl._speed`'s faster MyHDL helpers (the ``intbv``
+width helper, the call records and syntax trees of elaboration and conversion).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from myhdl._Signal import _Signal
 
 from rlaccel.rtl import _speed
 
-_speed.install()             # MyHDL's intbv width helper, 2x faster (see rtl/_speed.py)
+_speed.install()             # MyHDL's intbv width, call-record and syntax-tree helpers, faster
 
 __all__ = ["bits_for", "sig_signed", "sig_unsigned", "pack", "unpack", "flat_ports"]
 

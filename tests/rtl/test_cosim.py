@@ -29,6 +29,14 @@ def test_every_block_on_verilator_equals_myhdl(hdl_tools, block):
     assert (v.cycles, v.extra) == (m.cycles, m.extra)
 
 
+def test_the_decoders_words_hold_every_mnemonic():
+    """N's decoder words of seed SEED: every mnemonic and illegal words, on every back end."""
+    from rlaccel.machines.adhdp.rtl.decoder import mnemonics
+    from rlaccel.rtl.blocks import bench
+    m = myhdl_run("decoder")
+    assert set(m.extra["coverage"]) == {*mnemonics(bench("decoder").params()), "illegal"}
+
+
 def test_a_wrong_prediction_is_caught_on_verilator(hdl_tools):
     txns, key = wrong_first("activation", 30, 8)
     r = run("activation", backend="verilator", transactions=txns)

@@ -53,9 +53,14 @@ N = {"datapath": 12, "decoder": 125, "darl_butterfly": 4, "fixar_array": 4,
 SEED = 5
 #: the architecture a block runs on in those tests, where not its machine's: darl.toml's
 #: 256-word links and q16.16 codebook (two 16,384-word ROMs) take Verilator minutes to
-#: compile; DARL in q8.8 with 16-word links keeps every path of both blocks
+#: compile; DARL in q8.8 with 16-word links keeps every path of both blocks. FIXAR's
+#: 16 x 16 array (fixar.toml) takes Verilator over a minute and MyHDL's conversion seconds;
+#: the 4 x 4 array of fixar-4x4.toml is the same generator of PEs, column trees and
+#: accumulators, its layers spanning several tiles each way; the 16 x 16 one runs in MyHDL
+#: and in Icarus in tests/machines/fixar/rtl/test_array.py
 _DARL = str(Path(__file__).parent / "archs" / "darl-fixed16.toml")
-ARCH = {"darl_butterfly": _DARL, "darl_encoder": _DARL}
+_FIXAR = str(Path(__file__).parents[2] / "machines" / "fixar" / "archs" / "fixar-4x4.toml")
+ARCH = {"darl_butterfly": _DARL, "darl_encoder": _DARL, "fixar_array": _FIXAR}
 
 
 @functools.cache

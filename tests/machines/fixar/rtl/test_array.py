@@ -1,7 +1,8 @@
 """FIXAR's AAP core array (machines/fixar/rtl/array.py) against pe.product_full / pe.products_half
 summed exactly per output block and the family's ff_cycles for one core of the array's size:
 small arrays (an architecture inheriting fixar with a smaller [timing] pe_rows x pe_cols) in
-MyHDL and in Icarus, Verilator-clean; the default size is the architecture file's."""
+MyHDL and in Icarus, Verilator-clean; the default size is the architecture file's, and
+that 16 x 16 array agrees in MyHDL and Icarus."""
 
 import pytest
 
@@ -10,9 +11,10 @@ from rlaccel.rtl.cosim import run
 from rlaccel.machines.fixar.rtl import benches
 from rlaccel.machines.fixar.rtl.params import array_params
 from rlaccel.rtl.hdl import lint
+from rlaccel.rtl.verilator.ports import verilog_ports
 from rlaccel.machines.fixar.tlm import pe
 
-from tests.rtl.conftest import assert_clean
+from tests.rtl.conftest import N, SEED, assert_clean
 
 
 def _arch(tmp_path, rows, cols):
@@ -43,6 +45,20 @@ def test_the_default_size_is_the_architecture_files():
     prm = array_params("fixar")
     assert (prm.rows, prm.cols) == (16, 16)
     assert prm.timing.peak_macs == 256
+
+
+def test_the_machines_array_agrees_in_icarus(hdl_tools, tmp_path):
+    """fixar.toml's 16 x 16 array (the cross-back-end tests of tests/rtl run fixar-4x4): the
+    MyHDL block and its Verilog in Icarus, clean, with the same cycles and coverage (the
+    transactions those tests run)."""
+    m = run("fixar_array", n=N["fixar_array"], seed=SEED)
+    v = run("fixar_array", n=N["fixar_array"], seed=SEED, backend="icarus", workdir=tmp_path)
+    assert_clean(m)
+    assert_clean(v)
+    assert (v.transactions, v.cycles, v.extra) == (m.transactions, m.cycles, m.extra)
+    assert set(m.extra["coverage"]) == {"full", "half"}
+    ports = {p.name: p.width for p in verilog_ports(tmp_path / "fixar_array.v", "fixar_array")}
+    assert ports["w"] == 16 * 16 * pe.WEIGHT_BITS
 
 
 def test_a_bad_size_is_refused(tmp_path):

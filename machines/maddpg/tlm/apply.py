@@ -12,6 +12,7 @@ it when the CU is free, and a reader of its results waits for them).
 
 from __future__ import annotations
 
+from functools import cache
 from math import ceil
 
 import numpy as np
@@ -37,38 +38,40 @@ def _cucfg(b: Binding):
     return run
 
 
+#: mnemonic -> its operands in the synapse space (``n`` words each)
+_BANKS = {"gclip": ("dst",), "wadam": ("dst", "src", "m", "v"), "wsgd": ("dst", "src"),
+          "wsoft": ("dst", "src"), "wld": ("dst",), "wst": ("src",)}
+
+
 def _apply(b: Binding):
     o, S, U, mn = b.ops, b.mem("synapse"), b.mem("unified"), b.mnemonic
-    agent = b.agent
-    n = o["n"]
+    agent, counter = b.agent, b.counter
+    n, k, unit = o["n"], o["k"], unit_name(o["u"])
 
-    def sl(addr):
-        return slice(addr, addr + n)
+    @cache
+    def banks():                     # views made once: an agent's memories stay where they are
+        return [S[o[key]:o[key] + n] for key in _BANKS[mn]]
 
     def run():
         L = learner(agent)
         f = L.factor(o["u"], mn)
+        v = banks()
         with np.errstate(all="ignore"):
             if mn == "gclip":
-                S[sl(o["dst"])] = clip_by_norm(S[sl(o["dst"])], float(U[o["k"]]),
-                                               counter=b.counter)
+                v[0][:] = clip_by_norm(v[0], float(U[k]), counter=counter)
             elif mn == "wadam":
-                lr_t, b1, b2, eps = (float(x) for x in U[o["k"]:o["k"] + 4])
-                w, m, v = adam_step(S[sl(o["dst"])], S[sl(o["src"])], S[sl(o["m"])],
-                                    S[sl(o["v"])], lr_t, b1, b2, eps, counter=b.counter)
-                S[sl(o["dst"])], S[sl(o["m"])], S[sl(o["v"])] = w, m, v
+                lr_t, b1, b2, eps = U[k:k + 4].tolist()
+                v[0][:], v[2][:], v[3][:] = adam_step(*v, lr_t, b1, b2, eps, counter=counter)
             elif mn == "wsgd":
-                S[sl(o["dst"])] = sgd(S[sl(o["dst"])], S[sl(o["src"])], float(U[o["k"]]),
-                                      counter=b.counter)
+                v[0][:] = sgd(v[0], v[1], float(U[k]), counter=counter)
             elif mn == "wsoft":
-                S[sl(o["dst"])] = soft_update(S[sl(o["dst"])], S[sl(o["src"])],
-                                              float(U[o["k"]]), counter=b.counter)
+                v[0][:] = soft_update(v[0], v[1], float(U[k]), counter=counter)
             elif mn == "wld":
-                S[sl(o["dst"])] = U[sl(o["k"])]
+                v[0][:] = U[k:k + n]
             else:                                              # wst
-                U[sl(o["k"])] = S[sl(o["src"])]
+                U[k:k + n] = v[0]
         cycles = L.constants[_PASSES[mn]] * ceil(n / f)
-        return Cost(1, 2, busy=((unit_name(o["u"]), cycles),))
+        return Cost(1, 2, busy=((unit, cycles),))
     return run
 
 

@@ -114,9 +114,14 @@ class Learner:
         before ``now``: ``(all, not_ring)`` as :meth:`ready` for them all at once, except that
         ``not_ring`` is None when the ring wrote none of them (it equals ``all`` then)."""
         ready = np.full(batch, now, np.int64)
-        hits = [w for w in self.written
-                if any(w.space == space and w.lo < hi and lo < w.hi for space, lo, hi in reads)]
-        base = ready.copy() if any(w.ring for w in hits) else None
+        hits, ring = [], False
+        for w in self.written:
+            for space, lo, hi in reads:
+                if w.space == space and w.lo < hi and lo < w.hi:
+                    hits.append(w)
+                    ring = ring or w.ring
+                    break
+        base = ready.copy() if ring else None
         for w in hits:
             d = w.done if len(w.done) == batch else np.full(batch, w.done.max(), np.int64)
             np.maximum(ready, d, out=ready)

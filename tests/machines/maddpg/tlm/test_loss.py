@@ -25,3 +25,30 @@ def test_error_by_hand():
     assert loss_error(np.float32([3.0]), np.float32([2.0]), 4).tolist() == [0.5]
     e = loss_error(np.float32([1.0]), np.float32([0.0]), 3)
     assert e.tolist() == [float(np.float32(2 / 3))]
+
+
+class _Counter:
+    saturations = 0
+
+
+def test_compiled_batch_equals_the_dtype_operations(monkeypatch):
+    """td_target and loss_error compiled give the isa.dtypes operations' bits and saturation
+    counts, finite or not."""
+    from rlaccel.machines.maddpg.tlm import loss
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        B = int(rng.integers(1, 50))
+        r, q, d = (np.asarray(rng.normal(size=B) * 10.0 ** rng.integers(-3, 3, size=B),
+                              np.float32) for _ in range(3))
+        if trial % 3 == 1:
+            q[rng.integers(B)] = (3e38, np.inf, np.nan)[trial % 3]
+        gamma = (0.95, 1e39, 3e38)[trial % 5 % 3]
+        got = []
+        for numba in (True, False):
+            monkeypatch.setattr(loss, "HAVE_NUMBA", numba)
+            c = _Counter()
+            with np.errstate(all="ignore"):
+                y = loss.td_target(r, q, d, gamma, counter=c)
+                e = loss.loss_error(q, y, B, counter=c)
+            got.append((y.tobytes(), e.tobytes(), c.saturations))
+        assert got[0] == got[1]

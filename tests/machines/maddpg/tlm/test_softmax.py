@@ -65,3 +65,31 @@ def test_batch_rows_equal_one_sample_at_a_time():
             np.stack([softmax_backward(a, b) for a, b in zip(y, dy)]).tobytes()
         assert rowdot(dy, y).tobytes() == \
             np.array([get_dtype("fp32").dot(a, b) for a, b in zip(dy, y)], np.float32).tobytes()
+
+
+class _Counter:
+    saturations = 0
+
+
+def test_compiled_rows_equal_the_dtype_operations(monkeypatch):
+    """gumbel_softmax_rows and softmax_backward_rows compiled give the isa.dtypes operations'
+    bits and saturation counts, finite or not (huge, infinite, NaN operands)."""
+    from rlaccel.machines.maddpg.tlm import softmax
+    rng = np.random.default_rng(4)
+    for trial in range(30):
+        B, n = int(rng.integers(1, 40)), int(rng.integers(1, 7))
+        a = f32(rng.normal(size=(B, n)) * 10.0 ** rng.integers(-6, 3, size=(B, n)))
+        b = f32(rng.normal(size=(B, n)))
+        a[rng.random((B, n)) < 0.05] = -0.0
+        if trial % 3 == 1:
+            a[rng.integers(B), rng.integers(n)] = (3e38, np.inf, np.nan, -3e38)[trial % 4]
+        got = []
+        for numba in (True, False):
+            monkeypatch.setattr(softmax, "HAVE_NUMBA", numba)
+            c = _Counter()
+            with np.errstate(all="ignore"):
+                out = (softmax.gumbel_softmax_rows(a, b, counter=c),
+                       softmax.softmax_backward_rows(b, a, counter=c),
+                       softmax.softmax_backward_rows(a, b, counter=c))
+            got.append(([x.tobytes() for x in out], c.saturations))
+        assert got[0] == got[1]

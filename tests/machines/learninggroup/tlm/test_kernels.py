@@ -121,6 +121,28 @@ def test_packed_products_equal_the_cores_dataflow(method, G):
     assert np.array_equal(G_acc.view(np.uint16), want_g.view(np.uint16))
 
 
+@pytest.mark.parametrize("cols", [8, 40])
+def test_dense_weight_gradients_equal_the_vpu_chains(cols):
+    """A dense layer's gradient accumulation (a narrow one column by column, K.NARROW) is
+    the VPU's MAC chain over the batch, bit for bit, NaNs of both signs among the inputs."""
+    rng = np.random.default_rng(cols)
+    W = rng.standard_normal((23, cols)).astype(F16)
+    L = PackedLayer.build(W, rng.standard_normal(cols).astype(F16), None, 3)
+    X = rng.standard_normal((4, 23)).astype(F16)
+    D = rng.standard_normal((4, cols)).astype(F16)
+    G_acc = rng.standard_normal((24, cols)).astype(F16)
+    X[1, 2], D[2, 3], G_acc[5, 3] = F16(np.inf), -F16(np.nan), F16(np.nan)
+    want_g = G_acc.copy()
+    with np.errstate(invalid="ignore"):
+        for x, d in zip(X, D):
+            want_g[:23] = vpu.mac(want_g[:23], x[:, None], d[None, :])
+            want_g[23] = vpu.add(want_g[23], d)
+    L.accumulate(X, D, G_acc)
+    nan = np.isnan(want_g)
+    assert np.array_equal(np.isnan(G_acc), nan)
+    assert np.array_equal(G_acc[~nan].view(np.uint16), want_g[~nan].view(np.uint16))
+
+
 def test_a_layer_with_rows_and_columns_left_out():
     """Rows whose group has no column contribute nothing, columns no row keeps get the bias
     alone; a forward layer of fewer rows than cores still runs."""

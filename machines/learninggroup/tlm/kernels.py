@@ -21,8 +21,14 @@ every kernel with the numpy models of :mod:`.core` and :mod:`.vpu` bit for bit.
 A packed layer stores, for each row of the (possibly transposed) matrix, the unmasked
 weights of that row contiguously; every row of one group has the same unmasked columns (the
 group's columns, FLGW's second observation), so a core accumulates a row into the compact
-partial sums of its group's columns and scatters them to the outputs when its rows are
-done. The chain of each output is over the core's rows in order, as in :func:`.core._dataflow`.
+partial sums of its group's columns (padded to whole vectors, :data:`.layer.PAD`); the
+cores' sums are combined in that order and scattered to the outputs once. The chain of each
+output is over the core's rows in order, as in :func:`.core._dataflow`.
+
+The loops are arranged so that the compiler vectorises them; where two NaN operands of
+different signs meet, which one an IEEE operation returns depends on the operand order the
+compiler chose, so a rearranged loop selects the one the plain loop returns explicitly
+(``x if x != x else ...``), and every kernel gives the bits it gave before.
 """
 
 from __future__ import annotations

@@ -126,7 +126,9 @@ class PackedLayer:
         # row r's kept weights, its group's columns in order, row after row
         ridx = np.repeat(np.arange(rows), workloads)
         within = np.arange(ridx.size) - np.repeat(row_off[:-1], workloads)
-        vals = A[ridx, gcols[gptr[row_group[ridx]] + within]].astype(np.float32)
+        col = gcols[gptr[row_group[ridx]] + within]
+        flat = col * W.shape[1] + ridx if transposed else ridx * cols + col  # W's words
+        vals = np.ascontiguousarray(W).reshape(-1).take(flat).astype(np.float32)
         blocks = row_based(workloads, cores)
         bounds = np.array([0] + [int(b[-1]) + 1 if b.size else 0 for b in blocks], np.int64)
         bounds = np.maximum.accumulate(bounds)

@@ -58,7 +58,7 @@ def _constants(arch) -> dict:
     return out
 
 
-@dataclass
+@dataclass(eq=False)
 class _Written:
     space: int
     lo: int
@@ -78,6 +78,9 @@ class Learner:
     ring_wait: int = 0           # cycles CUs waited for the ring beyond their other inputs
     ring_samples: int = 0        # samples that waited for the ring
     last: dict = field(default_factory=dict)           # CU -> (start, done, T) of its last stream
+    #: ``(written, {(space, lo, hi): entry}, {reads: [(space, lo, hi), ...]})`` for the list
+    #: ``written`` it was made for (the written ranges never overlap: :meth:`produced`)
+    _index: tuple | None = field(default=None, repr=False, compare=False)
 
     def factor(self, u: int, what: str) -> int:
         f = self.factors.get(u)
@@ -113,15 +116,17 @@ class Learner:
         """Per sample, when every range ``(space, lo, hi)`` of ``reads`` is ready, and not
         before ``now``: ``(all, not_ring)`` as :meth:`ready` for them all at once, except that
         ``not_ring`` is None when the ring wrote none of them (it equals ``all`` then)."""
-        ready = np.full(batch, now, np.int64)
-        hits, ring = [], False
-        for w in self.written:
-            for space, lo, hi in reads:
-                if w.space == space and w.lo < hi and lo < w.hi:
-                    hits.append(w)
-                    ring = ring or w.ring
-                    break
-        base = ready.copy() if ring else None
+        _, by, overlaps = self._ranges()
+        if by is None:
+            hits = [w for w in self.written if _overlaps(w, reads)]
+        else:                          # the same ranges overlap a stream's reads every round
+            keys = overlaps.get(reads)
+            if keys is None:
+                keys = overlaps[reads] = [k for k, w in by.items() if _overlaps(w, reads)]
+            hits = [by[k] for k in keys]
+        ready = np.empty(batch, np.int64)
+        ready.fill(now)
+        base = ready.copy() if any(w.ring for w in hits) else None
         for w in hits:
             d = w.done if len(w.done) == batch else np.full(batch, w.done.max(), np.int64)
             np.maximum(ready, d, out=ready)
@@ -131,10 +136,33 @@ class Learner:
 
     def produced(self, space: int, lo: int, hi: int, done: np.ndarray,
                  ring: bool = False) -> None:
-        """A stream wrote ``[lo, hi)``; sample k is ready at ``done[k]``."""
+        """A stream wrote ``[lo, hi)``; sample k is ready at ``done[k]``. Every range it
+        overlaps is dropped, so the ranges kept never overlap: a range written again is the
+        only one it overlaps, and is replaced without a search."""
+        new = _Written(space, lo, hi, np.asarray(done, np.int64), ring)
+        _, by, _ = self._ranges()
+        old = by.get((space, lo, hi)) if by is not None and lo < hi else None
+        if old is not None:
+            self.written.remove(old)
+            self.written.append(new)
+            by[space, lo, hi] = new
+            return
         self.written = [w for w in self.written
                         if w.space != space or w.hi <= lo or hi <= w.lo]
-        self.written.append(_Written(space, lo, hi, np.asarray(done, np.int64), ring))
+        self.written.append(new)
+
+    def _ranges(self) -> tuple:
+        """:attr:`_index`, made again when ``written`` is another list (None for the dict when
+        two entries have one range)."""
+        ix = self._index
+        if ix is None or ix[0] is not self.written:
+            by = {(w.space, w.lo, w.hi): w for w in self.written}
+            ix = self._index = (self.written, by if len(by) == len(self.written) else None, {})
+        return ix
+
+
+def _overlaps(w: _Written, reads) -> bool:
+    return any(w.space == space and w.lo < hi and lo < w.hi for space, lo, hi in reads)
 
 
 def learner(agent) -> Learner:

@@ -75,7 +75,7 @@ class _Stream:
 
     def __init__(self, b: Binding, unit: int, cycles, reads, writes, compute):
         self.b, self.u, self.cycles = b, unit, cycles
-        self.reads, self.writes, self.compute = reads, writes, compute
+        self.reads, self.writes, self.compute = tuple(reads), writes, compute
         self.unit = unit_name(unit)
         self._f = self._T = self._cu = None
 

@@ -13,7 +13,7 @@ independent accumulators, so every chain keeps its order and nothing is reassoci
 fused (numba's default: no fast-math, so no multiply-add contraction). Each pass takes four
 steps of a chain, ``(((acc + p0) + p1) + p2) + p3`` (its order, one load and store of the
 accumulator per four products). Two loop orders, by the width of the result:
-:func:`_rows` (wide: two samples at a time, the innermost loop over the outputs) and
+:func:`_rows` (wide: four samples at a time, the innermost loop over the outputs) and
 :func:`_combine` (narrow, a 64 -> 1 layer: the batch transposed to ``(features, samples)``,
 the innermost loop over the samples). :func:`forward_rows` and :func:`backward_rows` run
 :func:`_rows` on the rows of a memory where they are and write the results there, the bias,
@@ -72,50 +72,59 @@ PLAIN, BIAS, BIAS_RELU, MASK = 0, 1, 2, 3
 def _rows(src, sa, ss, M, B, mode, bias, mask, ma, ms, dst, da, ds):
     """Sample k's input is the J words at ``src[sa + k ss]``, its result the N words at
     ``dst[da + k ds]``: ``sum_j M[j, i] x[j]`` (as :func:`_combine`), then ``mode``'s epilogue
-    (the mask at ``mask[ma + k ms]``). Two samples at a time (an odd last one computed
-    twice); every row through a slice, whose indices numba need not wrap (so the loops over
-    a row vectorise). Returns whether every result before the ReLU or the mask is finite."""
+    (the mask at ``mask[ma + k ms]``). Four samples at a time (a short last group repeats its
+    first sample); every row through a slice, whose indices numba need not wrap (so the
+    loops over a row vectorise). Returns whether every result before the ReLU or the mask
+    is finite."""
     J, N = M.shape
-    acc0 = np.empty(N, dtype=np.float32)
-    acc1 = np.empty(N, dtype=np.float32)
+    acc = np.empty((4, N), dtype=np.float32)
+    a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
+    J4 = J - J % 4
     bad = False
-    for k in range(0, B, 2):
-        two = k + 1 < B
+    for k in range(0, B, 4):
+        n = min(4, B - k)
         X0 = src[sa + k * ss:sa + k * ss + J]
-        X1 = src[sa + (k + 1) * ss:sa + (k + 1) * ss + J] if two else X0
+        X1 = src[sa + (k + 1) * ss:sa + (k + 1) * ss + J] if n > 1 else X0
+        X2 = src[sa + (k + 2) * ss:sa + (k + 2) * ss + J] if n > 2 else X0
+        X3 = src[sa + (k + 3) * ss:sa + (k + 3) * ss + J] if n > 3 else X0
         for i in range(N):
-            acc0[i] = np.float32(0.0)
-            acc1[i] = np.float32(0.0)
-        J4 = J - J % 4
+            a0[i] = a1[i] = a2[i] = a3[i] = np.float32(0.0)
         for j in range(0, J4, 4):
             x0, x1, x2, x3 = X0[j], X0[j + 1], X0[j + 2], X0[j + 3]
             y0, y1, y2, y3 = X1[j], X1[j + 1], X1[j + 2], X1[j + 3]
+            z0, z1, z2, z3 = X2[j], X2[j + 1], X2[j + 2], X2[j + 3]
+            w0, w1, w2, w3 = X3[j], X3[j + 1], X3[j + 2], X3[j + 3]
             for i in range(N):
                 m0, m1, m2, m3 = M[j, i], M[j + 1, i], M[j + 2, i], M[j + 3, i]
-                acc0[i] = (((acc0[i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
-                acc1[i] = (((acc1[i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
+                a0[i] = (((a0[i] + m0 * x0) + m1 * x1) + m2 * x2) + m3 * x3
+                a1[i] = (((a1[i] + m0 * y0) + m1 * y1) + m2 * y2) + m3 * y3
+                a2[i] = (((a2[i] + m0 * z0) + m1 * z1) + m2 * z2) + m3 * z3
+                a3[i] = (((a3[i] + m0 * w0) + m1 * w1) + m2 * w2) + m3 * w3
         for j in range(J4, J):
-            x0, y0 = X0[j], X1[j]
+            x0, y0, z0, w0 = X0[j], X1[j], X2[j], X3[j]
             for i in range(N):
-                acc0[i] = acc0[i] + M[j, i] * x0
-                acc1[i] = acc1[i] + M[j, i] * y0
-        for t in range(2 if two else 1):
-            acc = acc0 if t == 0 else acc1
+                m0 = M[j, i]
+                a0[i] = a0[i] + m0 * x0
+                a1[i] = a1[i] + m0 * y0
+                a2[i] = a2[i] + m0 * z0
+                a3[i] = a3[i] + m0 * w0
+        for t in range(n):
+            a = acc[t]
             out = dst[da + (k + t) * ds:da + (k + t) * ds + N]
             if mode == PLAIN:
                 for i in range(N):
-                    v = acc[i]
+                    v = a[i]
                     bad |= v - v != 0                 # inf or NaN
                     out[i] = v
             elif mode == MASK:
                 x = mask[ma + (k + t) * ms:ma + (k + t) * ms + N]
                 for i in range(N):
-                    v = acc[i]
+                    v = a[i]
                     bad |= v - v != 0
                     out[i] = v if x[i] > 0 else np.float32(0.0)
             else:
                 for i in range(N):
-                    v = acc[i] + bias[i]
+                    v = a[i] + bias[i]
                     bad |= v - v != 0
                     if mode == BIAS_RELU:             # np.maximum(v, 0): NaN kept, -0 -> +0
                         v = v if (v > 0 or v != v) else np.float32(0.0)
@@ -149,8 +158,18 @@ def _gradient_rows(dm, da, ds, xm, xa, xs, B, OD, ID):
         X2 = xm[xa + (k + 2) * xs:xa + (k + 2) * xs + ID]
         X3 = xm[xa + (k + 3) * xs:xa + (k + 3) * xs + ID]
         for i in range(OD):
+            gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
+        for i in range(0, OD - OD % 2, 2):          # two rows of G share the inputs' loads
             d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
-            gb[i] = (((gb[i] + d0) + d1) + d2) + d3
+            e0, e1, e2, e3 = D0[i + 1], D1[i + 1], D2[i + 1], D3[i + 1]
+            Gi, Gn = G[i], G[i + 1]
+            for j in range(ID):
+                x0, x1, x2, x3 = X0[j], X1[j], X2[j], X3[j]
+                Gi[j] = (((Gi[j] + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
+                Gn[j] = (((Gn[j] + e0 * x0) + e1 * x1) + e2 * x2) + e3 * x3
+        if OD % 2:
+            i = OD - 1
+            d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
             Gi = G[i]
             for j in range(ID):
                 Gi[j] = (((Gi[j] + d0 * X0[j]) + d1 * X1[j]) + d2 * X2[j]) + d3 * X3[j]

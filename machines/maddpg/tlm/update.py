@@ -112,18 +112,31 @@ def _soft(target, source, keep, tau):
     return out, ok
 
 
+_FLOAT32 = np.dtype(np.float32)
+
+
 def _compiled(*arrays) -> bool:
     """Whether the compiled pass takes these operands: 1-D float32 arrays of one size."""
-    n = arrays[0].size if isinstance(arrays[0], np.ndarray) else -1
-    return HAVE_NUMBA and all(isinstance(a, np.ndarray) and a.dtype == np.float32
-                              and a.ndim == 1 and a.size == n for a in arrays)
+    if not HAVE_NUMBA:
+        return False
+    n = -1
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype != _FLOAT32 or a.ndim != 1 or \
+                (n >= 0 and a.size != n):
+            return False
+        n = a.size
+    return True
 
 
 def _real(*xs) -> bool:
     """Whether the constants are plain real scalars (the compiled pass takes them as float64)."""
-    return all(isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool)
-               or (isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "fiu")
-               for x in xs)
+    for x in xs:
+        if type(x) is float:
+            continue
+        if not (isinstance(x, (int, np.floating, np.integer)) and not isinstance(x, bool)
+                or (isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "fiu")):
+            return False
+    return True
 
 
 # ---- the operations ---------------------------------------------------------------------------

@@ -140,16 +140,32 @@ class Learner:
         overlaps is dropped, so the ranges kept never overlap: a range written again is the
         only one it overlaps, and is replaced without a search."""
         new = _Written(space, lo, hi, np.asarray(done, np.int64), ring)
-        _, by, _ = self._ranges()
-        old = by.get((space, lo, hi)) if by is not None and lo < hi else None
+        _, by, overlaps = self._ranges()
+        key = (space, lo, hi)
+        old = by.get(key) if by is not None and lo < hi else None
         if old is not None:
             self.written.remove(old)
             self.written.append(new)
-            by[space, lo, hi] = new
+            by[key] = new
             return
-        self.written = [w for w in self.written
-                        if w.space != space or w.hi <= lo or hi <= w.lo]
+        kept, gone = [], set()
+        for w in self.written:
+            if w.space != space or w.hi <= lo or hi <= w.lo:
+                kept.append(w)
+            else:
+                gone.add((w.space, w.lo, w.hi))
+        self.written[:] = kept                 # the same list: its index is brought up to date
         self.written.append(new)
+        if by is None or key in by:
+            self._index = None                 # two entries of one range: made again
+            return
+        for k in gone:
+            del by[k]
+        by[key] = new
+        for reads, keys in overlaps.items():
+            keys[:] = [k for k in keys if k not in gone]
+            if _overlaps(new, reads):
+                keys.append(key)
 
     def _ranges(self) -> tuple:
         """:attr:`_index`, made again when ``written`` is another list (None for the dict when

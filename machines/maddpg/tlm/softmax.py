@@ -71,6 +71,8 @@ def _normalised(ex):
             ok = ok and math.isfinite(e)
             s = s + e
         s = s + np.float32(0.0)
+        if s == 0:                     # numba would raise where numpy divides by zero
+            return y, False
         for j in range(n):
             v = np.float32(np.float64(np.float32(ex[k, j])) / np.float64(s))
             ok = ok and math.isfinite(v)

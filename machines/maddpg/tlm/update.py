@@ -55,6 +55,8 @@ def _clip(g, clip):
     ok = ok and math.isfinite(norm)
     if not ok or norm <= c:
         return g, False, ok
+    if norm == 0:                      # c < 0: numba would raise where numpy divides by zero
+        return g, False, False
     scale = _r(np.float64(c) / np.float64(norm))
     ok = math.isfinite(scale)
     out = np.empty_like(g)
@@ -86,6 +88,8 @@ def _adam(W, g, m, v, lr_t, beta1, beta2, eps):
         root = _r(math.sqrt(np.float64(vi)))
         num = _r(np.float64(lr) * np.float64(mi))
         den = _r(np.float64(root) + np.float64(e))
+        if den == 0:                   # numba would raise where numpy divides by zero
+            return Wn, mn, vn, False
         step = _r(np.float64(num) / np.float64(den))
         Wn[i] = wi = _r(np.float64(W[i]) - np.float64(step))
         ok = (ok and math.isfinite(W[i]) and math.isfinite(gi) and math.isfinite(m[i])

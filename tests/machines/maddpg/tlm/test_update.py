@@ -77,7 +77,8 @@ def _both(monkeypatch, fn, *args):
 
 def test_compiled_updates_equal_the_dtype_operations(monkeypatch):
     """The compiled passes give the isa.dtypes operations' bits and saturation counts, finite
-    or not (a huge rate or constant, an infinite or overflowing gradient, a negative v)."""
+    or not (a huge rate or constant, an infinite or overflowing gradient, a negative v, a
+    division by zero)."""
     rng = np.random.default_rng(7)
     for trial in range(40):
         n = int(rng.integers(0, 300))
@@ -88,11 +89,22 @@ def test_compiled_updates_equal_the_dtype_operations(monkeypatch):
         if n and trial % 5 == 2:
             v[0] = -1.0
         lr = np.float32((1e-2, 3e38)[trial % 7 == 3])
-        a, b = _both(monkeypatch, "adam_step", W, g, m, v, lr, 0.9, 0.999, 1e-8)
-        assert a == b
-        for clip in (0.5, 1e-30, 3e38, 1e39):
+        for eps in (1e-8, 0.0):        # eps = 0 and v = 0: a division by zero
+            a, b = _both(monkeypatch, "adam_step", W, g, m, v * (eps > 0), lr, 0.9, 0.999, eps)
+            assert a == b
+        for clip in (0.5, 1e-30, 3e38, 1e39, -1.0):   # -1: a division by a zero norm
             a, b = _both(monkeypatch, "clip_by_norm", g, clip)
             assert a == b
         for tau in (0.01, 1e39, np.float32(0.3)):
             a, b = _both(monkeypatch, "soft_update", W, m, tau)
             assert a == b
+
+
+def test_compiled_updates_divide_by_zero_as_numpy(monkeypatch):
+    """A zero norm under a negative clip, and Adam with eps = 0 on zero moments, divide by
+    zero: the compiled passes leave it to the dtype operations (inf or NaN, no exception)."""
+    z = np.zeros(5, np.float32)
+    a, b = _both(monkeypatch, "clip_by_norm", z, -1.0)
+    assert a == b
+    a, b = _both(monkeypatch, "adam_step", z + 1, z, z, z, np.float32(0.01), 0.9, 0.999, 0.0)
+    assert a == b

@@ -1,6 +1,7 @@
 """Functional models of the MADDPG accelerator's units (the MADDPG paper), without the simulator.
 
-Pure numpy, in the machine's fp32 (:mod:`rlaccel.isa.dtypes`); they are the semantics the
+In the machine's fp32 (:mod:`rlaccel.isa.dtypes`), with numpy and, where numba is there,
+compiled loops of the same operations (:mod:`rlaccel.tlm.fast.jit`); they are the semantics the
 ``marl`` family's instruction models (``tlm/families/marl``, registered with the simulator)
 call and the predictors RTL benches will use. This package holds what they compute and how
 long it takes:

@@ -633,6 +633,70 @@ def lstm_bw(dh, dsn, fr, sp, keep, dz, B, n):
             dsn[b * n + u] = f2h(r16(r16(ds * f) * kp))
 
 
+@njit(inline=True)
+def _nan(x, r):
+    """``r``, the result of an operation on ``x`` and another operand, or ``x`` when ``x`` is
+    NaN: which of two NaN operands an IEEE operation returns is the compiler's choice of
+    operand order, so a rearranged loop names the one the plain loop returns."""
+    return x if x != x else r
+
+
+@njit
+def lstm_bw_passes(dh, dsn, fr, sp, keep, dz, B, n):
+    """:func:`lstm_bw` in six passes over each agent's units, each computing one result from
+    the same operations in the same order (``ds`` kept as float32, which holds its binary16
+    value exactly), so that every pass vectorises (the single loop reads and writes too many
+    arrays for the compiler's overlap checks); where two NaN operands meet, the one
+    :func:`lstm_bw` returns (:func:`_nan`). For operands that do not overlap: with ``dz`` or
+    ``dsn`` on an input's words a pass would read what an earlier one wrote."""
+    kp = h2f(keep)
+    T = 5 * B * n
+    one = np.float32(1.0)
+    ds = np.empty(n, np.float32)
+    for b in range(B):
+        q = b * 4 * n
+        I, F, Gg, O = fr[q:q + n], fr[q + n:q + 2 * n], fr[q + 2 * n:q + 3 * n], \
+            fr[q + 3 * n:q + 4 * n]
+        Tt, D = fr[T + b * n:T + (b + 1) * n], dh[b * n:(b + 1) * n]
+        Sp, Dn = sp[b * n:(b + 1) * n], dsn[b * n:(b + 1) * n]
+        for u in range(n):
+            t, d, o, dn = h2f(Tt[u]), h2f(D[u]), h2f(O[u]), h2f(Dn[u])
+            m = r16(_nan(o, d * o))
+            c = r16(one - r16(t * t))
+            m = r16(_nan(c, m * c))
+            ds[u] = r16(_nan(dn, m + dn))
+        Z = dz[q:q + n]
+        for u in range(n):
+            i, g = h2f(I[u]), h2f(Gg[u])
+            x = r16(_nan(g, ds[u] * g))
+            x = r16(_nan(i, x * i))
+            w = r16(one - i)
+            Z[u] = f2h(r16(_nan(x, x * w)))
+        Z = dz[q + n:q + 2 * n]
+        for u in range(n):
+            f, s = h2f(F[u]), h2f(Sp[u])
+            x = r16(_nan(ds[u], ds[u] * s))
+            x = r16(_nan(f, x * f))
+            w = r16(one - f)
+            Z[u] = f2h(r16(_nan(x, x * w)))
+        Z = dz[q + 2 * n:q + 3 * n]
+        for u in range(n):
+            i, g = h2f(I[u]), h2f(Gg[u])
+            x = r16(_nan(i, ds[u] * i))
+            w = r16(one - r16(g * g))
+            Z[u] = f2h(r16(_nan(x, x * w)))
+        Z = dz[q + 3 * n:q + 4 * n]
+        for u in range(n):
+            d, t, o = h2f(D[u]), h2f(Tt[u]), h2f(O[u])
+            x = r16(_nan(t, d * t))
+            x = r16(_nan(o, x * o))
+            w = r16(one - o)
+            Z[u] = f2h(r16(_nan(x, x * w)))
+        for u in range(n):
+            x = r16(_nan(h2f(F[u]), ds[u] * h2f(F[u])))
+            Dn[u] = f2h(r16(_nan(x, x * kp)))
+
+
 @njit
 def comm_mean(a, talk, out, B, n):
     """:func:`.vector.comm_mean`: ``out[i] = sum_j C[i, j] a[j]`` as MAC chains over j,

@@ -408,9 +408,12 @@ def _vec(b: Binding):
     if mn == "lstm.bw":
         dh, dsn, fr = bits("a", B * n), bits("b", B * n), bits("c", 7 * B * n)
         sp, keep, dz = bits("d", B * n), bits("s", 1), bits("dst", 4 * B * n)
+        ins = [(o[k], m) for k, m in (("a", B * n), ("c", 7 * B * n), ("d", B * n), ("s", 1))]
+        bw = (kernels.lstm_bw_passes
+              if _apart([(o["dst"], 4 * B * n), (o["b"], B * n)], ins) else kernels.lstm_bw)
 
         def lstm_bw():
-            kernels.lstm_bw(dh, dsn, fr, sp, keep[0], dz, B, n)
+            bw(dh, dsn, fr, sp, keep[0], dz, B, n)
         return lstm_bw
     if mn == "pgrad":
         k = n + 3

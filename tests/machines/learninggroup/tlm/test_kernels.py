@@ -191,10 +191,10 @@ def test_vector_kernels_equal_the_vector_models():
     dh, dsn = rng.standard_normal((A, H)).astype(F16), rng.standard_normal((A, H)).astype(F16)
     for keep in (0.0, 1.0):
         dz, nxt = vector.lstm_backward(dh, dsn, gates, ts, sp, keep)
-        got_dz, got_n = np.zeros(4 * A * H, np.uint16), _bits(dsn).copy()
-        K.lstm_bw(_bits(dh), got_n, out, _bits(sp), np.float16(keep).view(np.uint16), got_dz,
-                  A, H)
-        assert np.array_equal(got_dz, _bits(dz)) and np.array_equal(got_n, _bits(nxt))
+        for bw in (K.lstm_bw, K.lstm_bw_passes):
+            got_dz, got_n = np.zeros(4 * A * H, np.uint16), _bits(dsn).copy()
+            bw(_bits(dh), got_n, out, _bits(sp), np.float16(keep).view(np.uint16), got_dz, A, H)
+            assert np.array_equal(got_dz, _bits(dz)) and np.array_equal(got_n, _bits(nxt))
     talk = np.array([1, 0, 1], F16)
     got = np.zeros(A * H, np.uint16)
     K.comm_mean(_bits(h), _bits(talk), got, A, H)
@@ -212,6 +212,28 @@ def test_vector_kernels_equal_the_vector_models():
     x = _bits(a).copy()
     K.vec_muls_into(x, _bits(b)[0])
     assert np.array_equal(x, _bits(a * b[0]))
+
+
+def test_lstm_bw_passes_equal_the_single_loop_with_nans():
+    """lstm.bw's passes give the single loop's bits with NaNs of both signs and several
+    payloads in every operand (two NaNs meeting: the same one wins), every binary16 among
+    the frame's words."""
+    rng = np.random.default_rng(4)
+    nans = np.array([0x7E00, 0xFE00, 0x7C01, 0xFD01, 0x7C00, 0xFC00, 0x8000], np.uint16)
+    B, n = 4, 96
+    for trial in range(8):
+        def words(k):
+            a = rng.standard_normal(k).astype(F16).view(np.uint16)
+            a[rng.integers(0, k, k // 2)] = rng.choice(nans, k // 2)
+            return a
+        dh, dsn, sp = words(B * n), words(B * n), words(B * n)
+        fr = rng.permutation(np.arange(65536, dtype=np.uint16))[:7 * B * n]
+        keep = nans[trial % 2] if trial < 2 else np.uint16(0x3C00)
+        one, passes = (dsn.copy(), np.zeros(4 * B * n, np.uint16)), \
+            (dsn.copy(), np.ones(4 * B * n, np.uint16))
+        K.lstm_bw(dh, one[0], fr, sp, keep, one[1], B, n)
+        K.lstm_bw_passes(dh, passes[0], fr, sp, keep, passes[1], B, n)
+        assert np.array_equal(one[0], passes[0]) and np.array_equal(one[1], passes[1])
 
 
 def test_lstm_fw_passes_equal_the_single_loop_on_every_input():

@@ -524,6 +524,40 @@ def rms(w, g, v, hp):
         g[k] = 0
 
 
+@njit(inline=True)
+def _f2h_numpy(x):
+    """The binary16 bits of a float32 holding a binary16 value, a NaN as numpy's float16
+    arithmetic writes it (sign, quiet, the payload's top bits) where :func:`f2h` writes one
+    NaN: the bits of :mod:`.vector`'s numpy results."""
+    b = _bits(x)
+    if (b & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000):
+        return np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00)
+                         | ((b & np.uint32(0x7FFFFF)) >> np.uint32(13)))
+    return f2h(x)
+
+
+@njit
+def grouping_rms(w, g, v, hp):
+    """:func:`.vector.rmsprop` of the grouping matrices ``w`` with gradients ``g`` and
+    square averages ``v`` (binary16 bits, apart; ``w`` and ``v`` written in place), ``hp``
+    the hyper-parameters' bits (lr, alpha, 1 - alpha, eps): numpy's float16 operations one
+    by one, each rounded, and its bits where NaNs meet (which operand's NaN each returns,
+    named by :func:`_nan`; the NaN bits by :func:`_f2h_numpy`)."""
+    lr, alpha, oma, eps = h2f(hp[0]), h2f(hp[1]), h2f(hp[2]), h2f(hp[3])
+    for k in range(w.size):
+        gk, vk, wk = h2f(g[k]), h2f(v[k]), h2f(w[k])
+        t = r16(_nan(vk, alpha * vk))
+        gg = r16(gk * gk)
+        u = r16(_nan(gg, oma * gg))
+        vn = r16(_nan(u, t + u))
+        s = r16(np.sqrt(vn))
+        s = r16(_nan(eps, s + eps))
+        q = r16(_nan(gk, gk / s))
+        q = r16(_nan(q, lr * q))
+        w[k] = _f2h_numpy(r16(_nan(wk, wk - q)))
+        v[k] = _f2h_numpy(vn)
+
+
 @njit
 def head_grads(out, td, coef, d, B, n):
     """:func:`.vector.head_grads` (``pgrad``): ``out`` the heads of ``B`` agents (``n``

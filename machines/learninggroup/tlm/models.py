@@ -187,6 +187,9 @@ def _gupd(b: Binding):
     Gacc = S[o["g"]:o["g"] + rows * cols]
     st, addr, hp, vpus = state_of(b.agent), o["srm"], o["hp"], _vpus(b)
     ops_per = vector.SOFTMAX_OPS + 4 + vector.RMS_OPS
+    # RMSprop compiled (numpy's operations and bits, kernels.grouping_rms) for Z and V
+    # apart and eps > 0 (no division by zero), else in numpy
+    compiled, hp_bits = _apart([(o["syn"], nz), (o["v"], nz)], []), U[hp:hp + 4].view(np.uint16)
 
     def run():
         mem = st.tuples(addr, b.where)
@@ -203,8 +206,12 @@ def _gupd(b: Binding):
             r = (sums * scale).astype(np.float16)
         shape = (rows, G) if row else (G, cols)
         dZ = vector.grouping_grad(Z.reshape(shape), r, axis=1 if row else 0)
-        z, v = vector.rmsprop(Z.reshape(shape), dZ, V.reshape(shape), lr, alpha, oma, eps)
-        Z[:], V[:] = z.ravel(), v.ravel()
+        if compiled and eps > 0:
+            kernels.grouping_rms(Z.view(np.uint16), np.ascontiguousarray(dZ).view(
+                np.uint16).reshape(-1), V.view(np.uint16), hp_bits)
+        else:
+            z, v = vector.rmsprop(Z.reshape(shape), dZ, V.reshape(shape), lr, alpha, oma, eps)
+            Z[:], V[:] = z.ravel(), v.ravel()
         nnz = int(keep.sum())
         cycles = timing.vector_cycles(nnz, 1, vpus) + timing.vector_cycles(nz, ops_per, vpus)
         return Cost(cycles, 1, _cores(b, cycles), {"vpu_op": nnz + nz * ops_per})

@@ -324,6 +324,32 @@ def test_rms_kernel_equals_the_vector_model(scale):
     assert not bg.any()
 
 
+def test_grouping_rms_kernel_gives_numpys_bits():
+    """The grouping matrices' RMSprop compiled gives vector.rmsprop's (numpy's) bits: every
+    binary16 as w, g and v, and NaNs of both signs and several payloads among random words
+    and the hyper-parameters."""
+    rng = np.random.default_rng(6)
+    every = np.arange(65536, dtype=np.uint16)
+    nans = np.array([0x7E00, 0xFE00, 0x7C01, 0xFD01, 0xFF01, 0x7C00, 0xFC00, 0x8000],
+                    np.uint16)
+    cases = [(np.roll(every, 3 * k), np.roll(every, k), np.roll(every, 2 * k),
+              np.array([0.001, 0.97, 0.03, 2.0 ** -12], F16)) for k in (1, 4099, 20011)]
+    for trial in range(6):
+        words = (rng.standard_normal((3, 2000)) * [[2], [1], [1]]).astype(F16).view(np.uint16)
+        words[:, rng.integers(0, 2000, 700)] = rng.choice(nans, (3, 700))
+        hp = np.array([0.001, 0.97, 0.03, 2.0 ** -12], F16)
+        if trial < 3:
+            hp.view(np.uint16)[trial] = nans[trial]
+        cases.append((words[0], words[1], words[2], hp))
+    for w, g, v, hp in cases:
+        with np.errstate(all="ignore"):
+            want_w, want_v = vector.rmsprop(w.view(F16), g.view(F16), v.view(F16), *hp)
+        got_w, got_v = w.copy(), v.copy()
+        K.grouping_rms(got_w, g, got_v, hp.view(np.uint16))
+        assert np.array_equal(got_w, want_w.view(np.uint16))
+        assert np.array_equal(got_v, want_v.view(np.uint16))
+
+
 def test_head_grads_kernel_equals_the_vector_model():
     """pgrad: every action of every agent once, random heads, advantages and returns; an
     action out of range, not whole or NaN is refused with nothing written."""

@@ -85,6 +85,8 @@ def _adam(W, g, m, v, lr_t, beta1, beta2, eps):
         gg = _r(gi * gi)
         q2 = _r(np.float64(c2) * np.float64(gg))
         vn[i] = vi = _r(np.float64(p2) + np.float64(q2))
+        if vi < 0:                     # NaN in numpy; math.sqrt raises in plain Python
+            return Wn, mn, vn, False
         root = _r(math.sqrt(np.float64(vi)))
         num = _r(np.float64(lr) * np.float64(mi))
         den = _r(np.float64(root) + np.float64(e))

@@ -28,7 +28,7 @@ from rlaccel.isa.dtypes import get_dtype
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 
 __all__ = ["gumbel_softmax", "softmax_backward", "rowdot", "gumbel_softmax_rows",
-           "softmax_backward_rows"]
+           "softmax_backward_rows", "head_backward_rows"]
 
 _F32 = get_dtype("fp32")
 
@@ -81,11 +81,13 @@ def _normalised(ex):
 
 
 @njit
-def _backward(y, dy):
-    """``(dz, finite)`` of softmax_backward_rows."""
+def _backward(y, dy, reg, z):
+    """``(dz, finite)`` of softmax_backward_rows, plus ``reg z`` (head_backward_rows) when
+    ``z`` has rows."""
     B, n = y.shape
     out = np.empty((B, n), dtype=np.float32)
-    ok = True
+    ok = math.isfinite(reg)
+    plus = z.shape[0] > 0
     for k in range(B):
         p = np.float32(0.0)
         for j in range(n):
@@ -97,8 +99,15 @@ def _backward(y, dy):
             g = np.float32(np.float64(dy[k, j]) - np.float64(p))
             v = np.float32(np.float64(y[k, j]) * np.float64(g))
             ok = ok and math.isfinite(g) and math.isfinite(v)
+            if plus:
+                r = np.float32(np.float64(reg) * np.float64(z[k, j]))
+                v = np.float32(np.float64(v) + np.float64(r))
+                ok = ok and math.isfinite(z[k, j]) and math.isfinite(r) and math.isfinite(v)
             out[k, j] = v
     return out, ok
+
+
+_NO_ROWS = np.zeros((0, 0), np.float32)
 
 
 def _compiled(*arrays) -> bool:
@@ -150,8 +159,22 @@ def gumbel_softmax_rows(logits, noise, *, counter=None) -> np.ndarray:
 def softmax_backward_rows(y, dy, *, counter=None) -> np.ndarray:
     """:func:`softmax_backward` of every row of ``(B, n)`` outputs and output gradients."""
     if _compiled(y, dy):
-        out, ok = _backward(y, dy)
+        out, ok = _backward(y, dy, np.float32(0.0), _NO_ROWS)
         if ok:
             return out
     p = rowdot(dy, y)
     return _F32.mul(y, _F32.sub(dy, p[:, None], counter=counter), counter=counter)
+
+
+def head_backward_rows(y, dy, reg, z, *, dt=None, counter=None) -> np.ndarray:
+    """:func:`softmax_backward_rows` plus ``reg z`` (the regulariser's gradient on the
+    logits ``z``, ``reg`` an fp32 scalar), every row, each operation rounded once: the policy
+    head's backward pass (``pgb``); the sum and product in ``dt`` (an fp32 format, default
+    ``isa.dtypes``' own) when they do not run compiled."""
+    if _compiled(y, dy, z) and isinstance(reg, np.float32):
+        out, ok = _backward(y, dy, reg, z)
+        if ok:
+            return out
+    dt = _F32 if dt is None else dt
+    return dt.add(softmax_backward_rows(y, dy, counter=counter),
+                  dt.mul(reg, z, counter=counter), counter=counter)

@@ -37,7 +37,7 @@ from rlaccel.machines.maddpg.tlm import kernels
 from rlaccel.machines.maddpg.tlm.compute_unit import cu_cycles
 from rlaccel.machines.maddpg.tlm.loss import loss_error, td_target
 from rlaccel.machines.maddpg.tlm.ring import stream_allgather
-from rlaccel.machines.maddpg.tlm.softmax import gumbel_softmax_rows, softmax_backward_rows
+from rlaccel.machines.maddpg.tlm.softmax import gumbel_softmax_rows, head_backward_rows
 from rlaccel.machines.maddpg.tlm.stream import busy_runs, stream
 from rlaccel.machines.maddpg.tlm.learner import RING_UNIT, learner, unit_name
 
@@ -286,8 +286,7 @@ def _head(b: Binding):
             if mn == "pgs":
                 out = gumbel_softmax_rows(A, Bv, counter=b.counter)
             elif mn == "pgb":
-                out = b.dt.add(softmax_backward_rows(Bv, A, counter=b.counter),
-                               b.dt.mul(U[o["k"]], C, counter=b.counter), counter=b.counter)
+                out = head_backward_rows(Bv, A, U[o["k"]], C, dt=b.dt, counter=b.counter)
             else:
                 y = td_target(C[:, 0], Bv[:, 0], C[:, 1], float(U[o["k"]]),
                               counter=b.counter)

@@ -72,8 +72,9 @@ class _Counter:
 
 
 def test_compiled_rows_equal_the_dtype_operations(monkeypatch):
-    """gumbel_softmax_rows and softmax_backward_rows compiled give the isa.dtypes operations'
-    bits and saturation counts, finite or not (huge, infinite, NaN operands)."""
+    """gumbel_softmax_rows, softmax_backward_rows and head_backward_rows compiled give the
+    isa.dtypes operations' bits and saturation counts, finite or not (huge, infinite, NaN
+    operands)."""
     from rlaccel.machines.maddpg.tlm import softmax
     rng = np.random.default_rng(4)
     for trial in range(30):
@@ -90,6 +91,8 @@ def test_compiled_rows_equal_the_dtype_operations(monkeypatch):
             with np.errstate(all="ignore"):
                 out = (softmax.gumbel_softmax_rows(a, b, counter=c),
                        softmax.softmax_backward_rows(b, a, counter=c),
-                       softmax.softmax_backward_rows(a, b, counter=c))
+                       softmax.softmax_backward_rows(a, b, counter=c),
+                       softmax.head_backward_rows(b, a, np.float32(1e-3), a, counter=c),
+                       softmax.head_backward_rows(b, b, np.float32(3e38), a, counter=c))
             got.append(([x.tobytes() for x in out], c.saturations))
         assert got[0] == got[1]

@@ -18,10 +18,13 @@ accumulator per four products). Two loop orders, by the width of the result:
 the innermost loop over the samples). :func:`forward_rows` and :func:`backward_rows` run
 :func:`_rows` on the rows of a memory where they are and write the results there, the bias,
 the ReLU or its mask applied on the way (what a stream instruction does; a result that is not
-finite sends the instruction back to the separate steps, which count saturations). :func:`_gradient_rows` and :func:`_gradient_cols` accumulate four samples per
-pass, the innermost loop over the wider of the layer's input and output widths. Without
-numba they run the :mod:`rlaccel.isa.dtypes` operations on whole arrays. Tests compare both
-with :mod:`.compute_unit` on random operands.
+finite sends the instruction back to the separate steps, which count saturations).
+:func:`_gradient_rows` and :func:`_gradient_cols` (:func:`gradient_rows` on a memory's rows
+where they are) accumulate four samples per pass, the innermost loop over the wider of the
+layer's input and output widths, two rows of ``G`` sharing the inputs' loads. Rows are
+taken as slices, whose indices numba need not wrap, so that the loops over a row
+vectorise. Without numba they run the :mod:`rlaccel.isa.dtypes` operations on whole arrays.
+Tests compare both with :mod:`.compute_unit` on random operands.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ __all__ = ["forward", "backward", "relu_mask", "gradient", "forward_rows", "back
 
 _F32 = get_dtype("fp32")
 
-#: results at least this wide (outputs per sample) take :func:`_combine_rows`
+#: results at least this wide (outputs per sample) take :func:`_rows`; narrower ones
+#: :func:`_combine`
 WIDE = 16
 
 

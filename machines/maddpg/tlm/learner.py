@@ -116,14 +116,7 @@ class Learner:
         """Per sample, when every range ``(space, lo, hi)`` of ``reads`` is ready, and not
         before ``now``: ``(all, not_ring)`` as :meth:`ready` for them all at once, except that
         ``not_ring`` is None when the ring wrote none of them (it equals ``all`` then)."""
-        _, by, overlaps = self._ranges()
-        if by is None:
-            hits = [w for w in self.written if _overlaps(w, reads)]
-        else:                          # the same ranges overlap a stream's reads every round
-            keys = overlaps.get(reads)
-            if keys is None:
-                keys = overlaps[reads] = [k for k, w in by.items() if _overlaps(w, reads)]
-            hits = [by[k] for k in keys]
+        hits = self.hits(reads)
         ready = np.empty(batch, np.int64)
         ready.fill(now)
         base = ready.copy() if any(w.ring for w in hits) else None
@@ -133,6 +126,16 @@ class Learner:
             if base is not None and not w.ring:
                 np.maximum(base, d, out=base)
         return ready, base
+
+    def hits(self, reads) -> list:
+        """The written ranges (``_Written``) that overlap a range of ``reads``."""
+        _, by, overlaps = self._ranges()
+        if by is None:
+            return [w for w in self.written if _overlaps(w, reads)]
+        keys = overlaps.get(reads)         # the same ranges overlap a stream's reads each round
+        if keys is None:
+            keys = overlaps[reads] = [k for k, w in by.items() if _overlaps(w, reads)]
+        return [by[k] for k in keys]
 
     def produced(self, space: int, lo: int, hi: int, done: np.ndarray,
                  ring: bool = False) -> None:

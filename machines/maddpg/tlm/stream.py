@@ -28,7 +28,7 @@ import numpy as np
 from rlaccel.tlm.fast.jit import HAVE_NUMBA, njit
 from rlaccel.util.errors import SimError
 
-__all__ = ["stream", "busy_runs"]
+__all__ = ["stream", "stream_after", "busy_runs"]
 
 
 @njit
@@ -43,6 +43,36 @@ def _recurrence(ready, cycles, free, depth):
         t = s + cycles
         done[k] = t + depth
     return start, done
+
+
+@njit
+def _after(a, b, now, cycles, free, depth):
+    """:func:`_recurrence` of ``ready[k] = max(now, a[k], b[k])``."""
+    n = a.shape[0]
+    start = np.empty(n, dtype=np.int64)
+    done = np.empty(n, dtype=np.int64)
+    t = free
+    for k in range(n):
+        r = a[k] if a[k] > b[k] else b[k]
+        r = r if r > now else now
+        s = r if r > t else t
+        start[k] = s
+        t = s + cycles
+        done[k] = t + depth
+    return start, done
+
+
+def stream_after(now: int, producers, cycles: int, free: int = 0,
+                 depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`stream` of the ready times ``max(now, p[k] for p in producers)`` (int64 arrays
+    of one length, at least one), compiled in one pass for one or two of them."""
+    if HAVE_NUMBA and 1 <= len(producers) <= 2 and len(producers[0]) > 0 and cycles >= 1 \
+            and depth >= 0:
+        return _after(producers[0], producers[-1], int(now), int(cycles), int(free), int(depth))
+    ready = np.full(len(producers[0]), now, np.int64)
+    for p in producers:
+        np.maximum(ready, p, out=ready)
+    return stream(ready, cycles, free, depth)
 
 
 def stream(ready, cycles: int, free: int = 0, depth: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -38,7 +38,7 @@ from rlaccel.machines.maddpg.tlm.compute_unit import cu_cycles
 from rlaccel.machines.maddpg.tlm.loss import loss_error, td_target
 from rlaccel.machines.maddpg.tlm.ring import stream_allgather
 from rlaccel.machines.maddpg.tlm.softmax import gumbel_softmax_rows, head_backward_rows
-from rlaccel.machines.maddpg.tlm.stream import busy_runs, stream
+from rlaccel.machines.maddpg.tlm.stream import busy_runs, stream, stream_after
 from rlaccel.machines.maddpg.tlm.learner import RING_UNIT, learner, unit_name
 
 __all__ = ["MODELS", "rows"]
@@ -95,10 +95,15 @@ class _Stream:
 
 
 def _schedule(agent, L, b: Binding, u: int, unit: str, cu, T: int, reads, writes) -> None:
-    batch = b.ops["batch"]
-    ready, base = L.ready_from(reads, batch, agent.platform.env.now)   # base: without the ring
+    batch, now = b.ops["batch"], agent.platform.env.now
     depth = L.constants["stage_depth"]
-    start, done = stream(ready, T, cu.free, depth)
+    hits = L.hits(reads)
+    base = None
+    if hits and not any(w.ring or len(w.done) != batch for w in hits):
+        start, done = stream_after(now, [w.done for w in hits], T, cu.free, depth)
+    else:
+        ready, base = L.ready_from(reads, batch, now)        # base: without the ring
+        start, done = stream(ready, T, cu.free, depth)
     if base is not None and not np.array_equal(ready, base):   # the ring's part came later
         _, alone = stream(base, T, cu.free, depth)
         L.ring_wait += int(done[-1] - alone[-1])

@@ -52,3 +52,17 @@ def test_compiled_recurrence_is_the_running_maximum(monkeypatch):
         want = stream(ready, T, free, depth)
         monkeypatch.setattr(st, "HAVE_NUMBA", True)
         assert [a.tolist() for a in got] == [a.tolist() for a in want]
+
+
+def test_stream_after_its_producers_is_the_stream_of_their_latest():
+    """stream_after(now, producers, ...) is stream of max(now, every producer's time), one,
+    two (one compiled pass) or three producers."""
+    from rlaccel.machines.maddpg.tlm.stream import stream_after
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 3, 1, 2):
+        B = int(rng.integers(1, 50))
+        ps = [rng.integers(0, 10 ** 5, size=B) for _ in range(n)]
+        now, T, free = int(rng.integers(0, 10 ** 5)), int(rng.integers(1, 90)), 17
+        want = stream(np.maximum.reduce([np.full(B, now)] + ps), T, free, 2)
+        got = stream_after(now, ps, T, free, 2)
+        assert [a.tolist() for a in got] == [a.tolist() for a in want]

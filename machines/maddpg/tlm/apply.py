@@ -52,6 +52,10 @@ def _apply(b: Binding):
     def banks():                     # views made once: an agent's memories stay where they are
         return [S[o[key]:o[key] + n] for key in _BANKS[mn]]
 
+    @cache
+    def cost(f: int, passes: int) -> Cost:     # a Cost is frozen: one per unroll factor
+        return Cost(1, 2, busy=((unit, passes * ceil(n / f)),))
+
     def run():
         L = learner(agent)
         f = L.factor(o["u"], mn)
@@ -70,8 +74,7 @@ def _apply(b: Binding):
                 v[0][:] = U[k:k + n]
             else:                                              # wst
                 U[k:k + n] = v[0]
-        cycles = L.constants[_PASSES[mn]] * ceil(n / f)
-        return Cost(1, 2, busy=((unit, cycles),))
+        return cost(f, L.constants[_PASSES[mn]])
     return run
 
 

@@ -47,6 +47,9 @@ __all__ = ["Controller", "KERNELS", "outside"]
 
 #: the controller's loops (module docstring)
 KERNELS = ("compiled", "reference")
+#: data-dependent Costs a controller keeps resolved (all are forgotten when it is full: a
+#: model that makes a new Cost every execution gains nothing and keeps no memory)
+_COSTS_KEPT = 512
 
 
 def outside(pc: int, n: int, executed: int, t: int) -> str:
@@ -81,6 +84,9 @@ class Controller:
         self.stall_at = [0] * n
         self.dynamic_busy: dict[str, int] = {}       # unit -> busy cycles of dynamic ops
         self.dynamic_actions: dict[int, dict] = {}    # pc -> action counts of dynamic ops
+        # id(Cost) -> (the Cost, its units resolved, its latency): the models keep their
+        # Costs from execution to execution (a Cost is frozen), so each is resolved once
+        self._costs: dict[int, tuple] = {}
         self.instructions = 0
         self.cycles = 0
         self.host_cycles = 0
@@ -237,19 +243,31 @@ class Controller:
     def _dynamic(self, op, start: int) -> tuple[int, int, int, int]:
         """Run an op whose cost depends on the data: its semantics returns the Cost."""
         cost = op.run()
-        if not isinstance(cost, Cost):
-            raise self._fault(op.pc, f"the model of '{op.mnemonic}' has data-dependent "
-                                     f"timing but its semantics returned {cost!r}, not a Cost")
-        units = [(self.agent.unit(name), cycles) for name, cycles in cost.busy]
-        later = max([start] + [u.free for u, _ in units])
+        hit = self._costs.get(id(cost))
+        if hit is None or hit[0] is not cost:        # a Cost not seen (or not kept) before
+            if not isinstance(cost, Cost):
+                raise self._fault(op.pc, f"the model of '{op.mnemonic}' has data-dependent "
+                                         f"timing but its semantics returned {cost!r}, not a "
+                                         f"Cost")
+            if len(self._costs) >= _COSTS_KEPT:
+                self._costs.clear()
+            hit = self._costs[id(cost)] = (
+                cost, tuple((self.agent.unit(name), cycles) for name, cycles in cost.busy),
+                cost.latency)
+        units, latency = hit[1], hit[2]
+        later = start
+        for unit, _ in units:
+            if unit.free > later:
+                later = unit.free
+        busy = self.dynamic_busy
         for unit, cycles in units:
             unit.free = later + cycles
-            self.dynamic_busy[unit.name] = self.dynamic_busy.get(unit.name, 0) + cycles
+            busy[unit.name] = busy.get(unit.name, 0) + cycles
         if cost.actions:
             acc = self.dynamic_actions.setdefault(op.pc, {})
             for a, k in cost.actions.items():
                 acc[a] = acc.get(a, 0) + k
-        return cost.issue, cost.latency, cost.depth, later
+        return cost.issue, latency, cost.depth, later
 
     def _host(self, op, start: int):
         """cc.host: sync with SimPy, hand the output to the link, write the reply back

@@ -122,7 +122,7 @@ def _bff(b: Binding):
     cfg = aap_timing(b.knobs, b.timing)
     cost = {h: _matrix_cost(b, [ff_cycles(rows, cols, B, cfg, h)] * cfg.cores,
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
-    xf, work = np.empty((B, cols)), np.empty((B, rows))      # buffers for every execution
+    xs, ws = (B, cols), (B, rows)                            # the buffers' shapes
     tail = act in ("none", "relu")                           # the accumulator's tail does it
     relu = act == "relu"
     fw = st.weight.frac_bits - acc.frac_bits                 # the product's extra fraction
@@ -130,6 +130,7 @@ def _bff(b: Binding):
     add, fa = np.empty(rows, np.int64), acc.frac_bits        # the bias at the products' point
 
     def bff():
+        xf, work = st.scratch(xs, ws)
         if tail and st.raw_inputs:      # the stored words: one compiled call when it applies
             W = st.operand(S, syn, rows, cols)
             np.left_shift(bias, fa, out=add)
@@ -193,10 +194,11 @@ def _bbp(b: Binding):
     fw = st.weight.frac_bits                    # error x weight, rounded to the error's point
     pc = b.pc
 
-    ef, work = np.empty((B, rows)), np.empty((B, cols))
+    es, ws = (B, rows), (B, cols)                            # the buffers' shapes
     apart = M is None or not np.may_share_memory(D, M)   # the mask read as the result is written
 
     def bbp():
+        ef, work = st.scratch(es, ws)
         W = st.operand_cols(S, syn, rows, q, off)
         if apart and st.raw_inputs and product_into(E, ef, W, False, fw, acc, D, work, mask=M,
                                                     counter=counter) is not None:
@@ -228,9 +230,10 @@ def _bwg(b: Binding):
                             _macs(b, B * rows * cols, h)) for h in (False, True)}
     pc = b.pc
 
-    ef, xf, work = np.empty((B, rows)), np.empty((B, cols)), np.empty((rows, cols))
+    shapes = (B, rows), (B, cols), (rows, cols)              # the buffers'
 
     def bwg():
+        ef, xf, work = st.scratch(*shapes)
         half = st.half
         if not (st.raw_inputs and gradient_into(E, ef, X, xf, acc.frac_bits + fg, gfmt, GW,
                                                 work, bias=GB, bias_shift=fg,

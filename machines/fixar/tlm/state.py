@@ -133,10 +133,27 @@ class FixarState:
     #: (pc, half) -> [executions, cycles] of the AAP cores' instructions: the phases' split
     #: of a run's cycles (machines/fixar/results.py)
     tally: dict = field(default_factory=dict)
+    #: float64 words the AAP instructions' compiled calls work in (:meth:`scratch`)
+    arena: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def __post_init__(self):
         self.weight = self.weight or self.acc
         self.grad = self.grad or self.acc
+
+    def scratch(self, *shapes: tuple[int, int]) -> list[np.ndarray]:
+        """Float64 buffers of ``shapes`` (contiguous, apart from one another) for one
+        instruction's products: views of one arena every AAP instruction of the agent
+        shares, since a buffer's words live only within the call that fills them, so a
+        step's products keep one set of buffers warm in the caches, not one per
+        instruction."""
+        sizes = [r * c for r, c in shapes]
+        if self.arena.size < sum(sizes):
+            self.arena = np.empty(sum(sizes))
+        out, at = [], 0
+        for (r, c), n in zip(shapes, sizes):
+            out.append(self.arena[at:at + n].reshape(r, c))
+            at += n
+        return out
 
     @property
     def half(self) -> bool:

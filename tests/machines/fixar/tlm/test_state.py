@@ -1,6 +1,7 @@
 """The agent's prepared weight operands: the float64 mirror they live in, renewed by the
 compiled passes that write it (updated) or dropped when words change behind them
-(written); a column operand's contiguous float64 copy is dropped by both."""
+(written); a column operand's contiguous float64 copy is dropped by both. The AAP
+instructions' scratch buffers: views of one shared arena, apart within a call."""
 
 import numpy as np
 
@@ -47,3 +48,17 @@ def test_operand_mirror_updated_and_written():
     st.operand(S, 50, 2, 2)
     st.written(0, 50)                          # ends where the next operand starts
     assert (50, 2, 2) in st.weights
+
+
+def test_scratch_buffers_are_apart_contiguous_and_shared():
+    st = _state()
+    a, b = st.scratch((2, 3), (4, 5))
+    assert a.shape == (2, 3) and b.shape == (4, 5)
+    assert a.flags.c_contiguous and b.flags.c_contiguous
+    assert not np.may_share_memory(a, b)
+    a[...], b[...] = 1.0, 2.0
+    assert (a == 1.0).all()                     # b does not overlap a
+    (c,) = st.scratch((3, 2))                   # a later instruction: the same words
+    assert np.shares_memory(c, a)
+    (d,) = st.scratch((10, 10))                 # larger than the arena: it grows
+    assert d.shape == (10, 10) and st.arena.size >= 100

@@ -147,6 +147,13 @@ def _relu_mask(G, X):
 
 
 @njit
+def _four_rows(m, a, s, k, n):
+    """Rows ``k`` to ``k + 3`` of the batch whose sample ``j`` is ``m[a + j s:][:n]`` (views)."""
+    return (m[a + k * s:a + k * s + n], m[a + (k + 1) * s:a + (k + 1) * s + n],
+            m[a + (k + 2) * s:a + (k + 2) * s + n], m[a + (k + 3) * s:a + (k + 3) * s + n])
+
+
+@njit
 def _gradient_rows(dm, da, ds, xm, xa, xs, B, OD, ID):
     """:func:`gradient` of the batch whose sample k has its error at ``dm[da + k ds]`` and
     its layer input at ``xm[xa + k xs]``, the innermost loop over the layer's inputs
@@ -155,12 +162,8 @@ def _gradient_rows(dm, da, ds, xm, xa, xs, B, OD, ID):
     gb = np.zeros(OD, dtype=np.float32)
     B4 = B - B % 4
     for k in range(0, B4, 4):
-        D0, D1 = dm[da + k * ds:da + k * ds + OD], dm[da + (k + 1) * ds:da + (k + 1) * ds + OD]
-        D2 = dm[da + (k + 2) * ds:da + (k + 2) * ds + OD]
-        D3 = dm[da + (k + 3) * ds:da + (k + 3) * ds + OD]
-        X0, X1 = xm[xa + k * xs:xa + k * xs + ID], xm[xa + (k + 1) * xs:xa + (k + 1) * xs + ID]
-        X2 = xm[xa + (k + 2) * xs:xa + (k + 2) * xs + ID]
-        X3 = xm[xa + (k + 3) * xs:xa + (k + 3) * xs + ID]
+        D0, D1, D2, D3 = _four_rows(dm, da, ds, k, OD)
+        X0, X1, X2, X3 = _four_rows(xm, xa, xs, k, ID)
         for i in range(OD):
             gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
         for i in range(0, OD - OD % 2, 2):          # two rows of G share the inputs' loads
@@ -197,12 +200,8 @@ def _gradient_cols(dm, da, ds, xm, xa, xs, B, OD, ID):
     gb = np.zeros(OD, dtype=np.float32)
     B4 = B - B % 4
     for k in range(0, B4, 4):
-        D0, D1 = dm[da + k * ds:da + k * ds + OD], dm[da + (k + 1) * ds:da + (k + 1) * ds + OD]
-        D2 = dm[da + (k + 2) * ds:da + (k + 2) * ds + OD]
-        D3 = dm[da + (k + 3) * ds:da + (k + 3) * ds + OD]
-        X0, X1 = xm[xa + k * xs:xa + k * xs + ID], xm[xa + (k + 1) * xs:xa + (k + 1) * xs + ID]
-        X2 = xm[xa + (k + 2) * xs:xa + (k + 2) * xs + ID]
-        X3 = xm[xa + (k + 3) * xs:xa + (k + 3) * xs + ID]
+        D0, D1, D2, D3 = _four_rows(dm, da, ds, k, OD)
+        X0, X1, X2, X3 = _four_rows(xm, xa, xs, k, ID)
         for i in range(OD):
             gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
         for j in range(ID):

@@ -28,7 +28,7 @@ output is over the core's rows in order, as in :func:`.core._dataflow`.
 The loops are arranged so that the compiler vectorises them; where two NaN operands of
 different signs meet, which one an IEEE operation returns depends on the operand order the
 compiler chose, so a rearranged loop selects the one the plain loop returns explicitly
-(``x if x != x else ...``), and every kernel gives the bits it gave before.
+(``x if x != x else ...``), so that every kernel gives the plain loop's bits.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ the innermost loop over the samples). :func:`forward_rows` and :func:`backward_r
 :func:`_rows` on the rows of a memory where they are and write the results there, the bias,
 the ReLU or its mask applied on the way (what a stream instruction does; a result that is not
 finite sends the instruction back to the separate steps, which count saturations).
-:func:`_gradient_rows` and :func:`_gradient_cols` (:func:`gradient_rows` on a memory's rows
-where they are) accumulate four samples per pass, the innermost loop over the wider of the
+:func:`_gradient_pass` (:func:`gradient_rows` on a memory's rows where they are)
+accumulates four samples per pass, the innermost loop over the wider of the
 layer's input and output widths, two rows of ``G`` sharing the inputs' loads. Rows are
 taken as slices, whose indices numba need not wrap, so that the loops over a row
 vectorise. Without numba they run the :mod:`rlaccel.isa.dtypes` operations on whole arrays.
@@ -153,73 +153,76 @@ def _four_rows(m, a, s, k, n):
             m[a + (k + 2) * s:a + (k + 2) * s + n], m[a + (k + 3) * s:a + (k + 3) * s + n])
 
 
-@njit
-def _gradient_rows(dm, da, ds, xm, xa, xs, B, OD, ID):
-    """:func:`gradient` of the batch whose sample k has its error at ``dm[da + k ds]`` and
-    its layer input at ``xm[xa + k xs]``, the innermost loop over the layer's inputs
-    (``G``'s rows)."""
-    G = np.zeros((OD, ID), dtype=np.float32)
-    gb = np.zeros(OD, dtype=np.float32)
-    B4 = B - B % 4
-    for k in range(0, B4, 4):
-        D0, D1, D2, D3 = _four_rows(dm, da, ds, k, OD)
-        X0, X1, X2, X3 = _four_rows(xm, xa, xs, k, ID)
-        for i in range(OD):
-            gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
-        for i in range(0, OD - OD % 2, 2):          # two rows of G share the inputs' loads
-            d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
-            e0, e1, e2, e3 = D0[i + 1], D1[i + 1], D2[i + 1], D3[i + 1]
-            Gi, Gn = G[i], G[i + 1]
-            for j in range(ID):
-                x0, x1, x2, x3 = X0[j], X1[j], X2[j], X3[j]
-                Gi[j] = (((Gi[j] + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
-                Gn[j] = (((Gn[j] + e0 * x0) + e1 * x1) + e2 * x2) + e3 * x3
-        if OD % 2:
-            i = OD - 1
-            d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
-            Gi = G[i]
-            for j in range(ID):
-                Gi[j] = (((Gi[j] + d0 * X0[j]) + d1 * X1[j]) + d2 * X2[j]) + d3 * X3[j]
-    for k in range(B4, B):
-        D0 = dm[da + k * ds:da + k * ds + OD]
-        X0 = xm[xa + k * xs:xa + k * xs + ID]
-        for i in range(OD):
-            d = D0[i]
-            gb[i] = gb[i] + d
-            Gi = G[i]
-            for j in range(ID):
-                Gi[j] = Gi[j] + d * X0[j]
-    return G, gb
-
-
-@njit
-def _gradient_cols(dm, da, ds, xm, xa, xs, B, OD, ID):
-    """:func:`_gradient_rows` with the innermost loop over the layer's outputs (``G``'s
-    columns, accumulated transposed)."""
-    GT = np.zeros((ID, OD), dtype=np.float32)
-    gb = np.zeros(OD, dtype=np.float32)
-    B4 = B - B % 4
-    for k in range(0, B4, 4):
-        D0, D1, D2, D3 = _four_rows(dm, da, ds, k, OD)
-        X0, X1, X2, X3 = _four_rows(xm, xa, xs, k, ID)
-        for i in range(OD):
-            gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
+@njit(inline=True)
+def _rows4(G, D0, D1, D2, D3, X0, X1, X2, X3):
+    """Four samples into ``G`` ``(OD, ID)``, the innermost loop over the inputs, two rows of
+    ``G`` sharing the inputs' loads."""
+    OD, ID = G.shape
+    for i in range(0, OD - OD % 2, 2):
+        d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
+        e0, e1, e2, e3 = D0[i + 1], D1[i + 1], D2[i + 1], D3[i + 1]
+        Gi, Gn = G[i], G[i + 1]
         for j in range(ID):
             x0, x1, x2, x3 = X0[j], X1[j], X2[j], X3[j]
-            Gj = GT[j]
-            for i in range(OD):
-                Gj[i] = (((Gj[i] + D0[i] * x0) + D1[i] * x1) + D2[i] * x2) + D3[i] * x3
+            Gi[j] = (((Gi[j] + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
+            Gn[j] = (((Gn[j] + e0 * x0) + e1 * x1) + e2 * x2) + e3 * x3
+    if OD % 2:
+        i = OD - 1
+        d0, d1, d2, d3 = D0[i], D1[i], D2[i], D3[i]
+        Gi = G[i]
+        for j in range(ID):
+            Gi[j] = (((Gi[j] + d0 * X0[j]) + d1 * X1[j]) + d2 * X2[j]) + d3 * X3[j]
+
+
+@njit(inline=True)
+def _cols4(GT, D0, D1, D2, D3, X0, X1, X2, X3):
+    """Four samples into ``GT`` ``(ID, OD)`` (``G`` transposed), the innermost loop over the
+    outputs."""
+    ID, OD = GT.shape
+    for j in range(ID):
+        x0, x1, x2, x3 = X0[j], X1[j], X2[j], X3[j]
+        Gj = GT[j]
+        for i in range(OD):
+            Gj[i] = (((Gj[i] + D0[i] * x0) + D1[i] * x1) + D2[i] * x2) + D3[i] * x3
+
+
+@njit
+def _gradient_pass(dm, da, ds, xm, xa, xs, B, OD, ID, by_cols):
+    """:func:`gradient` of the batch whose sample k has its error at ``dm[da + k ds]`` and
+    its layer input at ``xm[xa + k xs]``, four samples a pass, the innermost loop over the
+    layer's inputs (``G``'s rows, :func:`_rows4`) or with ``by_cols`` over its outputs
+    (``G`` accumulated transposed, :func:`_cols4`); a last sample alone runs the same chain
+    one step at a time."""
+    G = np.zeros((ID, OD) if by_cols else (OD, ID), dtype=np.float32)
+    gb = np.zeros(OD, dtype=np.float32)
+    B4 = B - B % 4
+    for k in range(0, B4, 4):
+        D0, D1, D2, D3 = _four_rows(dm, da, ds, k, OD)
+        X0, X1, X2, X3 = _four_rows(xm, xa, xs, k, ID)
+        for i in range(OD):
+            gb[i] = (((gb[i] + D0[i]) + D1[i]) + D2[i]) + D3[i]
+        if by_cols:
+            _cols4(G, D0, D1, D2, D3, X0, X1, X2, X3)
+        else:
+            _rows4(G, D0, D1, D2, D3, X0, X1, X2, X3)
     for k in range(B4, B):
         D0 = dm[da + k * ds:da + k * ds + OD]
         X0 = xm[xa + k * xs:xa + k * xs + ID]
         for i in range(OD):
             gb[i] = gb[i] + D0[i]
-        for j in range(ID):
-            x = X0[j]
-            Gj = GT[j]
+        if by_cols:
+            for j in range(ID):
+                x = X0[j]
+                Gj = G[j]
+                for i in range(OD):
+                    Gj[i] = Gj[i] + D0[i] * x
+        else:
             for i in range(OD):
-                Gj[i] = Gj[i] + D0[i] * x
-    return np.ascontiguousarray(GT.T), gb
+                d = D0[i]
+                Gi = G[i]
+                for j in range(ID):
+                    Gi[j] = Gi[j] + d * X0[j]
+    return (np.ascontiguousarray(G.T) if by_cols else G), gb
 
 
 def _f32(a) -> np.ndarray:
@@ -289,8 +292,7 @@ def gradient_rows(dm, da: int, ds: int, xm, xa: int, xs: int, batch: int, od: in
     """:func:`gradient` compiled, sample k's error the ``od`` words at ``dm[da + k ds]`` and
     its layer input the ``id_`` words at ``xm[xa + k xs]`` (1-D float32 memories, read where
     they are)."""
-    return (_gradient_rows if id_ >= od else _gradient_cols)(dm, da, ds, xm, xa, xs, batch,
-                                                              od, id_)
+    return _gradient_pass(dm, da, ds, xm, xa, xs, batch, od, id_, id_ < od)
 
 
 def relu_mask(G, X) -> np.ndarray:

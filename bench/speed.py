@@ -27,7 +27,7 @@ folder (``PYTHONPYCACHEPREFIX``), as an installed package has them.
 
 ``--quick`` takes each workload's quick budgets (about a minute a machine); ``--json F``
 writes ``{"machines": {"adhdp": {"ratio": R, ...}, ...}, ...}``. numpy's BLAS runs one
-thread (``OPENBLAS_NUM_THREADS=1`` unless set), as every bench here. Not a test: the
+thread (``import rlaccel`` first: one thread unless a count is set), as every bench here. Not a test: the
 figures depend on the computer and its load (the load average is recorded).
 """
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import rlaccel  # noqa: E402,F401  (before numpy: one BLAS thread unless set)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -231,7 +231,7 @@ def main(argv=None) -> int:
     res = {"command": " ".join(["python", "bench/speed.py", *(argv or sys.argv[1:])]),
            "mode": "quick" if a.quick else "full", "repeats": repeats,
            "host": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "blas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+                    "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
                     "load_average_before": os.getloadavg()[0]},
            "machines": {}}
     for name in names:

@@ -26,7 +26,7 @@ not) or a reference JSON (``machines/fixar/bench/reference.py learn --json``); `
 curves as ``BASE.png`` and ``BASE.svg`` (``util/plots.lines``; ``--delay`` marks the
 quantisation delay, as Fig. 7 of the paper does). Run long jobs with ``nice -n 10``.
 
-numpy's BLAS is limited to one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as in
+numpy's BLAS is limited to one thread (``import rlaccel`` first: one thread unless a count is set), as in
 ``machines/fixar/bench/reference.py``: on this 2-core machine shared by several jobs, two BLAS threads
 made the simulator's exact float64 products (``kernels.matmul_round``) 10-30x slower, not
 faster (a 64x300 by 300x400 product: 1.1 ms on one thread, 39 ms on two, at load 3).
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import rlaccel  # noqa: E402,F401  (before numpy: one BLAS thread unless set)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -87,7 +87,7 @@ def learn(args) -> dict:
            "wall_s": wall, "train_steps": r["train_steps"],
            "ips_accelerator": r["ips"]["accelerator"], "qat": r.get("qat"),
            "resumed_at": r["sim"]["checkpoint"]["resumed_at"],
-           "blas_threads": os.environ["OPENBLAS_NUM_THREADS"]}
+           "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     (OUT / f"fixar_learning_{tag}.summary.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return out
@@ -152,7 +152,7 @@ def speed(args) -> dict:
         res[rep]["load_average"] = os.getloadavg()[0]
         print(json.dumps(res[rep]), flush=True)
     out = {"steps": args.steps, "warmup": warm, "batch": 64, "runs": res,
-           "blas_threads": os.environ["OPENBLAS_NUM_THREADS"],
+           "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
            "median": {k: float(np.median([r[k] for r in res.values()]))
                       for k in ("reference_cpu_s_per_step", "simulator_cpu_s_per_step",
                                 "cpu_ratio", "ratio", "load_average")}}

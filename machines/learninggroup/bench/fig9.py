@@ -29,9 +29,7 @@ holds at that moment.
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import rlaccel  # noqa: E402,F401  (before numpy: one BLAS thread unless set)
 
 import argparse  # noqa: E402
 import json  # noqa: E402

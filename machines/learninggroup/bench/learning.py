@@ -21,9 +21,7 @@ written after every run, and a run's curve so far (machine or reference) every 5
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import rlaccel  # noqa: E402,F401  (before numpy: one BLAS thread unless set)
 
 import argparse  # noqa: E402
 import json  # noqa: E402

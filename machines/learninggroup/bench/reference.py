@@ -18,12 +18,10 @@ load_allocation.py``), in weights (Table I's measure).
 
 from __future__ import annotations
 
-import os
-
 # One BLAS thread: the products are small (A x 128 by 128 x 512), and on this shared 2-core
 # machine OpenBLAS's threads spin against other jobs (10x slower measured); it also keeps
 # the summation order, hence the bits, independent of the thread count.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import rlaccel  # noqa: E402,F401  (before numpy: one BLAS thread unless set)
 
 import argparse  # noqa: E402
 import json  # noqa: E402

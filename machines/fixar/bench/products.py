@@ -37,31 +37,34 @@ X_BITS, W_BITS = 20, 24
 
 
 def _count(steps: int) -> tuple[dict, float]:
-    """``({(kind, a_shape, b_shape, transpose): [calls, cpu_s]}, training steps)`` of one run
-    (``cpu_s`` of every call but the first)."""
+    """``({(kind, a_shape, b_shape, transpose): [calls, cpu_s, shift, out]}, training steps)``
+    of one run (``cpu_s`` of every call but the first; ``shift`` and ``out``, the rounding's
+    shift and the output format, as the first call passed them)."""
     from rlaccel.isa.machine import machine
     from rlaccel.machines.fixar.speed import WARM
     from rlaccel.machines.fixar.tlm import models
     from rlaccel.programs.runner import run
     m = machine("fixar")
     w = m.resolve(m.speed)
-    seen: dict = collections.defaultdict(lambda: [0, 0.0])
+    seen: dict = collections.defaultdict(lambda: [0, 0.0, None, None])
     product, gradient = models.product_into, models.gradient_into
 
-    def timed(kind, key, fn, *a, **k):
+    def timed(kind, key, fn, a, *args, **k):
         c = time.process_time()
         try:
-            return fn(*a, **k)
+            return fn(*args, **k)
         finally:
             s = seen[(kind,) + key]
             s[0] += 1
             if s[0] > 1:                    # the first call loads the compiled code
                 s[1] += time.process_time() - c
+            else:
+                s[2:] = a[:2]               # the kernels' shift and output format
 
     models.product_into = lambda X, xf, W, tr, *a, **k: timed(
-        "product", (X.shape, W.raw.shape, tr), product, X, xf, W, tr, *a, **k)
+        "product", (X.shape, W.raw.shape, tr), product, a, X, xf, W, tr, *a, **k)
     models.gradient_into = lambda E, ef, X, xf, *a, **k: timed(
-        "gradient", (E.shape, X.shape, False), gradient, E, ef, X, xf, *a, **k)
+        "gradient", (E.shape, X.shape, False), gradient, a, E, ef, X, xf, *a, **k)
     try:
         r = run(str(m.programs / w.manifest), list(w.overrides), arch=w.arch, seed=1,
                 steps=WARM + steps)
@@ -70,11 +73,10 @@ def _count(steps: int) -> tuple[dict, float]:
     return dict(seen), w.steps(r) - WARM
 
 
-def _operands(kind: str, a: tuple, b: tuple, tr: bool, rng):
-    """The three ways of one shape: the simulator's kernel, float64 and float32 BLAS."""
-    from rlaccel.isa.dtypes import FixedType
+def _operands(kind: str, a: tuple, b: tuple, tr: bool, shift: int, acc, rng):
+    """The three ways of one shape: the simulator's kernel (the run's ``shift`` and output
+    format ``acc``), float64 and float32 BLAS."""
     from rlaccel.machines.fixar.tlm.kernels import Operand, gradient_into, product_into
-    acc = FixedType(16, 16)
     A = rng.integers(-2 ** X_BITS, 2 ** X_BITS, a)
     if kind == "product":
         W = Operand(rng.integers(-2 ** W_BITS, 2 ** W_BITS, b))
@@ -85,7 +87,7 @@ def _operands(kind: str, a: tuple, b: tuple, tr: bool, rng):
         out64 = np.empty((a[0], n))
 
         def exact():
-            if product_into(A, xf, W, tr, 28, acc, D, work, add=add) is None:
+            if product_into(A, xf, W, tr, shift, acc, D, work, add=add) is None:
                 raise SystemExit(f"products.py: {a} x {b} left the single-product path")
         a64 = A.astype(np.float64)
     else:
@@ -96,7 +98,7 @@ def _operands(kind: str, a: tuple, b: tuple, tr: bool, rng):
         out64 = np.empty((a[1], b[1]))
 
         def exact():
-            if not gradient_into(A, ef, X, xf, 28, acc, G, work):
+            if not gradient_into(A, ef, X, xf, shift, acc, G, work):
                 raise SystemExit(f"products.py: {a}' x {b} left the single-product path")
         a64 = A.astype(np.float64).T
     a32, b32 = a64.astype(np.float32), B64.astype(np.float32)
@@ -115,7 +117,7 @@ def _time(fn, calls: int) -> float:
 def measure(steps: int, repeats: int, log=print) -> dict:
     counted, trained = _count(steps)
     rng = np.random.default_rng(1)
-    ways = {k: _operands(k[0], k[1], k[2], k[3], rng) for k in counted}
+    ways = {k: _operands(*k, *counted[k][2:], rng) for k in counted}
     for w in ways.values():                 # compile and warm every way once
         for fn in w.values():
             fn()
@@ -125,11 +127,11 @@ def measure(steps: int, repeats: int, log=print) -> dict:
             for name, fn in w.items():
                 rounds[key + (name,)].append(_time(fn, 20))
     rows, total = [], collections.Counter()
-    for key, (calls, cpu) in sorted(counted.items(), key=lambda kv: -kv[1][1]):
+    for key, (calls, cpu, shift, _) in sorted(counted.items(), key=lambda kv: -kv[1][1]):
         per = calls / trained
         in_run = 1e3 * cpu / (calls - 1) if calls > 1 else float("nan")
         row = {"kind": key[0], "a": list(key[1]), "b": list(key[2]), "transpose": key[3],
-               "per_step": per, "in_run_ms": in_run}
+               "shift": shift, "per_step": per, "in_run_ms": in_run}
         for name in ("kernel", "float64", "float32"):
             row[f"{name}_ms"] = 1e3 * statistics.median(rounds[key + (name,)])
             total[name] += per * row[f"{name}_ms"]
